@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Fetch the pinned tree-sitter-python grammar from the npm registry, verify it
+# against the registry's integrity hash and unpack it into third_party/.
+# Idempotent: does nothing when the unpacked grammar is present and was verified.
+# usage: scripts/fetch-grammar.sh [--force]
+set -euo pipefail
+
+name=tree-sitter-python
+version=0.23.6
+integrity='sha512-yIM9z0oxKIxT7bAtPOhgoVl6gTXlmlIhue7liFT4oBPF/lha7Ha4dQBS82Av6hMMRZoVnFJI8M6mL+SwWoLD3A=='
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+dest="$root/third_party/$name"
+stamp="$dest/.testfence-verified"
+
+if [ "${1:-}" != --force ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$name@$version $integrity" ] \
+    && [ -f "$dest/src/parser.c" ] && [ -f "$dest/src/scanner.c" ]; then
+    exit 0
+fi
+
+command -v npm >/dev/null || { echo "fetch-grammar.sh: npm not found (scripts/deps.sh build installs it)" >&2; exit 1; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/tf-grammar.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+echo "fetch-grammar.sh: fetching $name@$version from the npm registry" >&2
+(cd "$work" && npm pack --silent "$name@$version" >/dev/null)
+tarball="$work/$name-$version.tgz"
+[ -f "$tarball" ] || { echo "fetch-grammar.sh: npm pack produced no $name-$version.tgz" >&2; exit 1; }
+
+# npm's integrity is "sha512-" + base64 of the raw digest of the tarball.
+sri_sha512() {
+    if command -v openssl >/dev/null; then
+        openssl dgst -sha512 -binary "$1" | base64 -w0
+    else
+        sha512sum "$1" | cut -d' ' -f1 | xxd -r -p | base64 -w0
+    fi
+}
+actual="sha512-$(sri_sha512 "$tarball")"
+if [ "$actual" != "$integrity" ]; then
+    echo "fetch-grammar.sh: INTEGRITY MISMATCH for $name@$version" >&2
+    echo "  expected $integrity" >&2
+    echo "  got      $actual" >&2
+    echo "  the tarball was not unpacked; refusing to build from unverified sources" >&2
+    exit 1
+fi
+
+rm -rf "$dest"
+mkdir -p "$dest"
+tar -xzf "$tarball" -C "$dest" --strip-components=1 package
+for f in src/parser.c src/scanner.c src/tree_sitter/parser.h; do
+    [ -f "$dest/$f" ] || { echo "fetch-grammar.sh: $name@$version lacks $f" >&2; exit 1; }
+done
+echo "$name@$version $integrity" >"$stamp"
+echo "fetch-grammar.sh: $name@$version verified and unpacked into third_party/$name" >&2
