@@ -1,0 +1,24 @@
+# Unit tests: tests/unit/test_<module>.c, one binary each, linked against tfcore.
+function(testfence_unit_test name)
+    add_executable(${name} tests/unit/${name}.c ${ARGN})
+    target_link_libraries(${name} PRIVATE tfcore)
+    target_include_directories(${name} PRIVATE tests/unit)
+    # Test scaffolding builds paths under a short temp dir; truncation there is not a bug.
+    target_compile_options(${name} PRIVATE -Wno-format-truncation)
+    add_test(NAME unit/${name} COMMAND ${name})
+    set_tests_properties(unit/${name} PROPERTIES WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+endfunction()
+
+testfence_unit_test(test_path)
+testfence_unit_test(test_policy)
+testfence_unit_test(test_workspace)
+
+# Integration tests drive the real binary on throwaway projects (bats).
+find_program(BATS bats REQUIRED)
+file(GLOB TESTFENCE_BATS ${CMAKE_SOURCE_DIR}/tests/integration/*.bats)
+foreach(f ${TESTFENCE_BATS})
+    get_filename_component(n ${f} NAME_WE)
+    add_test(NAME integration/${n} COMMAND ${BATS} ${f})
+    set_tests_properties(integration/${n} PROPERTIES
+        ENVIRONMENT "TESTFENCE=$<TARGET_FILE:testfence>;TESTFENCE_SRC=${CMAKE_SOURCE_DIR}")
+endforeach()

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The full test suite, from a fresh clone: dependencies, a -Werror build, the
+# tests, then the same tests under AddressSanitizer + UndefinedBehaviorSanitizer.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/deps.sh build test
+
+jobs=$(nproc 2>/dev/null || echo 2)
+
+echo "== build (warnings are errors)"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESTFENCE_WERROR=ON >/dev/null
+cmake --build build -j"$jobs"
+echo "== tests"
+ctest --test-dir build --output-on-failure -j"$jobs"
+
+echo "== build with ASan+UBSan"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DTESTFENCE_WERROR=ON -DTESTFENCE_SANITIZE=ON >/dev/null
+cmake --build build-asan -j"$jobs"
+echo "== tests under ASan+UBSan"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --test-dir build-asan --output-on-failure -j"$jobs"

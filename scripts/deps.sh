@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Check (and, as root, install) the Debian 12 packages testfence needs.
+# usage: scripts/deps.sh [build] [test] [bench] [fuzz]   (default: build test)
+set -euo pipefail
+
+groups=("$@")
+[ ${#groups[@]} -gt 0 ] || groups=(build test)
+
+declare -A pkgs=(
+    [build]="gcc make cmake pkg-config libc6-dev libtree-sitter-dev nodejs npm ca-certificates"
+    [test]="bats busybox-static python3 python3-pytest util-linux git"
+    [bench]="hyperfine bubblewrap libpython3.11-testsuite python3.11"
+    [fuzz]="clang libclang-rt-14-dev"
+)
+
+want=()
+for g in "${groups[@]}"; do
+    [ -n "${pkgs[$g]+x}" ] || { echo "deps.sh: unknown group '$g' (build test bench fuzz)" >&2; exit 2; }
+    want+=(${pkgs[$g]})
+done
+
+missing=()
+for p in "${want[@]}"; do
+    st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+    [ "$st" = "install ok installed" ] || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+    if [ "$(id -u)" -eq 0 ]; then
+        echo "deps.sh: installing ${missing[*]}" >&2
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq
+        apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+    else
+        echo "deps.sh: missing Debian packages. Run as root:" >&2
+        echo "  apt-get install ${missing[*]}" >&2
+        exit 1
+    fi
+fi
+
+# Source dependencies fetched from the npm registry (pinned and hash-checked).
+here=$(cd "$(dirname "$0")" && pwd)
+for g in "${groups[@]}"; do
+    if [ "$g" = build ]; then
+        "$here/fetch-grammar.sh"
+    fi
+done

@@ -1,0 +1,48 @@
+/* audit_pathval: the abstract path values the audit's data flow computes.
+ * Language front ends build them from expressions; the engine judges where they point. */
+#ifndef TESTFENCE_AUDIT_PATHVAL_H
+#define TESTFENCE_AUDIT_PATHVAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum tf_path_kind {
+    TF_PATH_UNKNOWN, /* not statically known (a fixture, a parameter, a call): never a finding */
+    TF_PATH_LITERAL, /* text is the path as written ("config.toml", "/home/x", "~/x") */
+    TF_PATH_FILE,    /* derived from the source file's own location (__file__) */
+} tf_path_kind;
+
+typedef struct tf_pathval {
+    tf_path_kind kind;
+    bool object;    /* a path object whose methods write (pathlib.Path), not a plain string */
+    int up;         /* TF_PATH_FILE: levels above the file's directory; -1 = the file itself */
+    char text[256]; /* LITERAL: the path; FILE: components below the climbed-to directory */
+} tf_pathval;
+
+void tf_pv_unknown(tf_pathval *pv);
+/* A literal path; falls back to unknown when it does not fit. */
+void tf_pv_literal(tf_pathval *pv, const char *s, size_t len, bool object);
+/* The source file itself (__file__). */
+void tf_pv_file(tf_pathval *pv, bool object);
+
+/* Append one relative or absolute component string ("a/b", "..", "/abs").
+ * An absolute component replaces the path, as os.path.join and Path / do. */
+void tf_pv_join(tf_pathval *pv, const char *comp, size_t len);
+/* The directory containing pv (Path.parent, os.path.dirname). */
+void tf_pv_parent(tf_pathval *pv);
+/* Replace the last component (Path.with_name). */
+void tf_pv_set_name(tf_pathval *pv, const char *name, size_t len);
+/* Replace the suffix of the last component (Path.with_suffix). */
+void tf_pv_set_suffix(tf_pathval *pv, const char *suffix, size_t len);
+
+/* Is S an absolute path on some OS: "/x", "~", "~/x", "C:/x", "C:\\x", "\\\\server"? */
+bool tf_path_is_absolute(const char *s);
+
+/* Normalise S lexically into out: '\\' kept, "." dropped, ".." applied where
+ * possible (leading ".." kept for relative paths). Returns false if it does not fit. */
+bool tf_path_normalise(const char *s, char *out, size_t outlen);
+
+/* Is PATH (normalised) equal to DIR or beneath it? */
+bool tf_path_within(const char *path, const char *dir);
+
+#endif

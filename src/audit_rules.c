@@ -1,0 +1,125 @@
+#include "audit_rules.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+static const tf_rule rules[TF_RULE_COUNT] = {
+    [TF_RULE_SYNTAX] =
+        {"TF000", "syntax-error", "file does not parse",
+         "The file has a syntax error at the reported position. The audit still scans the "
+         "parts of the file the parser could recover, but findings near the error may be missing.",
+         "def test_x(:\n    pass",
+         "Fix the syntax error, or exclude the file if it is deliberately invalid (a parser "
+         "test fixture). A file that does not parse cannot be audited completely."},
+    [TF_RULE_PROTECTED] =
+        {"TF101", "write-protected-root-file", "writes to a protected root file by name",
+         "The test writes to a file whose name is protected: a regular file at the project root "
+         "or a common configuration/credentials name (config.toml, credentials.toml, .env, "
+         "pyproject.toml, ...). Tests run with the project root as the working directory, so a "
+         "bare name means the user's real file: a broken fixture or monkeypatch silently "
+         "overwrites it. The path is followed through simple local data flow "
+         "(p = Path(\"config.toml\"); p.write_text(...)).",
+         "Path(\"config.toml\").write_text(\"x\")\n"
+         "open(\"credentials.toml\", \"w\")\n"
+         "shutil.copy(src, \"presets.toml\")\n"
+         "json.dump(data, open(\"settings.json\", \"w\"))",
+         "Write to a path under the test's own directory: pytest's tmp_path fixture "
+         "(tmp_path / \"config.toml\"), or $TESTFENCE_WORKSPACE, and point the code under test "
+         "at it (a --config argument or a monkeypatched path), never at the real file."},
+    [TF_RULE_CLIMB] =
+        {"TF102", "write-climbs-out-of-tests",
+         "writes to a path derived from __file__ that climbs out of tests/",
+         "The path is built from the test file's own location and climbs above the tests/ "
+         "directory (parent.parent, os.path.dirname twice, \"..\"), then is written to. That "
+         "lands in the project tree: sources, configs, the user's data.",
+         "Path(__file__).parent.parent / \"config.toml\"\n"
+         "os.path.join(os.path.dirname(__file__), \"..\", \"x\")",
+         "Derive write targets from tmp_path or $TESTFENCE_WORKSPACE. Reading project files via "
+         "__file__ is fine; writing them is not."},
+    [TF_RULE_ABSOLUTE] =
+        {"TF103", "write-absolute-path", "writes to an absolute path outside tests/",
+         "The test writes to a hard-coded absolute path (/home/..., /tmp/..., ~/..., "
+         "C:/projects/..., C:\\\\...). It depends on the machine it runs on and writes outside "
+         "the project's tests/ directory, which the fence blocks.",
+         "open(\"/home/me/project/config.toml\", \"w\")\n"
+         "Path(\"C:/projects/app/settings.json\").write_text(\"{}\")",
+         "Use tmp_path (or $TESTFENCE_WORKSPACE) and build the path from it."},
+    [TF_RULE_SYSTEMP] =
+        {"TF104", "system-temp-dir",
+         "uses the system temp directory (tempfile without dir= under tests/)",
+         "tempfile.mkdtemp/mkstemp/mktemp/NamedTemporaryFile/TemporaryDirectory/TemporaryFile/"
+         "SpooledTemporaryFile without a dir= argument (or with a dir= literal outside tests/), "
+         "and tempfile.gettempdir(), use the system temp directory. Tests never need it: "
+         "pytest's tmp_path lives under tests/ when run by testfence, and system temp files "
+         "outlive failed runs.",
+         "tempfile.mkdtemp()\n"
+         "with tempfile.NamedTemporaryFile() as f: ...\n"
+         "tempfile.gettempdir()",
+         "Use the tmp_path / tmp_path_factory fixtures, or pass dir=tmp_path "
+         "(tempfile.mkdtemp(dir=tmp_path))."},
+    [TF_RULE_ARTIFACTS] =
+        {"TF105", "hard-coded-artifacts-path", "hard-coded \"tests/artifacts/...\" path",
+         "The artifacts directory belongs to the test runner: every run gets its own "
+         "workspace there. A hard-coded tests/artifacts/ path is shared between runs and "
+         "between parallel workers, and breaks when the artifacts directory is configured "
+         "elsewhere.",
+         "Path(\"tests/artifacts/out.json\")\n"
+         "ARTIFACTS = \"tests/artifacts/cache\"",
+         "Use a fixture (tmp_path) or the run's workspace: "
+         "Path(os.environ[\"TESTFENCE_WORKSPACE\"]) / \"out.json\"."},
+    [TF_RULE_RELATIVE] =
+        {"TF106", "write-relative-path", "writes to a relative path outside tests/",
+         "A write-mode open/Path.open/write_text/write_bytes/touch/mkdir/unlink/rmdir/rmtree/"
+         "rename/replace/copy/move on a relative literal path that is not under tests/. "
+         "Relative paths resolve against the working directory, which is the project root "
+         "when tests run, so the write lands next to the user's files.",
+         "open(\"output.log\", \"a\")\n"
+         "Path(\"build/report.txt\").write_text(\"...\")\n"
+         "shutil.rmtree(\"cache\")",
+         "Write under tmp_path (tmp_path / \"output.log\") or $TESTFENCE_WORKSPACE."},
+};
+
+const tf_rule *tf_rule_get(tf_rule_id id)
+{
+    return &rules[id];
+}
+
+int tf_rule_find(const char *code, unsigned long len)
+{
+    for (int i = 0; i < TF_RULE_COUNT; i++)
+        if (strlen(rules[i].code) == len && !strncasecmp(rules[i].code, code, len))
+            return i;
+    return -1;
+}
+
+/* A token selects every code it is a prefix of, so "TF1" means all TF1xx rules. */
+static unsigned prefix_mask(const char *tok, size_t len)
+{
+    unsigned mask = 0;
+    for (int i = 0; i < TF_RULE_COUNT; i++)
+        if (len <= strlen(rules[i].code) && !strncasecmp(rules[i].code, tok, len))
+            mask |= 1u << i;
+    return mask;
+}
+
+bool tf_rule_parse_list(const char *list, unsigned *mask, char *bad, unsigned long badlen)
+{
+    *mask = 0;
+    const char *p = list;
+    while (*p) {
+        size_t skip = strspn(p, ", \t");
+        p += skip;
+        size_t len = strcspn(p, ", \t");
+        if (!len)
+            break;
+        unsigned m = len >= 2 ? prefix_mask(p, len) : 0;
+        if (!m) {
+            snprintf(bad, badlen, "%.*s", (int)(len > 40 ? 40 : len), p);
+            return false;
+        }
+        *mask |= m;
+        p += len;
+    }
+    return true;
+}

@@ -1,0 +1,63 @@
+/* testfence doctor: what this machine can enforce, and which root and writable set apply. */
+#include "cmds.h"
+#include "opts.h"
+
+#include <stdio.h>
+
+static const char help[] =
+    "usage: testfence doctor [--root DIR] [--allow PATH]...\n"
+    "\n"
+    "Print the kernel, its Landlock ABI and which classes of filesystem write the\n"
+    "fence enforces on it, whether user namespaces and seccomp are available, and\n"
+    "the project root and writable set 'testfence run' would use from here.\n"
+    "\n"
+    "exit status: 0 'testfence run' can enforce the fence here, 1 it cannot\n"
+    "(it would refuse to run), 125 error.\n";
+
+static void print_caps(const struct fence_caps *c)
+{
+    printf("kernel:    %s\n", c->kernel);
+    if (c->abi)
+        printf("landlock:  ABI %d\n", c->abi);
+    else
+        printf("landlock:  unavailable: %s\n", c->why);
+    printf("enforced write classes:\n");
+    for (const struct fence_class *k = fence_classes; k->name; k++)
+        printf("  %-32s %s (ABI %d+)\n", k->name, fence_enforces(c, k) ? "yes" : "NO ", k->abi);
+    printf("never covered by Landlock: %s\n", fence_never_covered);
+    printf("user namespaces: %s\n", c->userns ? "available" : "unavailable");
+    printf("seccomp:   %s%s\n", c->seccomp ? "available" : "unavailable",
+           c->seccomp_notify ? " (with user notification)" : "");
+}
+
+int cmd_doctor(int argc, char **argv)
+{
+    struct opts o;
+    struct plan pl = {0};
+    tf_err err = {{0}};
+    int r = opts_parse(argc, argv, 0, help, &o, &err);
+    if (r == 1)
+        return 0;
+    if (r == 0 && o.argi < argc)
+        r = tf_errf(&err, "unexpected argument \"%s\"; see 'testfence doctor --help'",
+                    argv[o.argi]);
+    if (r < 0) {
+        fprintf(stderr, "testfence: %s\n", err.msg);
+        opts_free(&o);
+        return TF_EXIT_OWN_ERROR;
+    }
+    if (plan_policy(&pl, &o.req, &err) < 0) {
+        fence_probe(&pl.caps);
+        print_caps(&pl.caps);
+        printf("project:   none usable from here: %s\n", err.msg);
+    } else {
+        print_caps(&pl.caps);
+        plan_print_policy(stdout, &pl);
+    }
+    int complete = fence_require_complete(&pl.caps, &err) == 0;
+    printf("verdict:   %s\n",
+           complete ? "testfence run enforces the fence on this machine" : err.msg);
+    plan_free(&pl);
+    opts_free(&o);
+    return complete ? 0 : 1;
+}

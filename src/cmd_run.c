@@ -1,0 +1,122 @@
+/* testfence run: run a command that cannot write outside the project's tests/. */
+#include "cmds.h"
+#include "opts.h"
+#include "spawn.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static const char help[] =
+    "usage: testfence run [OPTIONS] [--] COMMAND [ARG...]\n"
+    "\n"
+    "Run COMMAND so that neither it nor any process it starts can write outside the\n"
+    "project's tests/ directory. The Linux kernel enforces it (Landlock): static\n"
+    "binaries, raw syscalls and children with a cleared environment are fenced too.\n"
+    "Reading and executing are not restricted.\n"
+    "\n"
+    "options:\n"
+    "  --root DIR      project root (default: the nearest directory upward holding\n"
+    "                  testfence.toml, pyproject.toml or .git)\n"
+    "  --allow PATH    also allow writes beneath PATH; repeatable; PATH must exist\n"
+    "                  and may be outside the root\n"
+    "  --backend B     landlock (default), or none: run unfenced, with a warning\n"
+    "  --retain N      run workspaces to keep, counting this one (default 3)\n"
+    "  --dry-run       print the plan (root, writable set, workspace, environment)\n"
+    "                  and exit without running or creating anything\n"
+    "  -h, --help      this text;  --version  the version\n"
+    "\n"
+    "Always writable (the system set, which holds no user data):\n"
+    "  /dev/null /dev/zero /dev/full /dev/tty /dev/pts/ /dev/shm/\n"
+    "\n"
+    "Each run gets a workspace under tests/artifacts/:\n"
+    "  _isolation_workspace_<run_id>/      exported as TESTFENCE_WORKSPACE\n"
+    "  _isolation_workspace_<run_id>/tmp/  TMPDIR, TMP and TEMP\n"
+    "  _pytest_tmp/<run_id>/               pytest --basetemp (via PYTEST_ADDOPTS)\n"
+    "  .pytest_cache/ pycache/ .hypothesis/ .coverage   tool state, kept across runs\n"
+    "and XDG_CACHE_HOME, XDG_DATA_HOME, XDG_STATE_HOME point into the workspace.\n"
+    "Tool-state variables you already point inside the writable set are kept.\n"
+    "Old workspaces beyond --retain are removed; nothing else ever is.\n"
+    "\n"
+    "exit status: the command's own (128+N if killed by signal N); 125 testfence\n"
+    "failed (bad option, no root, fence not enforceable); 126 COMMAND cannot be\n"
+    "executed; 127 COMMAND not found.\n";
+
+static void print_dry_run(const struct opts *o, const struct plan *pl, char **cmd)
+{
+    printf("backend:   %s", o->backend);
+    if (!strcmp(o->backend, "landlock"))
+        printf(" (Landlock ABI %d)", pl->caps.abi);
+    putchar('\n');
+    plan_print(stdout, pl, environ);
+    printf("retain:    %u run workspaces\ncommand:  ", o->retain);
+    for (char **a = cmd; *a; a++)
+        printf(" %s", *a);
+    printf("\n(dry run: nothing was created and nothing was run)\n");
+}
+
+/* Create the workspace, prune old ones, and build the fence. Returns the
+ * ruleset fd (-1 for --backend none) or -2 on error. */
+static int prepare(const struct opts *o, const struct plan *pl, tf_err *err)
+{
+    bool fenced = !strcmp(o->backend, "landlock");
+    if (fenced && fence_require_complete(&pl->caps, err) < 0)
+        return -2;
+    if (ws_create(&pl->ws, err) < 0 || ws_prune(pl->ws.artifacts, o->retain, err) < 0)
+        return -2;
+    if (!fenced) {
+        fprintf(stderr, "testfence: WARNING: --backend none: NOTHING IS FENCED; the command "
+                        "can write anywhere you can\n");
+        return -1;
+    }
+    int fd = fence_prepare(&pl->policy, &pl->caps, err);
+    return fd < 0 ? -2 : fd;
+}
+
+static int run(const struct opts *o, char **cmd, tf_err *err, int *status)
+{
+    char run_id[32];
+    struct plan pl;
+    ws_run_id(run_id, sizeof run_id, time(NULL), getpid());
+    int rc = plan_build(&pl, &o->req, run_id, environ, err);
+    if (rc == 0 && o->dry_run) {
+        print_dry_run(o, &pl, cmd);
+        *status = 0;
+    } else if (rc == 0) {
+        int fd = prepare(o, &pl, err);
+        char **env = fd == -2 ? NULL : envplan_apply(&pl.env, environ, err);
+        if (env) {
+            struct spawn_opts so = {.argv = cmd, .envp = env, .ruleset_fd = fd};
+            rc = spawn_run(&so, status, err);
+        } else {
+            rc = -1;
+        }
+        envplan_free_env(env);
+        if (fd >= 0)
+            close(fd);
+    }
+    plan_free(&pl);
+    return rc;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    struct opts o;
+    tf_err err = {{0}};
+    int status = TF_EXIT_OWN_ERROR;
+    int r = opts_parse(argc, argv, OPT_RUN, help, &o, &err);
+    if (r == 0 && o.argi >= argc) {
+        r = -1;
+        snprintf(err.msg, sizeof err.msg,
+                 "no command given; usage: testfence run [OPTIONS] -- COMMAND [ARG...]");
+    }
+    if (r == 0 && run(&o, argv + o.argi, &err, &status) < 0)
+        r = -1;
+    if (r < 0)
+        fprintf(stderr, "testfence: %s\n", err.msg);
+    opts_free(&o);
+    return r == 1 ? 0 : status;
+}

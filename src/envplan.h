@@ -1,0 +1,44 @@
+/* envplan: the environment changes a run makes, as data.
+ * --dry-run prints the plan; run applies it to a copy of the environment for the child. */
+#ifndef TESTFENCE_ENVPLAN_H
+#define TESTFENCE_ENVPLAN_H
+
+#include "err.h"
+
+#include <stddef.h>
+
+enum envplan_op {
+    ENV_SET,    /* replace any value */
+    ENV_APPEND, /* append to the user's value, space-separated (PYTEST_ADDOPTS) */
+};
+
+struct envplan_item {
+    char *name;
+    char *value;
+    enum envplan_op op;
+    const char *why; /* one line for --dry-run and the docs */
+};
+
+struct envplan {
+    struct envplan_item *items;
+    size_t n;
+};
+
+int envplan_add(struct envplan *plan, const char *name, const char *value, enum envplan_op op,
+                const char *why, tf_err *err);
+
+/* The value NAME will have in the child, given the parent's environment ENVP;
+ * NULL when the plan leaves it unset. Points into the plan or into ENVP. */
+const char *envplan_lookup(const struct envplan *plan, char *const *envp, const char *name,
+                           char *buf, size_t len);
+
+/* A new NULL-terminated environment: ENVP with the plan applied. Free with envplan_free_env. */
+char **envplan_apply(const struct envplan *plan, char *const *envp, tf_err *err);
+
+void envplan_free_env(char **env);
+void envplan_free(struct envplan *plan);
+
+/* Quote S for a shlex-style split (how pytest reads PYTEST_ADDOPTS). */
+int envplan_shell_quote(char *out, size_t len, const char *s);
+
+#endif

@@ -1,0 +1,180 @@
+/* The Linux fence: Landlock, with best-effort ABI negotiation. */
+#include "fence.h"
+
+#include "landlock_compat.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+const char fence_never_covered[] =
+    "chmod/chown, timestamps (utime/touch) and extended attributes on existing files";
+
+const struct fence_class fence_classes[] = {
+    {"write to files", 1, TF_LL_FS_WRITE_FILE},
+    {"create regular files", 1, TF_LL_FS_MAKE_REG},
+    {"create directories", 1, TF_LL_FS_MAKE_DIR},
+    {"create symlinks", 1, TF_LL_FS_MAKE_SYM},
+    {"create sockets", 1, TF_LL_FS_MAKE_SOCK},
+    {"create fifos", 1, TF_LL_FS_MAKE_FIFO},
+    {"create char devices", 1, TF_LL_FS_MAKE_CHAR},
+    {"create block devices", 1, TF_LL_FS_MAKE_BLOCK},
+    {"remove files", 1, TF_LL_FS_REMOVE_FILE},
+    {"remove directories", 1, TF_LL_FS_REMOVE_DIR},
+    {"rename/link across directories", 2, TF_LL_FS_REFER},
+    {"truncate files", 3, TF_LL_FS_TRUNCATE},
+    {NULL, 0, 0},
+};
+
+static long ll_create_ruleset(const struct tf_landlock_ruleset_attr *attr, size_t size,
+                              uint32_t flags)
+{
+    return syscall(__NR_landlock_create_ruleset, attr, size, flags);
+}
+
+/* Read a small integer from a /proc/sys file; -1 when absent. */
+static long proc_long(const char *path)
+{
+    FILE *f = fopen(path, "re");
+    long v = -1;
+    if (f) {
+        if (fscanf(f, "%ld", &v) != 1)
+            v = -1;
+        fclose(f);
+    }
+    return v;
+}
+
+static bool proc_contains(const char *path, const char *word)
+{
+    char buf[512] = "";
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return false;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return strstr(buf, word) != NULL;
+}
+
+static void probe_system(struct fence_caps *caps)
+{
+    struct utsname u;
+    if (uname(&u) == 0)
+        snprintf(caps->kernel, sizeof caps->kernel, "%s %s %s", u.sysname, u.release, u.machine);
+    /* Debian's knob, when present, must be 1 as well as the generic limit. */
+    long clone_knob = proc_long("/proc/sys/kernel/unprivileged_userns_clone");
+    caps->userns = proc_long("/proc/sys/user/max_user_namespaces") > 0 && clone_knob != 0;
+    caps->seccomp = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
+    caps->seccomp_notify =
+        caps->seccomp && proc_contains("/proc/sys/kernel/seccomp/actions_avail", "user_notif");
+}
+
+void fence_probe(struct fence_caps *caps)
+{
+    memset(caps, 0, sizeof *caps);
+    probe_system(caps);
+    long abi = ll_create_ruleset(NULL, 0, TF_LL_CREATE_RULESET_VERSION);
+    if (abi < 0) {
+        if (errno == ENOSYS)
+            snprintf(caps->why, sizeof caps->why,
+                     "the kernel has no Landlock (needs Linux 5.13+ built with "
+                     "CONFIG_SECURITY_LANDLOCK)");
+        else if (errno == EOPNOTSUPP)
+            snprintf(caps->why, sizeof caps->why,
+                     "Landlock is built in but disabled at boot (add landlock to the "
+                     "lsm= kernel parameter)");
+        else
+            snprintf(caps->why, sizeof caps->why, "Landlock probe failed: %s", strerror(errno));
+        return;
+    }
+    caps->abi = (int)abi;
+    for (const struct fence_class *c = fence_classes; c->name; c++)
+        if (caps->abi >= c->abi)
+            caps->handled |= c->right;
+}
+
+bool fence_enforces(const struct fence_caps *caps, const struct fence_class *cls)
+{
+    /* ABI 1 cannot handle REFER but always denies cross-directory renames and
+     * links: stricter than needed, but nothing escapes. */
+    if (cls->right == TF_LL_FS_REFER && caps->abi >= 1)
+        return true;
+    return (caps->handled & cls->right) != 0;
+}
+
+int fence_require_complete(const struct fence_caps *caps, tf_err *err)
+{
+    if (caps->abi == 0)
+        return tf_errf(err, "cannot enforce the fence: %s", caps->why);
+    char missing[512] = "";
+    size_t len = 0;
+    int need = 0;
+    for (const struct fence_class *c = fence_classes; c->name; c++) {
+        if (fence_enforces(caps, c))
+            continue;
+        len += (size_t)snprintf(missing + len, sizeof missing - len, "%s%s (needs ABI %d)",
+                                len ? ", " : "", c->name, c->abi);
+        if (c->abi > need)
+            need = c->abi;
+        if (len >= sizeof missing)
+            break;
+    }
+    if (!missing[0])
+        return 0;
+    return tf_errf(err,
+                   "cannot enforce the fence completely: this kernel has Landlock ABI %d, "
+                   "which cannot block: %s; upgrade to a kernel with ABI %d (Linux 6.2+), or "
+                   "run unfenced with --backend none",
+                   caps->abi, missing, need);
+}
+
+static int add_entry(int rs, const struct policy_entry *e, uint64_t handled, tf_err *err)
+{
+    struct tf_landlock_path_beneath_attr pb = {
+        .allowed_access = e->is_dir ? handled : (handled & TF_LL_FS_FILE_RIGHTS),
+    };
+    pb.parent_fd = open(e->path, O_PATH | O_CLOEXEC);
+    if (pb.parent_fd < 0)
+        return tf_errnof(err, errno, "cannot open writable path %s", e->path);
+    long r = syscall(__NR_landlock_add_rule, rs, TF_LL_RULE_PATH_BENEATH, &pb, 0);
+    int saved = errno;
+    close(pb.parent_fd);
+    if (r < 0)
+        return tf_errnof(err, saved, "cannot add a Landlock rule for %s", e->path);
+    return 0;
+}
+
+int fence_prepare(const struct policy *p, const struct fence_caps *caps, tf_err *err)
+{
+    struct tf_landlock_ruleset_attr attr = {.handled_access_fs = caps->handled};
+    int rs = (int)ll_create_ruleset(&attr, sizeof attr, 0);
+    if (rs < 0)
+        return tf_errnof(err, errno, "cannot create a Landlock ruleset");
+    if (fcntl(rs, F_SETFD, FD_CLOEXEC) < 0) {
+        close(rs);
+        return tf_errnof(err, errno, "fcntl");
+    }
+    for (size_t i = 0; i < p->n; i++) {
+        if (add_entry(rs, &p->entries[i], caps->handled, err) < 0) {
+            close(rs);
+            return -1;
+        }
+    }
+    return rs;
+}
+
+int fence_enter(int ruleset_fd, const char **step)
+{
+    *step = "cannot set no_new_privs";
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+        return errno;
+    *step = "cannot enter the Landlock fence";
+    if (syscall(__NR_landlock_restrict_self, ruleset_fd, 0) < 0)
+        return errno;
+    return 0;
+}

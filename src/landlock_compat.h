@@ -1,0 +1,56 @@
+/* landlock_compat: the Landlock UAPI constants testfence needs, up to ABI 7.
+ * Debian 12's kernel headers stop at ABI 2, so newer values are defined here, and only here. */
+#ifndef TESTFENCE_LANDLOCK_COMPAT_H
+#define TESTFENCE_LANDLOCK_COMPAT_H
+
+#include <stdint.h>
+#include <sys/syscall.h>
+
+#ifndef __NR_landlock_create_ruleset
+#define __NR_landlock_create_ruleset 444
+#endif
+#ifndef __NR_landlock_add_rule
+#define __NR_landlock_add_rule 445
+#endif
+#ifndef __NR_landlock_restrict_self
+#define __NR_landlock_restrict_self 446
+#endif
+
+#define TF_LL_CREATE_RULESET_VERSION (1U << 0)
+#define TF_LL_RULE_PATH_BENEATH 1
+
+/* Filesystem access rights, with the ABI that introduced each. */
+#define TF_LL_FS_EXECUTE (1ULL << 0)     /* ABI 1 */
+#define TF_LL_FS_WRITE_FILE (1ULL << 1)  /* ABI 1 */
+#define TF_LL_FS_READ_FILE (1ULL << 2)   /* ABI 1 */
+#define TF_LL_FS_READ_DIR (1ULL << 3)    /* ABI 1 */
+#define TF_LL_FS_REMOVE_DIR (1ULL << 4)  /* ABI 1 */
+#define TF_LL_FS_REMOVE_FILE (1ULL << 5) /* ABI 1 */
+#define TF_LL_FS_MAKE_CHAR (1ULL << 6)   /* ABI 1 */
+#define TF_LL_FS_MAKE_DIR (1ULL << 7)    /* ABI 1 */
+#define TF_LL_FS_MAKE_REG (1ULL << 8)    /* ABI 1 */
+#define TF_LL_FS_MAKE_SOCK (1ULL << 9)   /* ABI 1 */
+#define TF_LL_FS_MAKE_FIFO (1ULL << 10)  /* ABI 1 */
+#define TF_LL_FS_MAKE_BLOCK (1ULL << 11) /* ABI 1 */
+#define TF_LL_FS_MAKE_SYM (1ULL << 12)   /* ABI 1 */
+#define TF_LL_FS_REFER (1ULL << 13)      /* ABI 2 */
+#define TF_LL_FS_TRUNCATE (1ULL << 14)   /* ABI 3 */
+#define TF_LL_FS_IOCTL_DEV (1ULL << 15)  /* ABI 5 */
+
+/* The rights a rule on a non-directory may carry (others make add_rule fail with EINVAL). */
+#define TF_LL_FS_FILE_RIGHTS                                                                       \
+    (TF_LL_FS_EXECUTE | TF_LL_FS_WRITE_FILE | TF_LL_FS_READ_FILE | TF_LL_FS_TRUNCATE |             \
+     TF_LL_FS_IOCTL_DEV)
+
+/* Our own copies of the UAPI structs: the kernel takes their size as an
+ * argument, so a struct that grew in a later ABI stays compatible. */
+struct tf_landlock_ruleset_attr {
+    uint64_t handled_access_fs;
+};
+
+struct tf_landlock_path_beneath_attr {
+    uint64_t allowed_access;
+    int32_t parent_fd;
+} __attribute__((packed));
+
+#endif

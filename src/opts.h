@@ -1,0 +1,31 @@
+/* opts: the command-line options the commands share (--root, --allow, --help, --version).
+ * Each command parses its own extra options through the same table-driven loop. */
+#ifndef TESTFENCE_OPTS_H
+#define TESTFENCE_OPTS_H
+
+#include "plan.h"
+
+#include <stdbool.h>
+
+/* Extra options a command accepts beyond --root/--allow/--help/--version. */
+enum {
+    OPT_RUN = 1 << 0, /* --backend, --dry-run, --retain */
+};
+
+struct opts {
+    struct plan_request req;
+    const char *backend; /* "landlock" or "none" */
+    bool dry_run;
+    unsigned retain;
+    int argi; /* index of the first operand in argv */
+};
+
+/* Parse ARGV (argv[0] is the command name). Returns 0 to go on, 1 when --help or
+ * --version was answered, -1 on a usage error (err filled). Stops at the first
+ * operand or at "--" so the test command's own options are never touched. */
+int opts_parse(int argc, char **argv, unsigned accepted, const char *help, struct opts *o,
+               tf_err *err);
+
+void opts_free(struct opts *o);
+
+#endif

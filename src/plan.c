@@ -1,0 +1,151 @@
+#include "plan.h"
+
+#include "path.h"
+#include "project.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void plan_request_defaults(struct plan_request *req)
+{
+    memset(req, 0, sizeof *req);
+    req->writable[0] = "tests";
+    req->nwritable = 1;
+    req->artifacts = "tests/artifacts";
+}
+
+int plan_policy(struct plan *pl, const struct plan_request *req, tf_err *err)
+{
+    memset(pl, 0, sizeof *pl);
+    if (project_find_root(req->root, pl->root, sizeof pl->root, err) < 0 ||
+        policy_init(&pl->policy, pl->root, err) < 0)
+        return -1;
+    for (size_t i = 0; i < req->nwritable; i++)
+        if (policy_add(&pl->policy, req->writable[i], POLICY_PROJECT, err) < 0)
+            return -1;
+    for (size_t i = 0; i < req->nallow; i++)
+        if (policy_add(&pl->policy, req->allow[i], POLICY_ALLOW, err) < 0)
+            return -1;
+    if (policy_add_system(&pl->policy, err) < 0)
+        return -1;
+    fence_probe(&pl->caps);
+    return 0;
+}
+
+static const char *env_value(char *const *envp, const char *name)
+{
+    size_t n = strlen(name);
+    for (; envp && *envp; envp++)
+        if (!strncmp(*envp, name, n) && (*envp)[n] == '=')
+            return *envp + n + 1;
+    return NULL;
+}
+
+/* Point NAME at VALUE, unless the user already points it inside the writable set. */
+static int redirect(struct plan *pl, char *const *envp, const char *name, const char *value,
+                    const char *why, tf_err *err)
+{
+    const char *cur = env_value(envp, name);
+    char resolved[PATH_MAX];
+    if (cur && cur[0] && path_resolve(cur, resolved, sizeof resolved, NULL) == 0) {
+        const struct policy_entry *e = policy_match(&pl->policy, resolved);
+        if (e && e->origin != POLICY_SYSTEM)
+            return 0;
+    }
+    return envplan_add(&pl->env, name, value, ENV_SET, why, err);
+}
+
+static int pytest_addopts(struct plan *pl, tf_err *err)
+{
+    char a[PATH_MAX * 2], b[PATH_MAX * 2], opts[PATH_MAX * 5];
+    char basetemp[PATH_MAX + 16], cache[PATH_MAX + 16];
+    snprintf(basetemp, sizeof basetemp, "--basetemp=%s", pl->ws.basetemp);
+    snprintf(cache, sizeof cache, "cache_dir=%s", pl->ws.pytest_cache);
+    if (envplan_shell_quote(a, sizeof a, basetemp) < 0 ||
+        envplan_shell_quote(b, sizeof b, cache) < 0)
+        return tf_errf(err, "artifacts path too long: %s", pl->ws.artifacts);
+    snprintf(opts, sizeof opts, "%s -o %s", a, b);
+    return envplan_add(&pl->env, "PYTEST_ADDOPTS", opts, ENV_APPEND,
+                       "pytest's tmp_path and cache under the artifacts dir", err);
+}
+
+static int env_plan(struct plan *pl, char *const *envp, tf_err *err)
+{
+    const struct workspace *ws = &pl->ws;
+    char coverage[PATH_MAX];
+    if (path_join(coverage, sizeof coverage, ws->artifacts, ".coverage", err) < 0)
+        return -1;
+    const char *tmp_why = "private temp dir";
+    if (envplan_add(&pl->env, "TMPDIR", ws->tmp, ENV_SET, tmp_why, err) < 0 ||
+        envplan_add(&pl->env, "TMP", ws->tmp, ENV_SET, tmp_why, err) < 0 ||
+        envplan_add(&pl->env, "TEMP", ws->tmp, ENV_SET, tmp_why, err) < 0 ||
+        pytest_addopts(pl, err) < 0 ||
+        redirect(pl, envp, "PYTHONPYCACHEPREFIX", ws->pycache,
+                 "Python bytecode caches, never next to the sources", err) < 0 ||
+        redirect(pl, envp, "HYPOTHESIS_STORAGE_DIRECTORY", ws->hypothesis,
+                 "Hypothesis' example database (default ./.hypothesis)", err) < 0 ||
+        redirect(pl, envp, "COVERAGE_FILE", coverage, "coverage.py data (default ./.coverage)",
+                 err) < 0 ||
+        redirect(pl, envp, "XDG_CACHE_HOME", ws->xdg_cache, "per-user caches (~/.cache)", err) <
+            0 ||
+        redirect(pl, envp, "XDG_DATA_HOME", ws->xdg_data, "per-user data (~/.local/share)", err) <
+            0 ||
+        redirect(pl, envp, "XDG_STATE_HOME", ws->xdg_state, "per-user state (~/.local/state)",
+                 err) < 0 ||
+        envplan_add(&pl->env, "TESTFENCE_WORKSPACE", ws->dir, ENV_SET,
+                    "the run workspace, for fixtures", err) < 0 ||
+        envplan_add(&pl->env, "TESTFENCE_RUN_ID", ws->run_id, ENV_SET, "the run id", err) < 0)
+        return -1;
+    return 0;
+}
+
+int plan_build(struct plan *pl, const struct plan_request *req, const char *run_id,
+               char *const *envp, tf_err *err)
+{
+    char joined[PATH_MAX], artifacts[PATH_MAX];
+    if (plan_policy(pl, req, err) < 0)
+        return -1;
+    if (path_join(joined, sizeof joined, pl->root, req->artifacts, err) < 0 ||
+        path_resolve(joined, artifacts, sizeof artifacts, err) < 0)
+        return -1;
+    const struct policy_entry *e = policy_match(&pl->policy, artifacts);
+    if (!e || e->origin == POLICY_SYSTEM)
+        return tf_errf(err,
+                       "the artifacts dir %s (\"%s\") is outside the writable set; it must "
+                       "lie beneath a writable directory",
+                       artifacts, req->artifacts);
+    if (ws_plan(&pl->ws, artifacts, run_id, err) < 0)
+        return -1;
+    return env_plan(pl, envp, err);
+}
+
+void plan_print_policy(FILE *f, const struct plan *pl)
+{
+    fprintf(f, "root:      %s\nwritable:\n", pl->root);
+    for (size_t i = 0; i < pl->policy.n; i++) {
+        const struct policy_entry *e = &pl->policy.entries[i];
+        fprintf(f, "  %-40s %s", e->path, policy_origin_name(e->origin));
+        if (e->origin != POLICY_SYSTEM)
+            fprintf(f, " \"%s\"", e->given);
+        fputc('\n', f);
+    }
+}
+
+void plan_print(FILE *f, const struct plan *pl, char *const *envp)
+{
+    plan_print_policy(f, pl);
+    fprintf(f, "workspace: %s\nartifacts: %s\nenv:\n", pl->ws.dir, pl->ws.artifacts);
+    for (size_t i = 0; i < pl->env.n; i++) {
+        const struct envplan_item *it = &pl->env.items[i];
+        char buf[8192];
+        const char *val = envplan_lookup(&pl->env, envp, it->name, buf, sizeof buf);
+        fprintf(f, "  %s=%s\n      (%s%s)\n", it->name, val, it->why,
+                it->op == ENV_APPEND ? "; appended to your value" : "");
+    }
+}
+
+void plan_free(struct plan *pl)
+{
+    policy_free(&pl->policy);
+    envplan_free(&pl->env);
+}

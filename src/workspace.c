@@ -1,0 +1,216 @@
+#include "workspace.h"
+
+#include "path.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void ws_run_id(char *out, size_t len, time_t now, pid_t pid)
+{
+    struct tm tm;
+    char stamp[20];
+    gmtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+    snprintf(out, len, "%s-%07d", stamp, (int)pid);
+}
+
+int ws_is_run_id(const char *s)
+{
+    /* 20261129T101438Z-0012345 */
+    static const char shape[] = "ddddddddTddddddZ-ddddddd";
+    size_t n = strlen(shape);
+    if (strlen(s) < n)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (shape[i] == 'd' ? !isdigit((unsigned char)s[i]) : s[i] != shape[i])
+            return 0;
+    for (size_t i = n; s[i]; i++) /* pids beyond 7 digits */
+        if (!isdigit((unsigned char)s[i]))
+            return 0;
+    return 1;
+}
+
+static int fmt(char *out, const char *a, const char *b, const char *c, tf_err *err)
+{
+    int n = snprintf(out, PATH_MAX, "%s/%s%s", a, b, c);
+    if (n < 0 || n >= PATH_MAX)
+        return tf_errf(err, "path too long under %s", a);
+    return 0;
+}
+
+int ws_plan(struct workspace *ws, const char *artifacts, const char *run_id, tf_err *err)
+{
+    memset(ws, 0, sizeof *ws);
+    snprintf(ws->run_id, sizeof ws->run_id, "%s", run_id);
+    if (fmt(ws->artifacts, artifacts, "", "", err) < 0)
+        return -1;
+    ws->artifacts[strlen(ws->artifacts) - 1] = '\0'; /* drop the trailing '/' */
+    const char *a = ws->artifacts;
+    if (fmt(ws->dir, a, WS_PREFIX, run_id, err) < 0 || fmt(ws->tmp, ws->dir, "tmp", "", err) < 0 ||
+        fmt(ws->xdg_cache, ws->dir, "xdg/cache", "", err) < 0 ||
+        fmt(ws->xdg_data, ws->dir, "xdg/data", "", err) < 0 ||
+        fmt(ws->xdg_state, ws->dir, "xdg/state", "", err) < 0 ||
+        fmt(ws->basetemp, a, WS_PYTEST_TMP "/", run_id, err) < 0 ||
+        fmt(ws->pytest_cache, a, ".pytest_cache", "", err) < 0 ||
+        fmt(ws->pycache, a, "pycache", "", err) < 0 ||
+        fmt(ws->hypothesis, a, ".hypothesis", "", err) < 0)
+        return -1;
+    return 0;
+}
+
+/* mkdir -p: the callers checked that PATH resolves inside the writable set. */
+static int mkdirs(const char *path, mode_t mode, tf_err *err)
+{
+    char buf[PATH_MAX];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1;; p++) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        char saved = *p;
+        *p = '\0';
+        if (mkdir(buf, mode) < 0 && errno != EEXIST)
+            return tf_errnof(err, errno, "cannot create %s", buf);
+        *p = saved;
+        if (!saved)
+            return 0;
+    }
+}
+
+static int write_marker(const struct workspace *ws, tf_err *err)
+{
+    char path[PATH_MAX];
+    if (path_join(path, sizeof path, ws->dir, WS_MARKER, err) < 0)
+        return -1;
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return tf_errnof(err, errno, "cannot create %s", path);
+    dprintf(fd, "testfence run workspace %s\n", ws->run_id);
+    close(fd);
+    return 0;
+}
+
+int ws_create(const struct workspace *ws, tf_err *err)
+{
+    if (mkdirs(ws->artifacts, 0755, err) < 0)
+        return -1;
+    if (mkdir(ws->dir, 0755) < 0)
+        return tf_errnof(err, errno, "cannot create the run workspace %s", ws->dir);
+    if (write_marker(ws, err) < 0)
+        return -1;
+    const char *dirs[] = {ws->tmp, ws->xdg_cache, ws->xdg_data, ws->xdg_state, ws->basetemp};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+        if (mkdirs(dirs[i], 0700, err) < 0)
+            return -1;
+    return 0;
+}
+
+/* rm -rf of NAME inside the directory DIRFD, never following a symlink. */
+static int remove_tree_at(int dirfd, const char *name, int depth, tf_err *err)
+{
+    if (unlinkat(dirfd, name, 0) == 0 || errno == ENOENT)
+        return 0;
+    if (errno != EISDIR && errno != EPERM)
+        return tf_errnof(err, errno, "cannot remove %s", name);
+    if (depth > 256)
+        return tf_errf(err, "directory tree too deep under %s", name);
+    int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return tf_errnof(err, errno, "cannot open %s", name);
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        close(fd);
+        return tf_errnof(err, errno, "cannot read %s", name);
+    }
+    int rc = 0;
+    for (struct dirent *e; rc == 0 && (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            rc = remove_tree_at(fd, e->d_name, depth + 1, err);
+    closedir(d);
+    if (rc == 0 && unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+        return tf_errnof(err, errno, "cannot remove %s", name);
+    return rc;
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)b, *(char *const *)a);
+}
+
+/* The names in DIRFD that are directories (not symlinks) of the form PREFIX<run_id>,
+ * holding MARKER when it is not NULL; newest first. */
+static int list_runs(int dirfd, const char *prefix, const char *marker, char ***out, size_t *n)
+{
+    DIR *d = fdopendir(dup(dirfd));
+    if (!d)
+        return -1;
+    size_t plen = strlen(prefix);
+    char **v = NULL;
+    *n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        struct stat st;
+        if (strncmp(e->d_name, prefix, plen) || !ws_is_run_id(e->d_name + plen))
+            continue;
+        if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
+            continue;
+        char m[NAME_MAX * 2 + 2];
+        snprintf(m, sizeof m, "%s/%s", e->d_name, marker ? marker : "");
+        if (marker && fstatat(dirfd, m, &st, AT_SYMLINK_NOFOLLOW) < 0)
+            continue;
+        char **nv = realloc(v, (*n + 1) * sizeof *v);
+        if (!nv || !(nv[*n] = strdup(e->d_name))) {
+            free(nv ? nv : v);
+            closedir(d);
+            return -1;
+        }
+        v = nv;
+        (*n)++;
+    }
+    closedir(d);
+    qsort(v, *n, sizeof *v, cmp_desc);
+    *out = v;
+    return 0;
+}
+
+static int prune_in(int dirfd, const char *prefix, const char *marker, unsigned retain, tf_err *err)
+{
+    char **names = NULL;
+    size_t n = 0;
+    int removed = 0;
+    if (list_runs(dirfd, prefix, marker, &names, &n) < 0)
+        return tf_errnof(err, errno, "cannot list run workspaces");
+    for (size_t i = 0; i < n; i++) {
+        if (i >= retain && removed >= 0) {
+            if (remove_tree_at(dirfd, names[i], 0, err) < 0)
+                removed = -1;
+            else
+                removed++;
+        }
+        free(names[i]);
+    }
+    free(names);
+    return removed;
+}
+
+int ws_prune(const char *artifacts, unsigned retain, tf_err *err)
+{
+    int fd = open(artifacts, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT ? 0 : tf_errnof(err, errno, "cannot open %s", artifacts);
+    int removed = prune_in(fd, WS_PREFIX, WS_MARKER, retain, err);
+    int tfd = openat(fd, WS_PYTEST_TMP, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (removed >= 0 && tfd >= 0) {
+        int r = prune_in(tfd, "", NULL, retain, err);
+        removed = r < 0 ? -1 : removed + r;
+    }
+    if (tfd >= 0)
+        close(tfd);
+    close(fd);
+    return removed;
+}
