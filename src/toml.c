@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <locale.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,7 +159,8 @@ static toml_pos pos_at(parser *p, size_t off)
     return (toml_pos){(unsigned)(lo + 1), col};
 }
 
-static int verrat(tf_err *err, const char *name, toml_pos pos, const char *fmt, va_list ap)
+__attribute__((format(printf, 4, 0))) static int verrat(tf_err *err, const char *name, toml_pos pos,
+                                                        const char *fmt, va_list ap)
 {
     char msg[sizeof err->msg];
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -972,4 +974,676 @@ static int header(parser *p)
         return -1;
     p->cur = t;
     return end_line(p, "the table header");
+}
+
+/* ---- numbers ---- */
+
+static bool is_base_digit(int c, int base)
+{
+    if (base == 16)
+        return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+    return c >= '0' && c < '0' + base;
+}
+
+/* Digits of a base, with single underscores only between two digits. */
+static int digits(parser *p, int base, const char *what)
+{
+    size_t n = 0;
+    for (;;) {
+        int c = peek(p);
+        if (is_base_digit(c, base))
+            n++;
+        else if (!(c == '_' && n && is_base_digit(peek_at(p, 1), base)))
+            break;
+        p->pos++;
+    }
+    if (peek(p) == '_')
+        return perr(p, p->pos, "an underscore in a number must be between two digits");
+    return n ? 0 : unexpected(p, what);
+}
+
+/* The number text from..p->pos without underscores, in the scratch buffer. */
+static int number_text(parser *p, size_t from)
+{
+    p->buf_len = 0;
+    if (buf_put(p, "", 0) < 0)
+        return -1;
+    for (size_t i = from; i < p->pos; i++)
+        if (p->src[i] != '_' && buf_putc(p, p->src[i]) < 0)
+            return -1;
+    return 0;
+}
+
+static int to_int(parser *p, toml_value *v, size_t start, int base, bool neg)
+{
+    uint64_t limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX, acc = 0;
+    for (const char *s = p->buf; *s; s++) {
+        unsigned d = is_digit(*s) ? (unsigned)(*s - '0') : (unsigned)((*s | 0x20) - 'a' + 10);
+        if (acc > (limit - d) / (unsigned)base)
+            return perr(p, start, "integer does not fit in 64 bits");
+        acc = acc * (unsigned)base + d;
+    }
+    v->type = TOML_INTEGER;
+    v->u.i = !neg ? (int64_t)acc : acc > INT64_MAX ? INT64_MIN : -(int64_t)acc;
+    return 0;
+}
+
+/* strtod follows the locale, TOML does not: swap in the locale's decimal point. */
+static int to_float(parser *p, toml_value *v)
+{
+    const char *dp = localeconv()->decimal_point;
+    char *dot = strchr(p->buf, '.');
+    if (dot && strcmp(dp, ".") != 0) {
+        char *tail = strdup(dot + 1);
+        if (!tail)
+            return oom(p);
+        p->buf_len = (size_t)(dot - p->buf);
+        int r = buf_put(p, dp, strlen(dp)) < 0 || buf_put(p, tail, strlen(tail)) < 0;
+        free(tail);
+        if (r)
+            return -1;
+    }
+    v->type = TOML_FLOAT;
+    v->u.f = strtod(p->buf, NULL);
+    return 0;
+}
+
+static bool at_word(const parser *p, const char *w)
+{
+    size_t n = strlen(w);
+    return p->len - p->pos >= n && memcmp(p->src + p->pos, w, n) == 0;
+}
+
+static int prefixed_int(parser *p, toml_value *v, size_t start)
+{
+    int c = peek_at(p, 1);
+    int base = c == 'x' ? 16 : c == 'o' ? 8 : 2;
+    p->pos += 2;
+    size_t from = p->pos;
+    if (digits(p, base, "a digit after the base prefix") < 0 || number_text(p, from) < 0)
+        return -1;
+    return to_int(p, v, start, base, false);
+}
+
+static int number(parser *p, toml_value *v)
+{
+    size_t start = p->pos;
+    bool neg = peek(p) == '-';
+    if (peek(p) == '+' || peek(p) == '-')
+        p->pos++;
+    if (at_word(p, "inf") || at_word(p, "nan")) {
+        v->type = TOML_FLOAT;
+        v->u.f = peek(p) == 'i' ? (neg ? -HUGE_VAL : HUGE_VAL) : (neg ? -(double)NAN : NAN);
+        p->pos += 3;
+        return 0;
+    }
+    if (p->pos == start && peek(p) == '0' && peek_at(p, 1) > 0 && strchr("xob", peek_at(p, 1)))
+        return prefixed_int(p, v, start);
+    size_t int_start = p->pos;
+    if (digits(p, 10, "a value") < 0)
+        return -1;
+    if (p->src[int_start] == '0' && p->pos - int_start > 1)
+        return perr(p, int_start, "leading zeros are not allowed in a number");
+    bool is_float = false;
+    if (peek(p) == '.') {
+        p->pos++;
+        if (digits(p, 10, "a digit after the decimal point") < 0)
+            return -1;
+        is_float = true;
+    }
+    if (peek(p) == 'e' || peek(p) == 'E') {
+        p->pos += 1 + (peek_at(p, 1) == '+' || peek_at(p, 1) == '-');
+        if (digits(p, 10, "a digit in the exponent") < 0)
+            return -1;
+        is_float = true;
+    }
+    if (number_text(p, is_float ? start : int_start) < 0)
+        return -1;
+    return is_float ? to_float(p, v) : to_int(p, v, start, 10, neg);
+}
+
+/* ---- dates and times ---- */
+
+static int fixed_digits(parser *p, int n, int *out)
+{
+    int v = 0;
+    for (int i = 0; i < n; i++) {
+        if (!is_digit(peek(p)))
+            return unexpected(p, "a digit");
+        v = v * 10 + peek(p) - '0';
+        p->pos++;
+    }
+    *out = v;
+    return 0;
+}
+
+static int expect_char(parser *p, char c)
+{
+    char what[8];
+    if (peek(p) == c) {
+        p->pos++;
+        return 0;
+    }
+    snprintf(what, sizeof what, "'%c'", c);
+    return unexpected(p, what);
+}
+
+static int days_in_month(int y, int m)
+{
+    static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    return m == 2 && leap ? 29 : days[m - 1];
+}
+
+static int date_part(parser *p, toml_datetime *dt, size_t start)
+{
+    if (fixed_digits(p, 4, &dt->year) < 0 || expect_char(p, '-') < 0 ||
+        fixed_digits(p, 2, &dt->month) < 0 || expect_char(p, '-') < 0 ||
+        fixed_digits(p, 2, &dt->day) < 0)
+        return -1;
+    if (dt->month < 1 || dt->month > 12 || dt->day < 1 ||
+        dt->day > days_in_month(dt->year, dt->month))
+        return perr(p, start, "invalid date %04d-%02d-%02d", dt->year, dt->month, dt->day);
+    return 0;
+}
+
+/* Fractional seconds: any number of digits, kept to nanoseconds. */
+static int fraction(parser *p, toml_datetime *dt)
+{
+    p->pos++;
+    if (!is_digit(peek(p)))
+        return unexpected(p, "a digit after the decimal point");
+    int scale = 100000000;
+    for (; is_digit(peek(p)); p->pos++, scale /= 10)
+        dt->nanosecond += (peek(p) - '0') * scale;
+    return 0;
+}
+
+static int time_part(parser *p, toml_datetime *dt, size_t start)
+{
+    if (fixed_digits(p, 2, &dt->hour) < 0 || expect_char(p, ':') < 0 ||
+        fixed_digits(p, 2, &dt->minute) < 0)
+        return -1;
+    if (peek(p) == ':' || !v11(p)) { /* seconds are optional from TOML 1.1 */
+        if (expect_char(p, ':') < 0 || fixed_digits(p, 2, &dt->second) < 0)
+            return -1;
+        if (peek(p) == '.' && fraction(p, dt) < 0)
+            return -1;
+    }
+    if (dt->hour > 23 || dt->minute > 59 || dt->second > 60)
+        return perr(p, start, "invalid time %02d:%02d:%02d", dt->hour, dt->minute, dt->second);
+    return 0;
+}
+
+/* Returns 1 if an offset (Z or +hh:mm) follows, 0 if the date-time is local. */
+static int offset_part(parser *p, toml_datetime *dt)
+{
+    int c = peek(p), h = 0, m = 0;
+    if (c == 'Z' || c == 'z') {
+        p->pos++;
+        return 1;
+    }
+    if (c != '+' && c != '-')
+        return 0;
+    size_t start = p->pos++;
+    if (fixed_digits(p, 2, &h) < 0 || expect_char(p, ':') < 0 || fixed_digits(p, 2, &m) < 0)
+        return -1;
+    if (h > 23 || m > 59)
+        return perr(p, start, "invalid time offset %c%02d:%02d", c, h, m);
+    dt->offset_minutes = (c == '-' ? -1 : 1) * (h * 60 + m);
+    return 1;
+}
+
+static int datetime(parser *p, toml_value *v, bool has_date)
+{
+    size_t start = p->pos;
+    toml_datetime *dt = &v->u.dt;
+    v->type = has_date ? TOML_DATE_LOCAL : TOML_TIME_LOCAL;
+    if (!has_date)
+        return time_part(p, dt, start);
+    if (date_part(p, dt, start) < 0)
+        return -1;
+    int c = peek(p);
+    if (!(c == 'T' || c == 't' || (c == ' ' && is_digit(peek_at(p, 1)))))
+        return 0;
+    p->pos++;
+    if (time_part(p, dt, start) < 0)
+        return -1;
+    int r = offset_part(p, dt);
+    v->type = r > 0 ? TOML_DATETIME : TOML_DATETIME_LOCAL;
+    return r < 0 ? -1 : 0;
+}
+
+static bool all_digits(const parser *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!is_digit(peek_at(p, i)))
+            return false;
+    return true;
+}
+
+/* ---- values ---- */
+
+static int string_value(parser *p, toml_value *v)
+{
+    if (scan_string(p, true) < 0)
+        return -1;
+    v->type = TOML_STRING;
+    v->u.str.s = arena_strdup(p, p->buf, p->buf_len);
+    v->u.str.len = p->buf_len;
+    return v->u.str.s ? 0 : oom(p);
+}
+
+static int boolean(parser *p, toml_value *v)
+{
+    v->type = TOML_BOOL;
+    v->u.b = at_word(p, "true");
+    if (!v->u.b && !at_word(p, "false"))
+        return unexpected(p, "a value");
+    p->pos += v->u.b ? 4 : 5;
+    return 0;
+}
+
+static int array(parser *p, toml_value *a)
+{
+    a->type = TOML_ARRAY;
+    for (p->pos++;;) {
+        if (skip_ws_nl(p) < 0)
+            return -1;
+        if (peek(p) == ']')
+            break;
+        toml_value *v;
+        if (parse_value(p, a->depth + 1, &v) < 0 || array_add(p, a, v) < 0 || skip_ws_nl(p) < 0)
+            return -1;
+        if (peek(p) == ']')
+            break;
+        if (peek(p) != ',')
+            return unexpected(p, "',' or ']' in an array");
+        p->pos++;
+    }
+    p->pos++;
+    return 0;
+}
+
+/* Between the items of an inline table: TOML 1.1 allows newlines and comments there. */
+static int inline_gap(parser *p)
+{
+    if (v11(p))
+        return skip_ws_nl(p);
+    skip_ws(p);
+    if (newline_len(p) || peek(p) == '#')
+        return perr(p, p->pos, "newlines and comments in an inline table need TOML 1.1");
+    return 0;
+}
+
+static int inline_table(parser *p, toml_value *t)
+{
+    bool comma = false;
+    t->type = TOML_TABLE;
+    for (p->pos++;;) {
+        if (inline_gap(p) < 0)
+            return -1;
+        if (peek(p) == '}') {
+            if (comma && !v11(p))
+                return perr(p, p->pos - 1, "a trailing comma in an inline table needs TOML 1.1");
+            break;
+        }
+        if (keyval(p, t) < 0 || inline_gap(p) < 0)
+            return -1;
+        if (peek(p) == '}')
+            break;
+        if (peek(p) != ',')
+            return unexpected(p, "',' or '}' in an inline table");
+        comma = true;
+        p->pos++;
+    }
+    p->pos++;
+    t->state = T_INLINE;
+    return 0;
+}
+
+static int parse_value(parser *p, int depth, toml_value **out)
+{
+    int c = peek(p);
+    toml_value *v = new_value(p, TOML_STRING, p->pos, depth);
+    if (!v)
+        return -1;
+    *out = v;
+    if (c == '"' || c == '\'')
+        return string_value(p, v);
+    if (c == '[')
+        return array(p, v);
+    if (c == '{')
+        return inline_table(p, v);
+    if (c == 't' || c == 'f')
+        return boolean(p, v);
+    if (all_digits(p, 4) && peek_at(p, 4) == '-')
+        return datetime(p, v, true);
+    if (all_digits(p, 2) && peek_at(p, 2) == ':')
+        return datetime(p, v, false);
+    if (is_digit(c) || c == '+' || c == '-' || c == 'i' || c == 'n')
+        return number(p, v);
+    return unexpected(p, "a value");
+}
+
+/* ---- documents ---- */
+
+static int document(parser *p)
+{
+    if (at_word(p, "\xEF\xBB\xBF")) /* a UTF-8 byte order mark is harmless */
+        p->pos = 3;
+    p->cur = p->doc->root;
+    while (p->pos < p->len) {
+        skip_ws(p);
+        int c = peek(p);
+        if (c == '[') {
+            if (header(p) < 0)
+                return -1;
+        } else if (c == '#' || c < 0 || newline_len(p)) {
+            if (end_line(p, "a comment") < 0)
+                return -1;
+        } else if (keyval(p, p->cur) < 0 || end_line(p, "a value") < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static toml_doc *new_doc(const char *name)
+{
+    toml_doc *doc = calloc(1, sizeof *doc);
+    if (!doc)
+        return NULL;
+    doc->mem = calloc(1, sizeof *doc->mem);
+    doc->name = strdup(name ? name : "<input>");
+    if (!doc->mem || !doc->name) {
+        toml_free(doc);
+        return NULL;
+    }
+    return doc;
+}
+
+int toml_parse(const char *name, const char *data, size_t len, unsigned flags, toml_doc **out,
+               tf_err *err)
+{
+    *out = NULL;
+    toml_doc *doc = new_doc(name);
+    if (!doc)
+        return tf_errf(err, "%s: out of memory", name ? name : "<input>");
+    parser p = {.doc = doc, .src = data, .len = len, .flags = flags, .err = err};
+    p.col_line = SIZE_MAX;
+    int r = check_utf8(&p);
+    if (r == 0) {
+        doc->root = new_table(&p, T_HEADER, 0, 0);
+        r = doc->root ? document(&p) : -1;
+    }
+    free(p.lines);
+    free(p.buf);
+    if (r < 0) {
+        toml_free(doc);
+        return -1;
+    }
+    *out = doc;
+    return 0;
+}
+
+static int read_all(FILE *f, char **data, size_t *len)
+{
+    size_t cap = 0;
+    *data = NULL;
+    *len = 0;
+    for (;;) {
+        if (cap - *len < 4096) {
+            cap = cap ? cap * 2 : 65536;
+            char *d = realloc(*data, cap);
+            if (!d)
+                return ENOMEM;
+            *data = d;
+        }
+        size_t n = fread(*data + *len, 1, cap - *len, f);
+        *len += n;
+        if (n == 0)
+            return ferror(f) ? EIO : 0;
+    }
+}
+
+int toml_parse_file(const char *path, unsigned flags, toml_doc **out, tf_err *err)
+{
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return tf_errnof(err, errno, "%s", path);
+    char *data;
+    size_t len;
+    int e = read_all(f, &data, &len);
+    fclose(f);
+    int r = e ? tf_errnof(err, e, "%s", path) : toml_parse(path, data, len, flags, out, err);
+    free(data);
+    return r;
+}
+
+void toml_free(toml_doc *doc)
+{
+    if (!doc)
+        return;
+    if (doc->mem)
+        arena_free(doc->mem);
+    free(doc->mem);
+    free(doc->name);
+    free(doc);
+}
+
+/* ---- reading the tree ---- */
+
+const toml_value *toml_root(const toml_doc *doc)
+{
+    return doc->root;
+}
+
+const char *toml_doc_name(const toml_doc *doc)
+{
+    return doc->name;
+}
+
+toml_type toml_type_of(const toml_value *v)
+{
+    return v->type;
+}
+
+toml_pos toml_pos_of(const toml_value *v)
+{
+    return v->pos;
+}
+
+const toml_value *toml_get_key(const toml_value *table, const char *key, size_t len)
+{
+    if (!table || table->type != TOML_TABLE)
+        return NULL;
+    const entry *e = table_find(table, key, len);
+    return e ? e->val : NULL;
+}
+
+/* Follow a dotted path; *bad is set to a part that exists but is not a table, and
+ * *bad_len to the length of the path up to it. */
+static const toml_value *lookup(const toml_value *t, const char *path, const toml_value **bad,
+                                size_t *bad_len)
+{
+    for (const char *s = path;;) {
+        const char *seg = s, *end;
+        if (*s == '"') {
+            seg = s + 1;
+            end = strchr(seg, '"');
+            if (!end)
+                return NULL;
+        } else {
+            end = s + strcspn(s, ".");
+        }
+        const toml_value *v = toml_get_key(t, seg, (size_t)(end - seg));
+        end += *end == '"';
+        if (!v || *end != '.')
+            return v && !*end ? v : NULL;
+        if (v->type != TOML_TABLE) {
+            *bad = v;
+            *bad_len = (size_t)(end - path);
+            return NULL;
+        }
+        t = v;
+        s = end + 1;
+    }
+}
+
+const toml_value *toml_get(const toml_value *table, const char *path)
+{
+    const toml_value *bad;
+    size_t bad_len;
+    return lookup(table, path, &bad, &bad_len);
+}
+
+size_t toml_table_len(const toml_value *table)
+{
+    return table && table->type == TOML_TABLE ? table->u.tab.len : 0;
+}
+
+const toml_key *toml_table_key(const toml_value *table, size_t i)
+{
+    return i < toml_table_len(table) ? &table->u.tab.ents[i].key : NULL;
+}
+
+const toml_value *toml_table_value(const toml_value *table, size_t i)
+{
+    return i < toml_table_len(table) ? table->u.tab.ents[i].val : NULL;
+}
+
+size_t toml_array_len(const toml_value *array)
+{
+    return array && array->type == TOML_ARRAY ? array->u.arr.len : 0;
+}
+
+const toml_value *toml_array_at(const toml_value *array, size_t i)
+{
+    return i < toml_array_len(array) ? array->u.arr.items[i] : NULL;
+}
+
+const char *toml_string(const toml_value *v, size_t *len)
+{
+    if (!v || v->type != TOML_STRING)
+        return NULL;
+    if (len)
+        *len = v->u.str.len;
+    return v->u.str.s;
+}
+
+int64_t toml_int(const toml_value *v)
+{
+    return v && v->type == TOML_INTEGER ? v->u.i : 0;
+}
+
+double toml_float(const toml_value *v)
+{
+    return v && v->type == TOML_FLOAT ? v->u.f : 0.0;
+}
+
+bool toml_bool(const toml_value *v)
+{
+    return v && v->type == TOML_BOOL && v->u.b;
+}
+
+const toml_datetime *toml_datetime_of(const toml_value *v)
+{
+    return v && v->type >= TOML_DATETIME ? &v->u.dt : NULL;
+}
+
+/* ---- typed getters ---- */
+
+/* Shared by the getters: the value at path if it has type want, else NULL with *rc set
+ * to 0 (absent) or -1 (wrong type, err filled). */
+static const toml_value *get_typed(const toml_doc *doc, const toml_value *table, const char *path,
+                                   toml_type want, tf_err *err, int *rc)
+{
+    const toml_value *bad = NULL;
+    size_t bad_len = 0;
+    const toml_value *v = lookup(table, path, &bad, &bad_len);
+    *rc = 0;
+    if (bad)
+        *rc = toml_errf(doc, bad->pos, err, "\"%.*s\" must be a table, not %s", (int)bad_len, path,
+                        a_type(bad->type));
+    else if (v && v->type != want)
+        *rc = toml_errf(doc, v->pos, err, "\"%s\" must be %s, not %s", path, a_type(want),
+                        a_type(v->type));
+    else if (v)
+        *rc = 1;
+    return *rc == 1 ? v : NULL;
+}
+
+static bool has_nul(const toml_value *v)
+{
+    return strlen(v->u.str.s) != v->u.str.len;
+}
+
+int toml_get_string(const toml_doc *doc, const toml_value *table, const char *path,
+                    const char **out, tf_err *err)
+{
+    int rc;
+    const toml_value *v = get_typed(doc, table, path, TOML_STRING, err, &rc);
+    if (!v)
+        return rc;
+    if (has_nul(v))
+        return toml_errf(doc, v->pos, err, "\"%s\" must not contain a NUL character", path);
+    *out = v->u.str.s;
+    return 1;
+}
+
+int toml_get_bool(const toml_doc *doc, const toml_value *table, const char *path, bool *out,
+                  tf_err *err)
+{
+    int rc;
+    const toml_value *v = get_typed(doc, table, path, TOML_BOOL, err, &rc);
+    if (v)
+        *out = v->u.b;
+    return rc;
+}
+
+int toml_get_int(const toml_doc *doc, const toml_value *table, const char *path, int64_t *out,
+                 tf_err *err)
+{
+    int rc;
+    const toml_value *v = get_typed(doc, table, path, TOML_INTEGER, err, &rc);
+    if (v)
+        *out = v->u.i;
+    return rc;
+}
+
+int toml_get_table(const toml_doc *doc, const toml_value *table, const char *path,
+                   const toml_value **out, tf_err *err)
+{
+    int rc;
+    const toml_value *v = get_typed(doc, table, path, TOML_TABLE, err, &rc);
+    if (v)
+        *out = v;
+    return rc;
+}
+
+int toml_get_string_array(const toml_doc *doc, const toml_value *table, const char *path,
+                          const char *const **out, size_t *n, tf_err *err)
+{
+    int rc;
+    const toml_value *v = get_typed(doc, table, path, TOML_ARRAY, err, &rc);
+    if (!v)
+        return rc;
+    size_t len = v->u.arr.len;
+    const char **list = arena_alloc(doc->mem, (len + 1) * sizeof *list);
+    if (!list)
+        return tf_errf(err, "%s: out of memory", doc->name);
+    for (size_t i = 0; i < len; i++) {
+        const toml_value *s = v->u.arr.items[i];
+        if (s->type != TOML_STRING || has_nul(s))
+            return toml_errf(doc, s->pos, err, "\"%s\" must be an array of strings: item %zu is %s",
+                             path, i + 1,
+                             s->type == TOML_STRING ? "a string with a NUL" : a_type(s->type));
+        list[i] = s->u.str.s;
+    }
+    list[len] = NULL;
+    *out = list;
+    *n = len;
+    return 1;
 }
