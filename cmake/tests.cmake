@@ -20,5 +20,16 @@ foreach(f ${TESTFENCE_BATS})
     get_filename_component(n ${f} NAME_WE)
     add_test(NAME integration/${n} COMMAND ${BATS} ${f})
     set_tests_properties(integration/${n} PROPERTIES
-        ENVIRONMENT "TESTFENCE=$<TARGET_FILE:testfence>;TESTFENCE_SRC=${CMAKE_SOURCE_DIR}")
+        ENVIRONMENT "TESTFENCE=$<TARGET_FILE:testfence>;TESTFENCE_SRC=${CMAKE_SOURCE_DIR};TF_PROBE=$<TARGET_FILE:tf_probe>;TF_PROBE_STATIC=$<TARGET_FILE:tf_probe_static>;TF_NOLANDLOCK=$<TARGET_FILE:tf_nolandlock>")
 endforeach()
+
+# Helper programs the integration tests run under the fence.
+add_executable(tf_probe tests/integration/progs/probe.c)
+add_executable(tf_probe_static tests/integration/progs/probe.c)
+target_link_options(tf_probe_static PRIVATE -static)
+add_executable(tf_nolandlock tests/integration/progs/nolandlock.c)
+if(TESTFENCE_SANITIZE)
+    # A static binary cannot carry the sanitizer runtimes.
+    target_compile_options(tf_probe_static PRIVATE -fno-sanitize=all)
+    target_link_options(tf_probe_static PRIVATE -fno-sanitize=all)
+endif()

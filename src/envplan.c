@@ -115,7 +115,7 @@ void envplan_free(struct envplan *plan)
 
 int envplan_shell_quote(char *out, size_t len, const char *s)
 {
-    if (s[0] && strcspn(s, " \t\n'\"\\$`*?[]#~=%!&;|<>(){}") == strlen(s))
+    if (s[0] && strcspn(s, " \t\n'\"\\$`*?[]#~!&;|<>(){}") == strlen(s))
         return snprintf(out, len, "%s", s) < (int)len ? 0 : -1;
     size_t k = 0;
     if (k + 1 >= len)

@@ -1,0 +1,271 @@
+#include "audit_output.h"
+
+#include <string.h>
+
+bool tf_audit_format_parse(const char *name, tf_audit_format *fmt)
+{
+    static const char *const names[] = {"text", "json", "sarif", "github"};
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(name, names[i])) {
+            *fmt = (tf_audit_format)i;
+            return true;
+        }
+    return false;
+}
+
+/* Length of the valid UTF-8 sequence at S (0 when invalid), so JSON stays valid
+ * whatever bytes a source file holds. */
+static size_t utf8_len(const unsigned char *s)
+{
+    size_t n = s[0] < 0x80                   ? 1
+               : s[0] >= 0xC2 && s[0] < 0xE0 ? 2
+               : s[0] >= 0xE0 && s[0] < 0xF0 ? 3
+               : s[0] >= 0xF0 && s[0] < 0xF5 ? 4
+                                             : 0;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+    return n;
+}
+
+static void json_str(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t n = utf8_len(p);
+        if (n == 0) {
+            fputs("\\ufffd", out);
+            p++;
+        } else if (*p == '"' || *p == '\\') {
+            fprintf(out, "\\%c", *p++);
+        } else if (*p < 0x20) {
+            fprintf(out, "\\u%04x", *p++);
+        } else {
+            fwrite(p, 1, n, out);
+            p += n;
+        }
+    }
+    fputc('"', out);
+}
+
+static void print_text(FILE *out, const tf_audit_report *rep)
+{
+    const char *bold = rep->color ? "\033[1m" : "", *red = rep->color ? "\033[31m" : "",
+               *off = rep->color ? "\033[0m" : "";
+    for (size_t i = 0; i < rep->res->n_findings; i++) {
+        const tf_finding *f = &rep->res->findings[i];
+        if (!f->suppressed)
+            fprintf(out, "%s%s%s:%d:%d: %s%s%s %s\n", bold, f->path, off, f->line, f->col, red,
+                    tf_rule_get(f->rule)->code, off, f->message);
+    }
+}
+
+static void json_finding(FILE *out, const tf_finding *f, bool *first)
+{
+    fprintf(out, "%s\n    {\"path\": ", *first ? "" : ",");
+    *first = false;
+    json_str(out, f->path);
+    fprintf(out,
+            ", \"line\": %d, \"column\": %d, \"code\": \"%s\", \"rule\": \"%s\", \"message\": ",
+            f->line, f->col, tf_rule_get(f->rule)->code, tf_rule_get(f->rule)->name);
+    json_str(out, f->message);
+    fputc('}', out);
+}
+
+static void json_findings(FILE *out, const tf_audit_result *res, bool suppressed)
+{
+    bool first = true;
+    fputc('[', out);
+    for (size_t i = 0; i < res->n_findings; i++)
+        if (res->findings[i].suppressed == suppressed)
+            json_finding(out, &res->findings[i], &first);
+    fputs(first ? "]" : "\n  ]", out);
+}
+
+static void print_json(FILE *out, const tf_audit_report *rep)
+{
+    const tf_audit_result *res = rep->res;
+    fprintf(out, "{\n  \"version\": 1,\n  \"tool\": {\"name\": \"testfence\", \"version\": ");
+    json_str(out, rep->version);
+    fprintf(out, "},\n  \"root\": ");
+    json_str(out, rep->cfg->root);
+    fprintf(out,
+            ",\n  \"summary\": {\"files\": %zu, \"bytes\": %zu, \"findings\": %zu, "
+            "\"suppressed\": %zu, \"errors\": %zu},\n  \"findings\": ",
+            res->n_files, res->n_bytes, res->n_findings - res->n_suppressed, res->n_suppressed,
+            res->n_errors);
+    json_findings(out, res, false);
+    fputs(",\n  \"suppressed\": ", out);
+    json_findings(out, res, true);
+    fputs(",\n  \"errors\": [", out);
+    for (size_t i = 0; i < res->n_errors; i++) {
+        fputs(i ? ", " : "", out);
+        json_str(out, res->errors[i]);
+    }
+    fputs("]\n}\n", out);
+}
+
+/* SARIF uris are RFC 3986: percent-encode everything but unreserved chars and '/'. */
+static void uri_str(FILE *out, const char *prefix, const char *path)
+{
+    fputc('"', out);
+    fputs(prefix, out);
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+            strchr("-._~/", *p))
+            fputc(*p, out);
+        else
+            fprintf(out, "%%%02X", *p);
+    }
+    fputc('"', out);
+}
+
+static void sarif_rule(FILE *out, tf_rule_id id)
+{
+    const tf_rule *r = tf_rule_get(id);
+    char help[2048];
+    fprintf(out,
+            "%s\n          {\"id\": \"%s\", \"name\": \"%s\", \"shortDescription\": {\"text\": ",
+            id ? "," : "", r->code, r->name);
+    json_str(out, r->summary);
+    fputs("}, \"fullDescription\": {\"text\": ", out);
+    json_str(out, r->explanation);
+    snprintf(help, sizeof help, "%s\n\nExample:\n%s\n\nFix: %s", r->explanation, r->example,
+             r->fix);
+    fputs("}, \"help\": {\"text\": ", out);
+    json_str(out, help);
+    snprintf(help, sizeof help, "%s\n\nExample:\n\n```python\n%s\n```\n\n**Fix:** %s",
+             r->explanation, r->example, r->fix);
+    fputs(", \"markdown\": ", out);
+    json_str(out, help);
+    fprintf(out, "}, \"defaultConfiguration\": {\"level\": \"%s\"}}",
+            id == TF_RULE_SYNTAX ? "note" : "warning");
+}
+
+static void sarif_result(FILE *out, const tf_audit_report *rep, const tf_finding *f, bool first)
+{
+    fprintf(out,
+            "%s\n        {\"ruleId\": \"%s\", \"ruleIndex\": %d, \"level\": \"%s\", "
+            "\"message\": {\"text\": ",
+            first ? "" : ",", tf_rule_get(f->rule)->code, (int)f->rule,
+            rep->strict ? "error" : "warning");
+    json_str(out, f->message);
+    fputs("}, \"locations\": [{\"physicalLocation\": {\"artifactLocation\": {\"uri\": ", out);
+    if (f->rel) {
+        uri_str(out, "", f->rel);
+        fputs(", \"uriBaseId\": \"%SRCROOT%\"", out);
+    } else {
+        uri_str(out, f->path[0] == '/' ? "file://" : "", f->path);
+    }
+    fprintf(out, "}, \"region\": {\"startLine\": %d, \"startColumn\": %d}}}]", f->line, f->col);
+    if (f->suppressed)
+        fputs(", \"suppressions\": [{\"kind\": \"inSource\"}]", out);
+    fputc('}', out);
+}
+
+static void print_sarif(FILE *out, const tf_audit_report *rep)
+{
+    fputs("{\n  \"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\",\n"
+          "  \"version\": \"2.1.0\",\n  \"runs\": [\n    {\n      \"tool\": {\"driver\": {"
+          "\"name\": \"testfence\", \"version\": ",
+          out);
+    json_str(out, rep->version);
+    fputs(", \"rules\": [", out);
+    for (int i = 0; i < TF_RULE_COUNT; i++)
+        sarif_rule(out, (tf_rule_id)i);
+    fputs("\n      ]}},\n      \"originalUriBaseIds\": {\"%SRCROOT%\": {\"uri\": ", out);
+    char root[4200];
+    snprintf(root, sizeof root, "%s/", rep->cfg->root);
+    uri_str(out, "file://", strcmp(rep->cfg->root, "/") ? root : "/");
+    fprintf(out,
+            "}},\n      \"invocations\": [{\"executionSuccessful\": %s, "
+            "\"toolExecutionNotifications\": [",
+            rep->res->n_errors ? "false" : "true");
+    for (size_t i = 0; i < rep->res->n_errors; i++) {
+        fputs(i ? ", " : "", out);
+        fputs("{\"level\": \"error\", \"message\": {\"text\": ", out);
+        json_str(out, rep->res->errors[i]);
+        fputs("}}", out);
+    }
+    fputs("]}],\n      \"results\": [", out);
+    for (size_t i = 0; i < rep->res->n_findings; i++)
+        sarif_result(out, rep, &rep->res->findings[i], i == 0);
+    fputs(rep->res->n_findings ? "\n      ]\n    }\n  ]\n}\n" : "]\n    }\n  ]\n}\n", out);
+}
+
+/* Workflow commands: data escapes %, CR, LF; properties also ':' and ','. */
+static void gh_escape(FILE *out, const char *s, bool property)
+{
+    for (; *s; s++) {
+        if (*s == '%')
+            fputs("%25", out);
+        else if (*s == '\r')
+            fputs("%0D", out);
+        else if (*s == '\n')
+            fputs("%0A", out);
+        else if (property && *s == ':')
+            fputs("%3A", out);
+        else if (property && *s == ',')
+            fputs("%2C", out);
+        else
+            fputc(*s, out);
+    }
+}
+
+static void print_github(FILE *out, const tf_audit_report *rep)
+{
+    for (size_t i = 0; i < rep->res->n_findings; i++) {
+        const tf_finding *f = &rep->res->findings[i];
+        if (f->suppressed)
+            continue;
+        fprintf(out, "::%s file=", rep->strict ? "error" : "warning");
+        gh_escape(out, f->rel ? f->rel : f->path, true);
+        fprintf(out, ",line=%d,col=%d,title=testfence %s::", f->line, f->col,
+                tf_rule_get(f->rule)->code);
+        gh_escape(out, f->message, false);
+        fputc('\n', out);
+    }
+}
+
+int tf_audit_print(FILE *out, tf_audit_format fmt, const tf_audit_report *rep)
+{
+    switch (fmt) {
+    case TF_AUDIT_TEXT:
+        print_text(out, rep);
+        break;
+    case TF_AUDIT_JSON:
+        print_json(out, rep);
+        break;
+    case TF_AUDIT_SARIF:
+        print_sarif(out, rep);
+        break;
+    case TF_AUDIT_GITHUB:
+        print_github(out, rep);
+        break;
+    }
+    return fflush(out) == 0 && !ferror(out) ? 0 : -1;
+}
+
+void tf_audit_print_summary(FILE *out, const tf_audit_report *rep)
+{
+    const tf_audit_result *res = rep->res;
+    size_t active = res->n_findings - res->n_suppressed;
+    fprintf(out, "testfence audit: %zu finding%s, %zu suppressed by comments; %zu file%s (%.1f MB)",
+            active, active == 1 ? "" : "s", res->n_suppressed, res->n_files,
+            res->n_files == 1 ? "" : "s", (double)res->n_bytes / 1e6);
+    if (res->n_errors)
+        fprintf(out, "; %zu could not be read", res->n_errors);
+    fputc('\n', out);
+}
+
+void tf_audit_print_rule(FILE *out, tf_rule_id id)
+{
+    const tf_rule *r = tf_rule_get(id);
+    fprintf(out, "%s %s: %s\n\n%s\n\nExample:\n", r->code, r->name, r->summary, r->explanation);
+    for (const char *p = r->example; *p;) {
+        size_t n = strcspn(p, "\n");
+        fprintf(out, "    %.*s\n", (int)n, p);
+        p += n + (p[n] == '\n');
+    }
+    fprintf(out, "\nFix: %s\n\nSuppress one line with: # testfence: ignore[%s]\n", r->fix, r->code);
+}

@@ -1,0 +1,234 @@
+/* cmd_audit: `testfence audit`, the static audit of test sources (see docs/audit.md). */
+#include "audit.h"
+#include "audit_output.h"
+#include "audit_python.h"
+#include "cmds.h"
+#include "project.h"
+
+#include <dirent.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef TESTFENCE_VERSION
+#define TESTFENCE_VERSION "0.0.0"
+#endif
+
+/* The audit's own statuses (the contract, like ruff and flake8). */
+enum { AUDIT_CLEAN = 0, AUDIT_FINDINGS = 1, AUDIT_USAGE = 2 };
+
+static const char usage_text[] =
+    "usage: testfence audit [OPTIONS] [PATH...]\n"
+    "\n"
+    "Scan Python test sources for code that would write outside the project's tests/\n"
+    "directory. PATH is a file or a directory (walked for *.py); default: <root>/tests.\n"
+    "\n"
+    "options:\n"
+    "  --strict            exit 1 when there is any finding (CI gate)\n"
+    "  --format FORMAT     text (default), json, sarif (2.1.0) or github (annotations)\n"
+    "  --select CODES      only these rules (comma list; prefixes like TF1 allowed)\n"
+    "  --ignore CODES      never these rules\n"
+    "  --protect NAME      also protect root file NAME (repeatable)\n"
+    "  --explain CODE      describe a rule, with an example and the fix\n"
+    "  --jobs N, -j N      files scanned in parallel (default: CPUs, at most 8)\n"
+    "  --root DIR          project root (default: nearest dir with testfence.toml,\n"
+    "                      pyproject.toml or .git)\n"
+    "  --config FILE       not supported by audit yet (the config loader is pending)\n"
+    "  --help, --version\n"
+    "\n"
+    "rules: TF000 syntax error, TF101 protected root file, TF102 __file__ path climbing\n"
+    "out of tests/, TF103 absolute path, TF104 system temp dir, TF105 tests/artifacts\n"
+    "literal, TF106 relative path outside tests/. Suppress one line with\n"
+    "'# testfence: ignore[TF101]' on it or on the line above.\n"
+    "\n"
+    "exit status: 0 no findings or not --strict; 1 --strict and findings; 2 usage or I/O error.\n";
+
+/* Names worth protecting in any project, beyond the files found at its root. */
+static const char *const default_protected[] = {
+    "config.toml",      "config.json",   "config.yaml",   "config.yml",  "config.ini",
+    "settings.toml",    "settings.json", "settings.yaml", "settings.py", "credentials.toml",
+    "credentials.json", "secrets.toml",  "secrets.json",  ".env",        ".envrc",
+    "pyproject.toml",   "setup.cfg",     "setup.py",      "tox.ini",     "pytest.ini",
+    "requirements.txt", "package.json",  "Makefile",      "README.md",   "LICENSE",
+    "testfence.toml",
+};
+
+typedef struct audit_opts {
+    bool strict;
+    tf_audit_format format;
+    unsigned select, ignore;
+    const char *root, *config, *explain;
+    int jobs;
+    char **protect;
+    size_t n_protect, cap_protect;
+} audit_opts;
+
+static int add_name(audit_opts *o, const char *name)
+{
+    if (o->n_protect == o->cap_protect) {
+        size_t ncap = o->cap_protect ? o->cap_protect * 2 : 64;
+        char **nv = realloc(o->protect, ncap * sizeof *nv);
+        if (!nv)
+            return -1;
+        o->protect = nv;
+        o->cap_protect = ncap;
+    }
+    if (!(o->protect[o->n_protect] = strdup(name)))
+        return -1;
+    o->n_protect++;
+    return 0;
+}
+
+static void free_opts(audit_opts *o)
+{
+    for (size_t i = 0; i < o->n_protect; i++)
+        free(o->protect[i]);
+    free(o->protect);
+}
+
+static int default_jobs(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 8 ? 8 : (int)n;
+}
+
+static int parse_codes(const char *opt, const char *list, unsigned *mask)
+{
+    char bad[64];
+    if (tf_rule_parse_list(list, mask, bad, sizeof bad) && *mask)
+        return 0;
+    fprintf(stderr, "testfence audit: %s: unknown rule code '%s' (see --help)\n", opt,
+            *mask ? bad : list);
+    return -1;
+}
+
+/* Returns 0 to go on, 1 when answered (--help/--version), -1 on a usage error. */
+static int parse_args(int argc, char **argv, audit_opts *o)
+{
+    enum {
+        O_STRICT = 256,
+        O_FORMAT,
+        O_SELECT,
+        O_IGNORE,
+        O_PROTECT,
+        O_EXPLAIN,
+        O_ROOT,
+        O_CONFIG,
+        O_HELP,
+        O_VERSION
+    };
+    static const struct option longs[] = {{"strict", no_argument, NULL, O_STRICT},
+                                          {"format", required_argument, NULL, O_FORMAT},
+                                          {"select", required_argument, NULL, O_SELECT},
+                                          {"ignore", required_argument, NULL, O_IGNORE},
+                                          {"protect", required_argument, NULL, O_PROTECT},
+                                          {"explain", required_argument, NULL, O_EXPLAIN},
+                                          {"jobs", required_argument, NULL, 'j'},
+                                          {"root", required_argument, NULL, O_ROOT},
+                                          {"config", required_argument, NULL, O_CONFIG},
+                                          {"help", no_argument, NULL, O_HELP},
+                                          {"version", no_argument, NULL, O_VERSION},
+                                          {NULL, 0, NULL, 0}};
+    int c;
+    char *end;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":j:h", longs, NULL)) != -1) {
+        switch (c) {
+        case O_STRICT:
+            o->strict = true;
+            break;
+        case O_FORMAT:
+            if (!tf_audit_format_parse(optarg, &o->format)) {
+                fprintf(stderr, "testfence audit: --format must be text, json, sarif or github\n");
+                return -1;
+            }
+            break;
+        case O_SELECT:
+            if (parse_codes("--select", optarg, &o->select) < 0)
+                return -1;
+            break;
+        case O_IGNORE:
+            if (parse_codes("--ignore", optarg, &o->ignore) < 0)
+                return -1;
+            break;
+        case O_PROTECT:
+            if (strchr(optarg, '/') || !optarg[0] || add_name(o, optarg) < 0) {
+                fprintf(stderr, "testfence audit: --protect takes a file name at the root\n");
+                return -1;
+            }
+            break;
+        case O_EXPLAIN:
+            o->explain = optarg;
+            break;
+        case 'j':
+            o->jobs = (int)strtol(optarg, &end, 10);
+            if (*end || o->jobs < 1 || o->jobs > 64) {
+                fprintf(stderr, "testfence audit: --jobs takes a number from 1 to 64\n");
+                return -1;
+            }
+            break;
+        case O_ROOT:
+            o->root = optarg;
+            break;
+        case O_CONFIG:
+            o->config = optarg;
+            break;
+        case 'h':
+        case O_HELP:
+            fputs(usage_text, stdout);
+            return 1;
+        case O_VERSION:
+            printf("testfence %s\n", TESTFENCE_VERSION);
+            return 1;
+        case ':':
+            fprintf(stderr, "testfence audit: %s needs a value\n", argv[optind - 1]);
+            return -1;
+        default:
+            fprintf(stderr, "testfence audit: unknown option '%s'; see --help\n", argv[optind - 1]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Every regular file at the root is the user's: configs, data, history. */
+static int protect_root_files(audit_opts *o, const char *root)
+{
+    DIR *d = opendir(root);
+    if (!d)
+        return 0; /* the defaults still apply; the scan reports real I/O errors */
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d))) {
+        char p[PATH_MAX];
+        struct stat st;
+        if (snprintf(p, sizeof p, "%s/%s", root, e->d_name) < (int)sizeof p && lstat(p, &st) == 0 &&
+            S_ISREG(st.st_mode))
+            rc = add_name(o, e->d_name);
+    }
+    closedir(d);
+    return rc;
+}
+
+static int explain(const char *code)
+{
+    if (!strcasecmp(code, "all")) {
+        for (int i = 0; i < TF_RULE_COUNT; i++) {
+            tf_audit_print_rule(stdout, (tf_rule_id)i);
+            fputs(i + 1 < TF_RULE_COUNT ? "\n" : "", stdout);
+        }
+        return AUDIT_CLEAN;
+    }
+    int id = tf_rule_find(code, strlen(code));
+    if (id < 0) {
+        fprintf(stderr, "testfence audit: --explain: unknown rule code '%s'\n", code);
+        return AUDIT_USAGE;
+    }
+    tf_audit_print_rule(stdout, (tf_rule_id)id);
+    return AUDIT_CLEAN;
+}

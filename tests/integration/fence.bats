@@ -1,0 +1,142 @@
+#!/usr/bin/env bats
+# The kernel fence: writes outside tests/ fail however they are made; writes inside work.
+
+load helpers
+
+setup() { mkproject; }
+
+@test "a shell redirect to a root file fails with EACCES and changes nothing" {
+    run "$TESTFENCE" run -- sh -c 'echo clobbered > config.toml'
+    expect_status 2
+    expect_output_has "config.toml: Permission denied"
+    assert_outside_unchanged
+}
+
+@test "a raw openat syscall is blocked" {
+    run "$TESTFENCE" run -- "$TF_PROBE" write credentials.toml
+    expect_status 1
+    [ "$output" = EACCES ]
+    run "$TF_PROBE" write "$BATS_TEST_TMPDIR/unfenced" # the probe itself works
+    [ "$output" = ok ]
+    assert_outside_unchanged
+}
+
+@test "a static binary is blocked (raw syscall, no libc to interpose)" {
+    run "$TESTFENCE" run -- "$TF_PROBE_STATIC" write data/sample.csv
+    expect_status 1
+    [ "$output" = EACCES ]
+    assert_outside_unchanged
+}
+
+@test "busybox-static cannot write, truncate or remove outside tests/" {
+    bb=/bin/busybox
+    run readelf -d "$bb"
+    [[ "$output" != *NEEDED* ]] # it really is static
+    run "$TESTFENCE" run -- "$bb" sh -c 'echo x > config.toml'
+    [ "$status" -ne 0 ]
+    run "$TESTFENCE" run -- "$bb" truncate -s 0 config.toml
+    [ "$status" -ne 0 ]
+    run "$TESTFENCE" run -- "$bb" rm -f credentials.toml
+    [ "$status" -ne 0 ]
+    assert_outside_unchanged
+}
+
+@test "truncate and O_TRUNC outside tests/ are blocked" {
+    run "$TESTFENCE" run -- "$TF_PROBE" truncate config.toml
+    expect_status 1
+    [ "$output" = EACCES ]
+    run "$TESTFENCE" run -- /usr/bin/python3 -c 'import os; os.open("config.toml", os.O_RDONLY | os.O_TRUNC)'
+    [ "$status" -ne 0 ]
+    expect_output_has PermissionError
+    assert_outside_unchanged
+}
+
+@test "rm -rf of a directory outside tests/ deletes nothing" {
+    run "$TESTFENCE" run -- rm -rf data
+    [ "$status" -ne 0 ]
+    expect_output_has "Permission denied"
+    [ -f data/sample.csv ]
+    assert_outside_unchanged
+}
+
+@test "renaming a file out of tests/ fails and it stays in tests/" {
+    echo mine >tests/result.txt
+    run "$TESTFENCE" run -- "$TF_PROBE" rename tests/result.txt result.txt
+    expect_status 1
+    [ "$output" = EACCES ] || [ "$output" = EXDEV ]
+    [ "$(cat tests/result.txt)" = mine ]
+    assert_outside_unchanged
+}
+
+@test "moving or hard-linking an outside file into tests/ is blocked" {
+    run "$TESTFENCE" run -- "$TF_PROBE" rename config.toml tests/config.toml
+    expect_status 1
+    run "$TESTFENCE" run -- "$TF_PROBE" link credentials.toml tests/creds
+    expect_status 1
+    [ ! -e tests/config.toml ] && [ ! -e tests/creds ]
+    assert_outside_unchanged
+}
+
+@test "a symlink inside tests/ pointing outside does not let writes through" {
+    ln -s ../config.toml tests/cfg
+    ln -s ../new-file.toml tests/dangling
+    run "$TESTFENCE" run -- sh -c 'echo x > tests/cfg'
+    [ "$status" -ne 0 ]
+    run "$TESTFENCE" run -- "$TF_PROBE" write tests/dangling
+    expect_status 1
+    [ ! -e new-file.toml ]
+    rm tests/cfg tests/dangling
+    assert_outside_unchanged
+}
+
+@test "a child that clears its environment is still fenced" {
+    run "$TESTFENCE" run -- env -i /bin/sh -c 'echo x > config.toml'
+    [ "$status" -ne 0 ]
+    run "$TESTFENCE" run -- env -i "$TF_PROBE" write config.toml
+    [ "$output" = EACCES ]
+    assert_outside_unchanged
+}
+
+@test "writes inside tests/, the temp dir and the system set work" {
+    run "$TESTFENCE" run -- sh -c '
+        set -e
+        echo a > tests/a.txt
+        mkdir -p tests/sub/deeper && echo b > tests/sub/deeper/b.txt
+        mv tests/a.txt tests/sub/a.txt
+        f=$(mktemp) && echo t > "$f" && rm "$f"
+        d=$(mktemp -d) && touch "$d/x" && rm -r "$d"
+        echo discard > /dev/null
+        echo shm > /dev/shm/tf-$$ && rm /dev/shm/tf-$$
+        case "$TMPDIR" in "$PWD"/tests/artifacts/*) ;; *) exit 9;; esac
+        echo done'
+    expect_status 0
+    [ "$output" = done ]
+    [ "$(cat tests/sub/a.txt)" = a ]
+    [ "$(cat tests/sub/deeper/b.txt)" = b ]
+    assert_outside_unchanged
+}
+
+@test "--allow opens a directory outside the root, and only that one" {
+    other="$BATS_TEST_TMPDIR/other"
+    mkdir "$other"
+    run "$TESTFENCE" run --allow "$other" -- sh -c "echo x > '$other/f' && echo y > config.toml"
+    [ "$status" -ne 0 ]
+    [ "$(cat "$other/f")" = x ]
+    assert_outside_unchanged
+}
+
+@test "the fence holds for an unprivileged user too (nobody)" {
+    # Make the project writable by nobody so only Landlock can stop the write.
+    chmod 755 "$BATS_TEST_TMPDIR"
+    d="$BATS_TEST_TMPDIR"; while [ "$d" != / ]; do chmod o+x "$d" 2>/dev/null || true; d=$(dirname "$d"); done
+    install -m 755 "$TESTFENCE" "$BATS_TEST_TMPDIR/testfence"
+    chown -R nobody "$P"
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+    run setpriv --reuid=nobody --regid=nogroup --clear-groups "$BATS_TEST_TMPDIR/testfence" run -- \
+        sh -c 'echo ok > tests/mine.txt; echo x > config.toml'
+    [ "$status" -ne 0 ]
+    expect_output_has "config.toml: Permission denied"
+    [ "$(cat tests/mine.txt)" = ok ]
+    [ "$(stat -c %U tests/mine.txt)" = nobody ]
+    assert_outside_unchanged
+}

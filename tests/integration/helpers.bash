@@ -1,0 +1,51 @@
+# Shared setup for the integration tests: a throwaway project and a fingerprint
+# of everything outside its tests/ directory.
+
+: "${TESTFENCE:?set TESTFENCE to the testfence binary (ctest does)}"
+
+# mkproject: a project with root files worth protecting, and cd into it.
+mkproject() {
+    P="$BATS_TEST_TMPDIR/proj"
+    mkdir -p "$P/tests" "$P/data"
+    mkdir "$P/.git"
+    printf 'theme = "dark"\n' >"$P/config.toml"
+    printf '[keys]\nopenai = "sk-secret"\n' >"$P/credentials.toml"
+    printf 'sample\n' >"$P/data/sample.csv"
+    cd "$P" || return 1
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+}
+
+# fingerprint: content hash, mode, owner and mtime of every file outside tests/,
+# and the list of every directory entry, so any change shows up.
+fingerprint() {
+    (cd "$P" && find . -path ./tests -prune -o -print0 | sort -z |
+        xargs -0 stat -c '%n %F %a %u:%g %s %Y' &&
+        find . -path ./tests -prune -o -type f -print0 | sort -z | xargs -0 sha256sum)
+}
+
+# assert_outside_unchanged: nothing outside tests/ changed since mkproject.
+assert_outside_unchanged() {
+    fingerprint >"$BATS_TEST_TMPDIR/after"
+    if ! diff -u "$BATS_TEST_TMPDIR/before" "$BATS_TEST_TMPDIR/after"; then
+        echo "files outside tests/ changed" >&2
+        return 1
+    fi
+}
+
+# expect_status N: the last `run` exited with N.
+expect_status() {
+    if [ "$status" -ne "$1" ]; then
+        echo "exit status $status, expected $1; output:" >&2
+        echo "$output" >&2
+        return 1
+    fi
+}
+
+# expect_output_has TEXT: the last `run` printed TEXT.
+expect_output_has() {
+    if [[ "$output" != *"$1"* ]]; then
+        echo "output lacks \"$1\"; output:" >&2
+        echo "$output" >&2
+        return 1
+    fi
+}
