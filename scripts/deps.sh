@@ -19,8 +19,15 @@ for g in "${groups[@]}"; do
     want+=(${pkgs[$g]})
 done
 
+# Packages whose command may come from elsewhere (Node.js from its own
+# repository, say): present when the command is, whatever dpkg says.
+declare -A command_of=([nodejs]=node [npm]=npm)
+
 missing=()
 for p in "${want[@]}"; do
+    if [ -n "${command_of[$p]+x}" ] && command -v "${command_of[$p]}" >/dev/null; then
+        continue
+    fi
     st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
     [ "$st" = "install ok installed" ] || missing+=("$p")
 done

@@ -97,8 +97,10 @@ static bool dangling_target(const char *resolved, const char *tail, char *next, 
 {
     char first[PATH_MAX], link[PATH_MAX], target[PATH_MAX];
     size_t n = strcspn(tail, "/");
-    snprintf(first, sizeof first, "%s%s%.*s", resolved, strcmp(resolved, "/") ? "/" : "", (int)n,
-             tail);
+    int f = snprintf(first, sizeof first, "%s%s%.*s", resolved, strcmp(resolved, "/") ? "/" : "",
+                     (int)n, tail);
+    if (f < 0 || (size_t)f >= sizeof first)
+        return false;
     struct stat st;
     if (lstat(first, &st) < 0 || !S_ISLNK(st.st_mode))
         return false;
