@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Startup cost of `testfence run -- true` against bare `true`, `unshare -Ur true`
+# and bubblewrap, in one hyperfine run so the ratios share conditions.
+# usage: bench/startup.sh [TESTFENCE]   (default: build/testfence)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh bench >&2
+tf=$(realpath "${1:-build/testfence}")
+[ -x "$tf" ] || { echo "bench: build testfence first (make), or pass its path" >&2; exit 2; }
+
+# A throwaway project: testfence creates a run workspace per run and prunes to 3.
+proj=$(mktemp -d "${TMPDIR:-/tmp}/tf-bench-XXXXXX")
+trap 'rm -rf "$proj"' EXIT
+mkdir -p "$proj/tests" "$proj/.git"
+cd "$proj"
+
+cmds=(true "$tf run -- true")
+names=(bare testfence)
+if unshare -Ur true 2>/dev/null; then cmds+=("unshare -Ur true"); names+=(unshare); fi
+if bwrap --ro-bind / / --dev /dev --bind "$proj/tests" "$proj/tests" true 2>/dev/null; then
+    cmds+=("bwrap --ro-bind / / --dev /dev --bind $proj/tests $proj/tests true"); names+=(bwrap)
+fi
+args=()
+for i in "${!cmds[@]}"; do args+=(-n "${names[$i]}" "${cmds[$i]}"); done
+
+echo "machine: $(nproc) cores, $(uname -srm)"
+hyperfine -N --warmup 20 --runs "${RUNS:-300}" --export-json "$proj/out.json" "${args[@]}"
+/usr/bin/python3 - "$proj/out.json" <<'PY'
+import json, sys
+r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
+base = r["bare"]["mean"]
+print("\n| command | mean | ± σ | vs bare |")
+print("|---|---|---|---|")
+for name, x in r.items():
+    print(f"| {name} | {x['mean']*1e3:.2f} ms | {x['stddev']*1e3:.2f} ms | {x['mean']/base:.1f}× |")
+if "bwrap" in r:
+    print(f"\ntestfence / bwrap = {r['testfence']['mean']/r['bwrap']['mean']:.2f}")
+PY
