@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* A `# testfence: ignore[...]` comment: applies to its own line, and to the
- * next line when the comment stands alone on its line. */
+/* A `# testfence: ignore[...]` comment: applies to findings on its line (or
+ * whose call spans it), and to the next line when it stands alone on its line. */
 typedef struct audit_supp {
     int line;
     bool own_line;
@@ -81,6 +81,7 @@ static tf_finding *add_finding(tf_audit_file *af, tf_pos pos, tf_rule_id rule)
     f->rel = af->rel;
     f->line = pos.line;
     f->col = pos.col;
+    f->end_line = pos.end_line > pos.line ? pos.end_line : pos.line;
     f->rule = rule;
     return f;
 }
@@ -340,7 +341,8 @@ static bool is_suppressed(const tf_audit_file *af, const tf_finding *f)
 {
     for (size_t i = 0; i < af->n_supp; i++) {
         const audit_supp *s = &af->supp[i];
-        bool applies = s->line == f->line || (s->own_line && s->line + 1 == f->line);
+        bool applies = (s->line >= f->line && s->line <= f->end_line) ||
+                       (s->own_line && s->line + 1 == f->line);
         if (applies && (s->rules & (1u << f->rule)))
             return true;
     }

@@ -26,6 +26,7 @@ typedef struct tf_finding {
     const char *path; /* as given on the command line; owned by the result */
     const char *rel;  /* relative to the root when under it, else NULL (SARIF uris) */
     int line, col;    /* 1-based; col counts characters */
+    int end_line;     /* last line of the construct the finding is about */
     tf_rule_id rule;
     bool suppressed;
     char message[384];
@@ -45,9 +46,10 @@ typedef struct tf_audit_result {
 /* The per-file context a front end reports into. Opaque to front ends. */
 typedef struct tf_audit_file tf_audit_file;
 
-/* Where a fact is in the source: 1-based line, 1-based character column. */
+/* Where a fact is in the source: 1-based line, 1-based character column, and
+ * the last line of the construct (a suppression comment on any of its lines applies). */
 typedef struct tf_pos {
-    int line, col;
+    int line, col, end_line;
 } tf_pos;
 
 /* OP names the write ("open", "write_text", "shutil.copy"); TARGET is where it goes. */

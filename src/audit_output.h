@@ -1,5 +1,6 @@
 /* audit_output: how `testfence audit` prints its findings.
- * Text (ruff/flake8 style), JSON, SARIF 2.1.0 and GitHub workflow annotations; all sorted and stable. */
+ * Text (ruff/flake8 style), JSON, SARIF 2.1.0 and GitHub workflow annotations; all sorted and
+ * stable. */
 #ifndef TESTFENCE_AUDIT_OUTPUT_H
 #define TESTFENCE_AUDIT_OUTPUT_H
 

@@ -153,21 +153,31 @@ typedef struct py_state {
     size_t n_aliases, cap_aliases;
     bool quiet; /* inside a call whose strings are messages, not paths */
     uint32_t quiet_depth;
+    bool error_pending, error_done; /* the innermost first ERROR node is the one reported */
+    TSNode error_node;
+    uint32_t error_depth;
 } py_state;
 
+/* Null nodes (a missing field) are safe everywhere: tree-sitter 0.20 crashes on them. */
 static enum py_kind kind_of(const py_state *st, TSNode n)
 {
+    if (ts_node_is_null(n))
+        return K_OTHER;
     TSSymbol s = ts_node_symbol(n);
     return s < st->n_symbols ? (enum py_kind)st->kinds[s] : K_OTHER;
 }
 
 static TSNode field(const py_state *st, TSNode n, enum py_field f)
 {
+    if (ts_node_is_null(n))
+        return n;
     return ts_node_child_by_field_id(n, st->fields[f]);
 }
 
 static size_t node_len(TSNode n)
 {
+    if (ts_node_is_null(n))
+        return 0;
     return ts_node_end_byte(n) - ts_node_start_byte(n);
 }
 
@@ -191,7 +201,7 @@ static tf_pos pos_of(const py_state *st, TSNode n)
     int col = 1;
     for (uint32_t i = line_start; i < start && i < st->len; i++)
         col += ((unsigned char)st->src[i] & 0xC0) != 0x80; /* count UTF-8 characters */
-    return (tf_pos){(int)p.row + 1, col};
+    return (tf_pos){(int)p.row + 1, col, (int)ts_node_end_point(n).row + 1};
 }
 
 /* ---- scopes and names ---- */
@@ -1004,8 +1014,14 @@ static bool is_bare_string(const py_state *st, TSNode n)
 /* Handle node N on the way down; false means: do not descend into it. */
 static bool enter(py_state *st, TSNode n, uint32_t depth)
 {
-    if (ts_node_symbol(n) == (TSSymbol)-1 || ts_node_is_missing(n))
+    if (!st->error_done && ts_node_symbol(n) == (TSSymbol)-1) {
+        st->error_pending = true; /* reported on leaving, unless a nested error comes first */
+        st->error_node = n;
+        st->error_depth = depth;
+    } else if (!st->error_done && ts_node_is_missing(n)) {
         on_error(st, n);
+        st->error_done = true;
+    }
     switch (kind_of(st, n)) {
     case K_FUNCDEF:
     case K_LAMBDA:
@@ -1066,6 +1082,11 @@ static bool enter(py_state *st, TSNode n, uint32_t depth)
 /* Leaving the node at DEPTH closes what it opened. */
 static void leave(py_state *st, uint32_t depth)
 {
+    if (st->error_pending && st->error_depth == depth) {
+        on_error(st, st->error_node);
+        st->error_pending = false;
+        st->error_done = true;
+    }
     while (st->n_scopes > 1 && st->scopes[st->n_scopes - 1].depth >= depth)
         st->n_scopes--;
     if (st->quiet && st->quiet_depth >= depth)
@@ -1125,6 +1146,7 @@ static int py_scan(void *state, const char *src, size_t len, tf_audit_file *af)
     st->n_aliases = 0;
     st->n_scopes = 0;
     st->quiet = false;
+    st->error_pending = st->error_done = false;
     push_scope(st, 0);
     TSNode root = ts_tree_root_node(tree);
     prepass(st, root);

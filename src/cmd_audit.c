@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -231,4 +232,91 @@ static int explain(const char *code)
     }
     tf_audit_print_rule(stdout, (tf_rule_id)id);
     return AUDIT_CLEAN;
+}
+
+/* Default scan target: the project's tests dir, shown relative when we are at the root. */
+static int default_paths(const char *root, char *buf, size_t len)
+{
+    char cwd[PATH_MAX];
+    struct stat st;
+    if (getcwd(cwd, sizeof cwd) && !strcmp(cwd, root))
+        snprintf(buf, len, "tests");
+    else
+        snprintf(buf, len, "%s/tests", root);
+    if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
+        return 0;
+    fprintf(stderr,
+            "testfence audit: no tests/ directory in %s; name the files or "
+            "directories to audit\n",
+            root);
+    return -1;
+}
+
+static int scan_and_report(const audit_opts *o, const tf_audit_cfg *cfg, char **paths,
+                           size_t n_paths)
+{
+    tf_audit_result res = {0};
+    tf_err err = {{0}};
+    if (tf_audit_run(cfg, &tf_audit_python, paths, n_paths, o->jobs, &res, &err) < 0) {
+        fprintf(stderr, "testfence audit: %s\n", err.msg);
+        tf_audit_result_free(&res);
+        return AUDIT_USAGE;
+    }
+    tf_audit_report rep = {&res, cfg, TESTFENCE_VERSION, o->strict,
+                           o->format == TF_AUDIT_TEXT && isatty(STDOUT_FILENO) &&
+                               !getenv("NO_COLOR")};
+    int rc = tf_audit_print(stdout, o->format, &rep);
+    for (size_t i = 0; i < res.n_errors; i++)
+        fprintf(stderr, "testfence audit: cannot read %s\n", res.errors[i]);
+    tf_audit_print_summary(stderr, &rep);
+    int status = rc < 0 || res.n_errors                           ? AUDIT_USAGE
+                 : o->strict && res.n_findings > res.n_suppressed ? AUDIT_FINDINGS
+                                                                  : AUDIT_CLEAN;
+    if (rc < 0)
+        fprintf(stderr, "testfence audit: cannot write the report\n");
+    tf_audit_result_free(&res);
+    return status;
+}
+
+int cmd_audit(int argc, char **argv)
+{
+    audit_opts o = {.format = TF_AUDIT_TEXT, .select = ~0u, .jobs = default_jobs()};
+    int rc = parse_args(argc, argv, &o);
+    if (rc != 0 || o.explain || o.config) {
+        if (o.config && rc == 0)
+            fprintf(stderr, "testfence audit: --config is not supported by audit yet; protect "
+                            "names with --protect\n");
+        int status = rc > 0 ? AUDIT_CLEAN : rc < 0 || o.config ? AUDIT_USAGE : explain(o.explain);
+        free_opts(&o);
+        return status;
+    }
+    char root[PATH_MAX], tests[PATH_MAX + 8];
+    tf_err err = {{0}};
+    for (size_t i = 0; i < sizeof default_protected / sizeof *default_protected; i++)
+        if (add_name(&o, default_protected[i]) < 0)
+            rc = -1;
+    if (rc == 0 && project_find_root(o.root, root, sizeof root, &err) < 0) {
+        fprintf(stderr, "testfence audit: %s\n", err.msg);
+        rc = -1;
+    }
+    if (rc == 0 && protect_root_files(&o, root) < 0)
+        rc = -1;
+    char *def[1] = {tests};
+    bool own = optind < argc;
+    if (rc == 0 && !own && default_paths(root, tests, sizeof tests) < 0)
+        rc = -1;
+    if (rc == 0) {
+        tf_audit_cfg cfg = {root,
+                            "tests",
+                            "tests/artifacts",
+                            (const char *const *)o.protect,
+                            o.n_protect,
+                            o.select & ~o.ignore};
+        rc =
+            scan_and_report(&o, &cfg, own ? argv + optind : def, own ? (size_t)(argc - optind) : 1);
+    } else {
+        rc = AUDIT_USAGE;
+    }
+    free_opts(&o);
+    return rc;
 }
