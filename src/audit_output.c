@@ -38,6 +38,9 @@ static void json_str(FILE *out, const char *s)
             p++;
         } else if (*p == '"' || *p == '\\') {
             fprintf(out, "\\%c", *p++);
+        } else if (*p == '\n' || *p == '\t' || *p == '\r') {
+            fprintf(out, "\\%c", *p == '\n' ? 'n' : *p == '\t' ? 't' : 'r');
+            p++;
         } else if (*p < 0x20) {
             fprintf(out, "\\u%04x", *p++);
         } else {

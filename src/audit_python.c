@@ -341,6 +341,50 @@ static void str_put(py_str *s, const char *p, size_t n)
     s->text[s->len] = '\0';
 }
 
+/* Append code point CP as UTF-8. */
+static void str_utf8(py_str *s, unsigned long cp)
+{
+    char b[4];
+    size_t n = 0;
+    if (cp < 0x80) {
+        b[n++] = (char)cp;
+    } else if (cp < 0x800) {
+        b[n++] = (char)(0xC0 | cp >> 6);
+        b[n++] = (char)(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        b[n++] = (char)(0xE0 | cp >> 12);
+        b[n++] = (char)(0x80 | (cp >> 6 & 0x3F));
+        b[n++] = (char)(0x80 | (cp & 0x3F));
+    } else if (cp < 0x110000) {
+        b[n++] = (char)(0xF0 | cp >> 18);
+        b[n++] = (char)(0x80 | (cp >> 12 & 0x3F));
+        b[n++] = (char)(0x80 | (cp >> 6 & 0x3F));
+        b[n++] = (char)(0x80 | (cp & 0x3F));
+    }
+    str_put(s, b, n);
+}
+
+/* Decode \xHH, \uXXXX, \UXXXXXXXX at P (after the backslash and letter);
+ * returns the digits consumed, 0 when malformed. */
+static size_t str_hex_escape(py_str *s, const char *p, size_t n, size_t digits)
+{
+    unsigned long cp = 0;
+    if (n < digits)
+        return 0;
+    for (size_t i = 0; i < digits; i++) {
+        char c = p[i];
+        int v = c >= '0' && c <= '9'   ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                       : -1;
+        if (v < 0)
+            return 0;
+        cp = cp << 4 | (unsigned long)v;
+    }
+    str_utf8(s, cp);
+    return digits;
+}
+
 /* Append string content, decoding the escapes that matter for paths. */
 static void str_content(py_str *s, const char *p, size_t n, bool raw)
 {
@@ -348,6 +392,12 @@ static void str_content(py_str *s, const char *p, size_t n, bool raw)
         char c = p[i];
         if (!raw && c == '\\' && i + 1 < n) {
             char e = p[++i];
+            size_t digits = e == 'x' ? 2 : e == 'u' ? 4 : e == 'U' ? 8 : 0;
+            size_t used = digits ? str_hex_escape(s, p + i + 1, n - i - 1, digits) : 0;
+            if (used) {
+                i += used;
+                continue;
+            }
             c = e == 'n' ? '\n' : e == 't' ? '\t' : e;
             if (!strchr("\\'\"nt", e)) /* keep unknown escapes as written */
                 str_put(s, "\\", 1);
@@ -770,15 +820,17 @@ static bool mode_writes(const py_state *st, TSNode args, enum py_mode mode, int 
     return !m.interpolated && strpbrk(m.text, "wax+") != NULL;
 }
 
+/* The first target is reported at the call (where people look, and where a
+ * suppression comment goes); a second one (rename's destination) at its argument. */
 static void report_arg(py_state *st, TSNode call, TSNode args, int pos, const char *kw,
-                       const char *op)
+                       const char *op, bool at_call)
 {
     TSNode a;
     tf_pathval v;
     if ((pos < 0 && !kw) || get_arg(st, args, pos, kw, &a) != ARG_FOUND)
         return;
     eval(st, a, 0, &v);
-    tf_audit_write(st->af, pos_of(st, call), op, &v);
+    tf_audit_write(st->af, pos_of(st, at_call ? call : a), op, &v);
 }
 
 static bool on_writer(py_state *st, TSNode call, const char *name)
@@ -790,7 +842,7 @@ static bool on_writer(py_state *st, TSNode call, const char *name)
             continue;
         if (mode_writes(st, args, w->mode, 1))
             for (int t = 0; t < 2; t++)
-                report_arg(st, call, args, w->pos[t], w->kw[t], w->name);
+                report_arg(st, call, args, w->pos[t], w->kw[t], w->name, t == 0);
         return true;
     }
     return false;
@@ -832,7 +884,7 @@ static void on_path_method(py_state *st, TSNode call, TSNode fn)
         if (!recv.object || recv.kind == TF_PATH_UNKNOWN || !mode_writes(st, args, w->mode, 0))
             return;
         tf_audit_write(st->af, pos_of(st, call), w->name, &recv);
-        report_arg(st, call, args, w->pos[0], w->kw[0], w->name);
+        report_arg(st, call, args, w->pos[0], w->kw[0], w->name, false);
         return;
     }
 }

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# CLI behaviour of `testfence audit` beyond the golden cases: exit statuses,
+# usage errors, --explain, default paths, directory walks and the guarantee
+# that parallel scans print exactly what a serial scan prints.
+# usage: run_cli.sh TESTFENCE_BINARY
+set -uo pipefail
+
+bin=${1:?usage: run_cli.sh TESTFENCE_BINARY}
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/tf-audit-cli.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export NO_COLOR=1
+fails=0
+
+# expect STATUS DESCRIPTION -- COMMAND...: run COMMAND in $work/proj, check its status.
+expect() {
+    local want=$1 what=$2
+    shift 3
+    (cd "$work/proj" && "$@") >"$work/out" 2>"$work/err"
+    local got=$?
+    if [ "$got" != "$want" ]; then
+        echo "FAIL $what: exit $got, expected $want"
+        sed 's/^/  stdout: /' "$work/out"
+        sed 's/^/  stderr: /' "$work/err"
+        fails=$((fails + 1))
+    else
+        echo "ok   $what"
+    fi
+}
+
+# contains FILE TEXT DESCRIPTION
+contains() {
+    if grep -qF -- "$2" "$work/$1"; then
+        echo "ok   $3"
+    else
+        echo "FAIL $3: '$2' not in $1"
+        sed 's/^/  /' "$work/$1"
+        fails=$((fails + 1))
+    fi
+}
+
+mkdir -p "$work/proj/.git" "$work/proj/tests/sub" "$work/proj/tests/.hidden" \
+    "$work/proj/tests/__pycache__"
+echo 'x = 1' >"$work/proj/config.toml"
+echo 'open("config.toml", "w")' >"$work/proj/tests/test_b.py"
+echo 'open("out.log", "w")' >"$work/proj/tests/sub/test_a.py"
+echo 'open("hidden.log", "w")' >"$work/proj/tests/.hidden/test_h.py"
+echo 'open("cache.log", "w")' >"$work/proj/tests/__pycache__/test_c.py"
+echo 'open("notpy.log", "w")' >"$work/proj/tests/notes.txt"
+
+expect 0 "--help" -- "$bin" audit --help
+contains out "usage: testfence audit" "--help prints usage on stdout"
+expect 0 "--explain TF101" -- "$bin" audit --explain TF101
+contains out "TF101 write-protected-root-file" "--explain names the rule"
+contains out "Fix:" "--explain gives the fix"
+expect 0 "--explain is case-insensitive" -- "$bin" audit --explain tf104
+expect 0 "--explain all" -- "$bin" audit --explain all
+for c in TF000 TF101 TF102 TF103 TF104 TF105 TF106; do contains out "$c " "--explain all has $c"; done
+expect 2 "--explain unknown code" -- "$bin" audit --explain TF999
+expect 2 "--format unknown" -- "$bin" audit --format xml
+expect 2 "--select unknown code" -- "$bin" audit --select TF9
+expect 2 "--ignore unknown code" -- "$bin" audit --ignore nope
+expect 2 "--jobs 0" -- "$bin" audit --jobs 0
+expect 2 "--protect with a slash" -- "$bin" audit --protect a/b
+expect 2 "unknown option" -- "$bin" audit --bogus
+expect 2 "missing option value" -- "$bin" audit --format
+expect 2 "--config is refused until the loader exists" -- "$bin" audit --config x.toml
+
+expect 0 "default path is tests/ under the root" -- "$bin" audit
+printf 'tests/sub/test_a.py:1:1: TF106 open() writes to relative path "out.log" outside tests/\ntests/test_b.py:1:1: TF101 writes to protected root file "config.toml" (via open)\n' >"$work/want"
+if diff -u "$work/want" "$work/out"; then echo "ok   walk: sorted, hidden/__pycache__/non-.py skipped"; else echo "FAIL walk output"; fails=$((fails + 1)); fi
+expect 0 "works from a subdirectory" -- sh -c "cd tests/sub && '$bin' audit"
+contains out "$work/proj/tests/test_b.py" "from a subdirectory the default path is absolute"
+expect 1 "--strict with findings" -- "$bin" audit --strict
+expect 2 "a missing path is an I/O error" -- "$bin" audit tests missing.py
+contains err "cannot read missing.py" "the missing path is named"
+contains out "tests/test_b.py:1:1" "the other paths are still scanned"
+expect 0 "a named file is scanned whatever its extension" -- "$bin" audit tests/notes.txt
+contains out "notpy.log" "the .txt file was scanned"
+
+mkdir -p "$work/noproj/.git"
+(cd "$work/noproj" && "$bin" audit) >/dev/null 2>"$work/err"
+if [ $? = 2 ] && grep -q "no tests/ directory" "$work/err"; then
+    echo "ok   no tests/ directory: exit 2"
+else
+    echo "FAIL no tests/ directory"; fails=$((fails + 1))
+fi
+
+# Every golden case at once: -j1 and -j2 must agree byte for byte.
+mkdir -p "$work/proj/tests/golden"
+cp "$here"/cases/*.py "$work/proj/tests/golden/"
+expect 0 "serial scan of all cases" -- "$bin" audit -j 1 tests/golden
+cp "$work/out" "$work/serial"
+expect 0 "parallel scan of all cases" -- "$bin" audit -j 2 tests/golden
+if cmp -s "$work/serial" "$work/out" && [ -s "$work/out" ]; then
+    echo "ok   parallel output equals serial output ($(wc -l <"$work/out") lines)"
+else
+    echo "FAIL parallel output differs"; fails=$((fails + 1))
+fi
+
+echo "$fails failure(s)"
+[ $fails = 0 ]

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Golden tests of `testfence audit`: each tests/audit/cases/<name>.py is copied
+# into a throwaway project (root files config.toml, manual_slop.toml, ... and a
+# tests/ dir), audited there by the real binary, and the output compared with
+# <name>.expected (stdout, stderr, exit status; the temp root shows as <ROOT>).
+# A first line "# audit-args: ..." gives extra arguments.
+# usage: run_golden.sh TESTFENCE_BINARY [--update] [NAME...]
+set -uo pipefail
+
+bin=${1:?usage: run_golden.sh TESTFENCE_BINARY [--update] [NAME...]}
+shift
+update=0
+if [ "${1:-}" = --update ]; then update=1; shift; fi
+here=$(cd "$(dirname "$0")" && pwd)
+cases="$here/cases"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/tf-audit-golden.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+names=("$@")
+if [ ${#names[@]} -eq 0 ]; then
+    for f in "$cases"/*.py; do names+=("$(basename "$f" .py)"); done
+fi
+
+run_case() {
+    local name=$1 proj="$work/$1"
+    mkdir -p "$proj/.git" "$proj/tests"
+    # The seed's scenario: user-owned files at the project root.
+    for f in config.toml manual_slop.toml manual_slop_history.toml credentials.toml \
+        presets.toml personas.toml tool_presets.toml; do
+        echo "# user data" >"$proj/$f"
+    done
+    cp "$cases/$name.py" "$proj/tests/$name.py"
+    local args
+    args=$(sed -n '1s/^# audit-args: //p' "$cases/$name.py")
+    local root
+    root=$(cd "$proj" && pwd -P)
+    (
+        cd "$proj" || exit 125
+        # shellcheck disable=SC2086 # args are split on purpose
+        NO_COLOR=1 "$bin" audit $args "tests/$name.py" >"$work/$name.out" 2>"$work/$name.err"
+        echo "[exit $?]" >>"$work/$name.err"
+    )
+    { cat "$work/$name.out"; echo "--- stderr"; cat "$work/$name.err"; } |
+        sed -e "s|$root|<ROOT>|g" -e "s|$(cd "$work" && pwd -P)|<WORK>|g" >"$work/$name.actual"
+}
+
+fail=0
+for name in "${names[@]}"; do
+    [ -f "$cases/$name.py" ] || { echo "no such case: $name" >&2; fail=1; continue; }
+    run_case "$name"
+    if [ $update = 1 ]; then
+        cp "$work/$name.actual" "$cases/$name.expected"
+    elif ! diff -u "$cases/$name.expected" "$work/$name.actual" >"$work/$name.diff" 2>&1; then
+        echo "FAIL $name"
+        cat "$work/$name.diff"
+        fail=1
+    else
+        echo "ok   $name"
+    fi
+done
+exit $fail
