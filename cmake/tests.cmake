@@ -12,6 +12,7 @@ endfunction()
 testfence_unit_test(test_path)
 testfence_unit_test(test_policy)
 testfence_unit_test(test_workspace)
+testfence_unit_test(test_config)
 
 # Integration tests drive the real binary on throwaway projects (bats).
 find_program(BATS bats REQUIRED)

@@ -11,7 +11,7 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$(nproc 2>/dev/null || echo 2)" --target testfence >/dev/null
 
 cd examples/clobber
-protected=(manual_slop.toml config.toml credentials.toml)
+protected=(*.toml)
 before=$(sha256sum "${protected[@]}")
 
 echo "== the project's files before the run"

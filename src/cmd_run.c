@@ -24,7 +24,10 @@ static const char help[] =
     "  --allow PATH    also allow writes beneath PATH; repeatable; PATH must exist\n"
     "                  and may be outside the root\n"
     "  --backend B     landlock (default), or none: run unfenced, with a warning\n"
-    "  --retain N      run workspaces to keep, counting this one (default 3)\n"
+    "  --config FILE   read the configuration from FILE (default: testfence.toml,\n"
+    "                  else [tool.testfence] in pyproject.toml; never an env var)\n"
+    "  --retain N      run workspaces to keep, counting this one (default: the\n"
+    "                  config's retain, 3)\n"
     "  --dry-run       print the plan (root, writable set, workspace, environment)\n"
     "                  and exit without running or creating anything\n"
     "  -h, --help      this text;  --version  the version\n"
@@ -52,7 +55,7 @@ static void print_dry_run(const struct opts *o, const struct plan *pl, char **cm
         printf(" (Landlock ABI %d)", pl->caps.abi);
     putchar('\n');
     plan_print(stdout, pl, environ);
-    printf("retain:    %u run workspaces\ncommand:  ", o->retain);
+    printf("retain:    %u run workspaces\ncommand:  ", opts_retain(o, &pl->cfg));
     for (char **a = cmd; *a; a++)
         printf(" %s", *a);
     printf("\n(dry run: nothing was created and nothing was run)\n");
@@ -65,7 +68,8 @@ static int prepare(const struct opts *o, const struct plan *pl, tf_err *err)
     bool fenced = !strcmp(o->backend, "landlock");
     if (fenced && fence_require_complete(&pl->caps, err) < 0)
         return -2;
-    if (ws_create(&pl->ws, err) < 0 || ws_prune(pl->ws.artifacts, o->retain, err) < 0)
+    if (plan_create_workspace(pl, err) < 0 ||
+        ws_prune(pl->ws.artifacts, opts_retain(o, &pl->cfg), err) < 0)
         return -2;
     if (!fenced) {
         fprintf(stderr, "testfence: WARNING: --backend none: NOTHING IS FENCED; the command "

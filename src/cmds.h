@@ -7,6 +7,8 @@ int cmd_run(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
+int cmd_init(int argc, char **argv);
+int cmd_clean(int argc, char **argv);
 
 /* Exit statuses shared by all commands (timeout(1)/env(1) conventions). */
 enum {

@@ -12,6 +12,8 @@ static const struct command {
     {"run", cmd_run, "run COMMAND so it cannot write outside the project's tests/"},
     {"doctor", cmd_doctor, "what this machine can enforce and which root/writable set applies"},
     {"explain", cmd_explain, "would a write to PATH be allowed, and by which rule"},
+    {"init", cmd_init, "write a starter [tool.testfence] / testfence.toml"},
+    {"clean", cmd_clean, "remove run workspaces beyond the retention count"},
 #ifdef TESTFENCE_HAVE_AUDIT
     {"audit", cmd_audit, "scan test sources for writes that would escape tests/"},
 #endif

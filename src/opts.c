@@ -5,6 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The retention count: --retain when given, else the config's. */
+unsigned opts_retain(const struct opts *o, const struct config *cfg)
+{
+    return o->retain ? o->retain : cfg->retain;
+}
+
 /* An option that takes a value: "--name VALUE" or "--name=VALUE". */
 static const char *value_of(int argc, char **argv, int *i, const char *name, tf_err *err)
 {
@@ -39,7 +45,11 @@ static int parse_retain(const char *s, unsigned *out, tf_err *err)
 static int parse_one(int argc, char **argv, int *i, unsigned accepted, struct opts *o, tf_err *err)
 {
     const char *a = argv[*i], *v;
-    if (is_opt(a, "--root")) {
+    if (is_opt(a, "--config")) {
+        if (!(v = value_of(argc, argv, i, "--config", err)))
+            return -1;
+        o->req.config = v;
+    } else if (is_opt(a, "--root")) {
         if (!(v = value_of(argc, argv, i, "--root", err)))
             return -1;
         o->req.root = v;
@@ -59,11 +69,15 @@ static int parse_one(int argc, char **argv, int *i, unsigned accepted, struct op
         o->backend = v;
     } else if ((accepted & OPT_RUN) && !strcmp(a, "--dry-run")) {
         o->dry_run = true;
-    } else if ((accepted & OPT_RUN) && is_opt(a, "--retain")) {
+    } else if ((accepted & (OPT_RUN | OPT_CLEAN)) && is_opt(a, "--retain")) {
         if (!(v = value_of(argc, argv, i, "--retain", err)) || parse_retain(v, &o->retain, err))
             return -1;
+    } else if ((accepted & OPT_CLEAN) && !strcmp(a, "--all")) {
+        o->all = true;
+    } else if ((accepted & OPT_INIT) && !strcmp(a, "--dry-run")) {
+        o->dry_run = true;
     } else {
-        return tf_errf(err, "unknown option %s; see '%s --help'", a, argv[0]);
+        return tf_errf(err, "unknown option %s; see 'testfence %s --help'", a, argv[0]);
     }
     return 0;
 }
@@ -72,9 +86,7 @@ int opts_parse(int argc, char **argv, unsigned accepted, const char *help, struc
                tf_err *err)
 {
     memset(o, 0, sizeof *o);
-    plan_request_defaults(&o->req);
     o->backend = "landlock";
-    o->retain = 3;
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];

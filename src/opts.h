@@ -1,4 +1,4 @@
-/* opts: the command-line options the commands share (--root, --allow, --help, --version).
+/* opts: the command-line options the commands share (--root, --config, --allow, --help, --version).
  * Each command parses its own extra options through the same table-driven loop. */
 #ifndef TESTFENCE_OPTS_H
 #define TESTFENCE_OPTS_H
@@ -9,14 +9,17 @@
 
 /* Extra options a command accepts beyond --root/--allow/--help/--version. */
 enum {
-    OPT_RUN = 1 << 0, /* --backend, --dry-run, --retain */
+    OPT_RUN = 1 << 0,   /* --backend, --dry-run, --retain */
+    OPT_CLEAN = 1 << 1, /* --all, --retain */
+    OPT_INIT = 1 << 2,  /* --dry-run */
 };
 
 struct opts {
     struct plan_request req;
     const char *backend; /* "landlock" or "none" */
     bool dry_run;
-    unsigned retain;
+    unsigned retain; /* 0: not given, use the config's */
+    bool all;
     int argi; /* index of the first operand in argv */
 };
 
@@ -25,6 +28,8 @@ struct opts {
  * operand or at "--" so the test command's own options are never touched. */
 int opts_parse(int argc, char **argv, unsigned accepted, const char *help, struct opts *o,
                tf_err *err);
+
+unsigned opts_retain(const struct opts *o, const struct config *cfg);
 
 void opts_free(struct opts *o);
 

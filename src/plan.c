@@ -6,22 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-void plan_request_defaults(struct plan_request *req)
-{
-    memset(req, 0, sizeof *req);
-    req->writable[0] = "tests";
-    req->nwritable = 1;
-    req->artifacts = "tests/artifacts";
-}
-
 int plan_policy(struct plan *pl, const struct plan_request *req, tf_err *err)
 {
     memset(pl, 0, sizeof *pl);
     if (project_find_root(req->root, pl->root, sizeof pl->root, err) < 0 ||
+        config_load(&pl->cfg, pl->root, req->config, err) < 0 ||
         policy_init(&pl->policy, pl->root, err) < 0)
         return -1;
-    for (size_t i = 0; i < req->nwritable; i++)
-        if (policy_add(&pl->policy, req->writable[i], POLICY_PROJECT, err) < 0)
+    for (size_t i = 0; i < pl->cfg.writable.n; i++)
+        if (policy_add(&pl->policy, pl->cfg.writable.v[i], POLICY_PROJECT, err) < 0)
             return -1;
     for (size_t i = 0; i < req->nallow; i++)
         if (policy_add(&pl->policy, req->allow[i], POLICY_ALLOW, err) < 0)
@@ -57,16 +50,33 @@ static int redirect(struct plan *pl, char *const *envp, const char *name, const 
 
 static int pytest_addopts(struct plan *pl, tf_err *err)
 {
-    char a[PATH_MAX * 2], b[PATH_MAX * 2], opts[PATH_MAX * 5];
+    char a[PATH_MAX * 2] = "", b[PATH_MAX * 2] = "", opts[PATH_MAX * 5];
     char basetemp[PATH_MAX + 16], cache[PATH_MAX + 16];
     snprintf(basetemp, sizeof basetemp, "--basetemp=%s", pl->ws.basetemp);
     snprintf(cache, sizeof cache, "cache_dir=%s", pl->ws.pytest_cache);
-    if (envplan_shell_quote(a, sizeof a, basetemp) < 0 ||
-        envplan_shell_quote(b, sizeof b, cache) < 0)
+    if ((pl->cfg.pytest_basetemp && envplan_shell_quote(a, sizeof a, basetemp) < 0) ||
+        (pl->cfg.pytest_cache_dir && envplan_shell_quote(b, sizeof b, cache) < 0))
         return tf_errf(err, "artifacts path too long: %s", pl->ws.artifacts);
-    snprintf(opts, sizeof opts, "%s -o %s", a, b);
+    if (!a[0] && !b[0])
+        return 0;
+    snprintf(opts, sizeof opts, "%s%s%s%s", a, a[0] && b[0] ? " " : "", b[0] ? "-o " : "", b);
     return envplan_add(&pl->env, "PYTEST_ADDOPTS", opts, ENV_APPEND,
                        "pytest's tmp_path and cache under the artifacts dir", err);
+}
+
+/* The [env] table of the config, placeholders expanded; set last, so it wins. */
+static int config_env(struct plan *pl, tf_err *err)
+{
+    const struct workspace *ws = &pl->ws;
+    struct config_vars vars = {pl->root, ws->dir, ws->artifacts, ws->run_id, ws->tmp};
+    for (size_t i = 0; i < pl->cfg.nenv; i++) {
+        char val[PATH_MAX * 2];
+        if (config_expand(pl->cfg.env[i].value, &vars, val, sizeof val, err) < 0 ||
+            envplan_add(&pl->env, pl->cfg.env[i].name, val, ENV_SET, "[env] in the config", err) <
+                0)
+            return -1;
+    }
+    return 0;
 }
 
 static int env_plan(struct plan *pl, char *const *envp, tf_err *err)
@@ -94,7 +104,8 @@ static int env_plan(struct plan *pl, char *const *envp, tf_err *err)
                  err) < 0 ||
         envplan_add(&pl->env, "TESTFENCE_WORKSPACE", ws->dir, ENV_SET,
                     "the run workspace, for fixtures", err) < 0 ||
-        envplan_add(&pl->env, "TESTFENCE_RUN_ID", ws->run_id, ENV_SET, "the run id", err) < 0)
+        envplan_add(&pl->env, "TESTFENCE_RUN_ID", ws->run_id, ENV_SET, "the run id", err) < 0 ||
+        config_env(pl, err) < 0)
         return -1;
     return 0;
 }
@@ -105,7 +116,7 @@ int plan_build(struct plan *pl, const struct plan_request *req, const char *run_
     char joined[PATH_MAX], artifacts[PATH_MAX];
     if (plan_policy(pl, req, err) < 0)
         return -1;
-    if (path_join(joined, sizeof joined, pl->root, req->artifacts, err) < 0 ||
+    if (path_join(joined, sizeof joined, pl->root, pl->cfg.artifacts, err) < 0 ||
         path_resolve(joined, artifacts, sizeof artifacts, err) < 0)
         return -1;
     const struct policy_entry *e = policy_match(&pl->policy, artifacts);
@@ -113,15 +124,25 @@ int plan_build(struct plan *pl, const struct plan_request *req, const char *run_
         return tf_errf(err,
                        "the artifacts dir %s (\"%s\") is outside the writable set; it must "
                        "lie beneath a writable directory",
-                       artifacts, req->artifacts);
+                       artifacts, pl->cfg.artifacts);
     if (ws_plan(&pl->ws, artifacts, run_id, err) < 0)
         return -1;
     return env_plan(pl, envp, err);
 }
 
+int plan_create_workspace(const struct plan *pl, tf_err *err)
+{
+    if (ws_create(&pl->ws, err) < 0)
+        return -1;
+    for (size_t i = 0; i < pl->cfg.nfiles; i++)
+        if (ws_add_file(&pl->ws, pl->cfg.files[i].name, pl->cfg.files[i].value, err) < 0)
+            return -1;
+    return 0;
+}
+
 void plan_print_policy(FILE *f, const struct plan *pl)
 {
-    fprintf(f, "root:      %s\nwritable:\n", pl->root);
+    fprintf(f, "root:      %s\nconfig:    %s\nwritable:\n", pl->root, pl->cfg.source);
     for (size_t i = 0; i < pl->policy.n; i++) {
         const struct policy_entry *e = &pl->policy.entries[i];
         fprintf(f, "  %-40s %s", e->path, policy_origin_name(e->origin));
@@ -134,7 +155,11 @@ void plan_print_policy(FILE *f, const struct plan *pl)
 void plan_print(FILE *f, const struct plan *pl, char *const *envp)
 {
     plan_print_policy(f, pl);
-    fprintf(f, "workspace: %s\nartifacts: %s\nenv:\n", pl->ws.dir, pl->ws.artifacts);
+    fprintf(f, "workspace: %s\n", pl->ws.dir);
+    for (size_t i = 0; i < pl->cfg.nfiles; i++)
+        fprintf(f, "  %s (placeholder, %zu bytes)\n", pl->cfg.files[i].name,
+                strlen(pl->cfg.files[i].value));
+    fprintf(f, "artifacts: %s\nenv:\n", pl->ws.artifacts);
     for (size_t i = 0; i < pl->env.n; i++) {
         const struct envplan_item *it = &pl->env.items[i];
         char buf[8192];
@@ -146,6 +171,7 @@ void plan_print(FILE *f, const struct plan *pl, char *const *envp)
 
 void plan_free(struct plan *pl)
 {
+    config_free(&pl->cfg);
     policy_free(&pl->policy);
     envplan_free(&pl->env);
 }

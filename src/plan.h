@@ -3,6 +3,7 @@
 #ifndef TESTFENCE_PLAN_H
 #define TESTFENCE_PLAN_H
 
+#include "config.h"
 #include "envplan.h"
 #include "err.h"
 #include "fence.h"
@@ -15,30 +16,30 @@
 /* What the user chose on the command line. */
 struct plan_request {
     const char *root;   /* --root, or NULL to discover */
+    const char *config; /* --config, or NULL to discover */
     const char **allow; /* --allow entries */
     size_t nallow;
-    const char *writable[8]; /* project-relative writable dirs; default {"tests"} */
-    size_t nwritable;
-    const char *artifacts; /* project-relative; default "tests/artifacts" */
 };
 
 struct plan {
     char root[PATH_MAX];
+    struct config cfg;
     struct policy policy;
     struct workspace ws;
     struct envplan env;
     struct fence_caps caps;
 };
 
-void plan_request_defaults(struct plan_request *req);
-
-/* Root and writable set only: enough for explain and doctor. */
+/* Root, config and writable set only: enough for explain and doctor. */
 int plan_policy(struct plan *pl, const struct plan_request *req, tf_err *err);
 
 /* The whole plan for a run: policy, workspace paths for RUN_ID, env changes
  * given the current environment ENVP. No file is created. */
 int plan_build(struct plan *pl, const struct plan_request *req, const char *run_id,
                char *const *envp, tf_err *err);
+
+/* Create the run workspace with the config's placeholder files, fresh. */
+int plan_create_workspace(const struct plan *pl, tf_err *err);
 
 void plan_print_policy(FILE *f, const struct plan *pl);
 void plan_print(FILE *f, const struct plan *pl, char *const *envp);

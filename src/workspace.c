@@ -111,6 +111,23 @@ int ws_create(const struct workspace *ws, tf_err *err)
     return 0;
 }
 
+int ws_add_file(const struct workspace *ws, const char *name, const char *content, tf_err *err)
+{
+    char path[PATH_MAX];
+    if (path_join(path, sizeof path, ws->dir, name, err) < 0)
+        return -1;
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return tf_errnof(err, errno, "cannot create the placeholder %s", path);
+    size_t len = strlen(content);
+    ssize_t n = write(fd, content, len);
+    int e = errno;
+    close(fd);
+    if (n != (ssize_t)len)
+        return tf_errnof(err, n < 0 ? e : EIO, "cannot write the placeholder %s", path);
+    return 0;
+}
+
 /* rm -rf of NAME inside the directory DIRFD, never following a symlink. */
 static int remove_tree_at(int dirfd, const char *name, int depth, tf_err *err)
 {

@@ -42,6 +42,9 @@ int ws_plan(struct workspace *ws, const char *artifacts, const char *run_id, tf_
 /* Create the artifacts dir if needed and the run's directories, fresh. */
 int ws_create(const struct workspace *ws, tf_err *err);
 
+/* Create the placeholder file NAME (a plain name) in the run workspace with CONTENT. */
+int ws_add_file(const struct workspace *ws, const char *name, const char *content, tf_err *err);
+
 /* Remove run workspaces (and their pytest basetemp) beyond the RETAIN newest.
  * Only directories named by testfence (and, for workspaces, holding its marker)
  * are touched; symlinks are never followed. Returns how many were removed. */
