@@ -14,6 +14,15 @@ cmake --build build -j"$jobs"
 echo "== tests"
 ctest --test-dir build --output-on-failure -j"$jobs"
 
+# The suite again, under the testfence it just built: its tests must never
+# write outside tests/. ctest keeps its logs beside the test list it reads,
+# so it reads a copy of the list from inside tests/.
+echo "== tests under testfence itself"
+self=tests/artifacts/self-test
+rm -rf "$self" && mkdir -p "$self"
+cp build/CTestTestfile.cmake "$self/"
+build/testfence run -- ctest --test-dir "$self" --output-on-failure -j"$jobs"
+
 echo "== build with ASan+UBSan"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DTESTFENCE_WERROR=ON -DTESTFENCE_SANITIZE=ON >/dev/null
 cmake --build build-asan -j"$jobs"

@@ -33,7 +33,7 @@ static const char help[] =
     "  -h, --help      this text;  --version  the version\n"
     "\n"
     "Always writable (the system set, which holds no user data):\n"
-    "  /dev/null /dev/zero /dev/full /dev/tty /dev/pts/ /dev/shm/\n"
+    "  /dev/null /dev/zero /dev/full /dev/tty /dev/ptmx /dev/pts/ /dev/shm/\n"
     "\n"
     "Each run gets a workspace under tests/artifacts/:\n"
     "  _isolation_workspace_<run_id>/      exported as TESTFENCE_WORKSPACE\n"

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 const char *const policy_system_paths[] = {
-    "/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/pts", "/dev/shm", NULL,
+    "/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts", "/dev/shm", NULL,
 };
 
 int policy_init(struct policy *p, const char *root, tf_err *err)
@@ -72,6 +72,14 @@ int policy_add(struct policy *p, const char *given, enum policy_origin origin, t
     if (stat(resolved, &st) < 0)
         return tf_errnof(err, errno, "writable path %s", resolved);
     return push(p, resolved, given, origin, S_ISDIR(st.st_mode), err);
+}
+
+int policy_add_resolved(struct policy *p, const char *resolved, const char *given,
+                        enum policy_origin origin, bool is_dir, tf_err *err)
+{
+    if (resolved[0] != '/')
+        return tf_errf(err, "writable entry %s is not absolute", resolved);
+    return push(p, resolved, given, origin, is_dir, err);
 }
 
 int policy_add_system(struct policy *p, tf_err *err)

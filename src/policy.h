@@ -38,6 +38,11 @@ int policy_init(struct policy *p, const char *root, tf_err *err);
  * that do not exist on this machine are skipped silently. */
 int policy_add(struct policy *p, const char *given, enum policy_origin origin, tf_err *err);
 
+/* Add an entry that was resolved elsewhere (the shim loads the set run resolved):
+ * RESOLVED is taken as it is, nothing is checked on disk. */
+int policy_add_resolved(struct policy *p, const char *resolved, const char *given,
+                        enum policy_origin origin, bool is_dir, tf_err *err);
+
 /* The entries every run has: the system set. */
 int policy_add_system(struct policy *p, tf_err *err);
 

@@ -5,6 +5,7 @@
 
 # mkproject: a project with root files worth protecting, and cd into it.
 mkproject() {
+    unset PYTEST_ADDOPTS # an outer run (the suite under itself) sets it
     P="$BATS_TEST_TMPDIR/proj"
     mkdir -p "$P/tests" "$P/data"
     mkdir "$P/.git"
