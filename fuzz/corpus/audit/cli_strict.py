@@ -1,0 +1,3 @@
+# audit-args: --strict
+def test_strict():
+    open("config.toml", "w")

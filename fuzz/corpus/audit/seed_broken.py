@@ -1,0 +1,5 @@
+def f(:
+  open('a', 'w'
+class
+  ))) ]]
+'''unterminated

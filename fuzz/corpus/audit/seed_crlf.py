@@ -1,0 +1,3 @@
+open('x', 'w')
+	Path('y').mkdir()
+x = 1
