@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -165,6 +166,20 @@ static bool resolve_file(const tf_audit_file *af, const tf_pathval *pv, char *ou
 
 typedef enum { WHERE_INSIDE, WHERE_UNKNOWN, WHERE_ABSOLUTE, WHERE_CLIMB, WHERE_RELATIVE } where_t;
 
+/* Windows device names (NUL, CON, //./conout$) are not files: never a finding. */
+static bool is_windows_device(const char *text)
+{
+    static const char *const devices[] = {"nul", "con", "conin$", "conout$", "prn", "aux"};
+    const char *base = text;
+    for (const char *p = text; *p; p++)
+        if (*p == '/' || *p == '\\')
+            base = p + 1;
+    for (size_t i = 0; i < sizeof devices / sizeof devices[0]; i++)
+        if (!strcasecmp(base, devices[i]))
+            return true;
+    return false;
+}
+
 /* Classify a known path: inside tests/, or how it escapes. SHOWN gets the display text. */
 static where_t locate(const tf_audit_file *af, const tf_pathval *pv, char *shown, size_t len)
 {
@@ -175,7 +190,7 @@ static where_t locate(const tf_audit_file *af, const tf_pathval *pv, char *shown
         show_abs(af->cfg, norm, shown, len);
         return WHERE_CLIMB;
     }
-    if (pv->kind != TF_PATH_LITERAL)
+    if (pv->kind != TF_PATH_LITERAL || is_windows_device(pv->text))
         return WHERE_UNKNOWN;
     display(shown, len, pv->text, strlen(pv->text));
     if (tf_path_is_absolute(pv->text)) {

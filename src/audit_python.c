@@ -130,7 +130,8 @@ typedef struct py_binding {
 typedef struct py_scope {
     py_binding *v;
     size_t n, cap;
-    uint32_t depth; /* tree depth of the node that opened it */
+    uint32_t depth;   /* tree depth of the node that opened it */
+    bool cwd_changed; /* after os.chdir/monkeypatch.chdir/change_cwd: relative paths are unknown */
 } py_scope;
 
 typedef struct py_alias {
@@ -246,6 +247,7 @@ static void push_scope(py_state *st, uint32_t depth)
     py_scope *sc = &st->scopes[st->n_scopes++];
     sc->n = 0;
     sc->depth = depth;
+    sc->cwd_changed = false;
 }
 
 static void add_alias(py_state *st, const char *name, size_t nlen, const char *target, size_t tlen)
@@ -820,6 +822,18 @@ static bool mode_writes(const py_state *st, TSNode args, enum py_mode mode, int 
     return !m.interpolated && strpbrk(m.text, "wax+") != NULL;
 }
 
+/* Relative paths mean nothing once the code changed directory (pytest's
+ * monkeypatch.chdir(tmp_path), CPython's os_helper.change_cwd): not judged. */
+static void report_write(py_state *st, tf_pos pos, const char *op, const tf_pathval *v)
+{
+    bool cwd_changed = false;
+    for (int i = 0; i < st->n_scopes; i++)
+        cwd_changed |= st->scopes[i].cwd_changed;
+    if (cwd_changed && v->kind == TF_PATH_LITERAL && !tf_path_is_absolute(v->text))
+        return;
+    tf_audit_write(st->af, pos, op, v);
+}
+
 /* The first target is reported at the call (where people look, and where a
  * suppression comment goes); a second one (rename's destination) at its argument. */
 static void report_arg(py_state *st, TSNode call, TSNode args, int pos, const char *kw,
@@ -830,7 +844,27 @@ static void report_arg(py_state *st, TSNode call, TSNode args, int pos, const ch
     if ((pos < 0 && !kw) || get_arg(st, args, pos, kw, &a) != ARG_FOUND)
         return;
     eval(st, a, 0, &v);
-    tf_audit_write(st->af, pos_of(st, at_call ? call : a), op, &v);
+    report_write(st, pos_of(st, at_call ? call : a), op, &v);
+}
+
+/* os.* calls with dir_fd= resolve relative paths against a directory fd. */
+static bool relative_to_fd(const py_state *st, TSNode args)
+{
+    static const char *const kws[] = {"dir_fd", "src_dir_fd", "dst_dir_fd"};
+    TSNode a;
+    for (size_t i = 0; i < sizeof kws / sizeof *kws; i++)
+        if (get_arg(st, args, -1, kws[i], &a) != ARG_ABSENT)
+            return true;
+    return false;
+}
+
+/* Calls that change the working directory, for the rest of the enclosing function. */
+static bool changes_cwd(const char *name)
+{
+    static const char *const tails[] = {"chdir", "change_cwd", "temp_cwd", "working_directory",
+                                        "pushd", NULL};
+    const char *dot = strrchr(name, '.');
+    return name_in(dot ? dot + 1 : name, tails);
 }
 
 static bool on_writer(py_state *st, TSNode call, const char *name)
@@ -840,6 +874,8 @@ static bool on_writer(py_state *st, TSNode call, const char *name)
         const py_writer *w = &writers[i];
         if (strcmp(name, w->name))
             continue;
+        if (relative_to_fd(st, args))
+            return true;
         if (mode_writes(st, args, w->mode, 1))
             for (int t = 0; t < 2; t++)
                 report_arg(st, call, args, w->pos[t], w->kw[t], w->name, t == 0);
@@ -883,7 +919,7 @@ static void on_path_method(py_state *st, TSNode call, TSNode fn)
         eval(st, field(st, fn, F_OBJECT), 0, &recv);
         if (!recv.object || recv.kind == TF_PATH_UNKNOWN || !mode_writes(st, args, w->mode, 0))
             return;
-        tf_audit_write(st->af, pos_of(st, call), w->name, &recv);
+        report_write(st, pos_of(st, call), w->name, &recv);
         report_arg(st, call, args, w->pos[0], w->kw[0], w->name, false);
         return;
     }
@@ -911,6 +947,8 @@ static void on_call(py_state *st, TSNode call, uint32_t depth)
     TSNode fn = field(st, call, F_FUNCTION);
     char name[PY_NAME_MAX * 2];
     bool named = canonical(st, fn, name, sizeof name);
+    if (named && changes_cwd(name) && st->n_scopes > 0)
+        st->scopes[st->n_scopes - 1].cwd_changed = true;
     if (named && (on_temp(st, call, name) || on_writer(st, call, name)))
         return;
     if (named && !st->quiet && is_message_call(name)) {
