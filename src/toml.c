@@ -112,6 +112,7 @@ typedef struct keypart {
     char *s;
     size_t len;
     size_t off;
+    toml_pos pos; /* taken when the key is read: positions must be asked for in order */
 } keypart;
 
 typedef struct parser {
@@ -709,7 +710,7 @@ static int table_add(parser *p, toml_value *t, const keypart *k, toml_value *v)
     if (grow(p, (void **)&t->u.tab.ents, t->u.tab.len, &t->u.tab.cap, sizeof(entry)) < 0)
         return -1;
     entry *e = &t->u.tab.ents[t->u.tab.len++];
-    e->key = (toml_key){k->s, k->len, pos_at(p, k->off)};
+    e->key = (toml_key){k->s, k->len, k->pos};
     e->val = v;
     if (t->u.tab.idx && t->u.tab.len * 2 <= t->u.tab.icap) {
         index_put(t, t->u.tab.len - 1);
@@ -760,6 +761,7 @@ static int key_part(parser *p, keypart *k)
 {
     int c = peek(p);
     k->off = p->pos;
+    k->pos = pos_at(p, p->pos);
     if (c == '"' || c == '\'') {
         if (scan_string(p, false) < 0)
             return -1;

@@ -239,6 +239,14 @@ static void test_big_inputs(void)
     CHECK(doc && toml_pos_of(toml_array_at(toml_get(toml_root(doc), "a"), n - 1)).col ==
                      (unsigned)(o - s - 6));
     toml_free(doc);
+    /* Key positions on one huge line once made this quadratic (minutes, not milliseconds). */
+    o = s + sprintf(s, "t = {");
+    for (size_t i = 0; i < n; i++)
+        o += sprintf(o, "k%zu = %zu, ", i, i);
+    strcpy(o - 2, "}");
+    doc = parse(s, 0, &err);
+    CHECK(doc && toml_table_len(toml_get(toml_root(doc), "t")) == n);
+    toml_free(doc);
     free(s);
 }
 
