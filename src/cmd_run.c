@@ -94,6 +94,12 @@ static int run(const struct opts *o, char **cmd, tf_err *err, int *status)
         char **env = fd == -2 ? NULL : envplan_apply(&pl.env, environ, err);
         if (env) {
             struct spawn_opts so = {.argv = cmd, .envp = env, .ruleset_fd = fd};
+            if (fd >= 0 && pl.caps.seccomp_notify)
+                so.guard = &pl.policy;
+            else if (fd >= 0)
+                fprintf(stderr, "testfence: warning: seccomp user notification is unavailable; "
+                                "chmod/chown/utime/xattr outside the writable set are not "
+                                "blocked\n");
             rc = spawn_run(&so, status, err);
         } else {
             rc = -1;

@@ -1,7 +1,7 @@
 /* The Linux fence: Landlock, with best-effort ABI negotiation. */
 #include "fence.h"
 
-#include "landlock_compat.h"
+#include "linux_compat.h"
 
 #include <errno.h>
 #include <fcntl.h>

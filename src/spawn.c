@@ -2,12 +2,16 @@
 
 #include "cmds.h"
 #include "fence.h"
+#include "guard.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,6 +20,40 @@ struct child_failure {
     int err;
     char step[96];
 };
+
+/* Pass FD over the unix socket SOCK (the guard's listener, child to parent). */
+static int send_fd(int sock, int fd)
+{
+    char byte = 0, ctl[CMSG_SPACE(sizeof(int))];
+    struct iovec iov = {&byte, 1};
+    struct msghdr m = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl};
+    memset(ctl, 0, sizeof ctl);
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    return sendmsg(sock, &m, MSG_NOSIGNAL) == 1 ? 0 : -1;
+}
+
+/* The fd sent by send_fd, or -1 when the child exited without sending one. */
+static int recv_fd(int sock)
+{
+    char byte, ctl[CMSG_SPACE(sizeof(int))];
+    struct iovec iov = {&byte, 1};
+    struct msghdr m = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl};
+    ssize_t n;
+    while ((n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+        ;
+    struct cmsghdr *c = n == 1 ? CMSG_FIRSTHDR(&m) : NULL;
+    if (!c || c->cmsg_type != SCM_RIGHTS)
+        return -1;
+    int fd;
+    memcpy(&fd, CMSG_DATA(c), sizeof fd);
+    return fd;
+}
 
 /* Signals the parent waits for instead of handling: no handlers, no globals. */
 static void wait_set(sigset_t *set)
@@ -53,7 +91,8 @@ static void child_fail(int fd, int err, const char *step)
     (void)w;
 }
 
-static void child(const struct spawn_opts *o, const sigset_t *oldmask, bool tty, int errfd)
+static void child(const struct spawn_opts *o, const sigset_t *oldmask, bool tty, int errfd,
+                  int guardsock)
 {
     setpgid(0, 0);
     if (tty)
@@ -66,6 +105,14 @@ static void child(const struct spawn_opts *o, const sigset_t *oldmask, bool tty,
             child_fail(errfd, e, step);
             _exit(TF_EXIT_OWN_ERROR);
         }
+    }
+    if (o->guard) {
+        int lfd = guard_install();
+        if (lfd < 0 || send_fd(guardsock, lfd) < 0) {
+            child_fail(errfd, lfd < 0 ? -lfd : errno, "cannot install the metadata guard");
+            _exit(TF_EXIT_OWN_ERROR);
+        }
+        close(lfd);
     }
     /* Nothing but 0, 1 and 2 may reach the command; errfd closes on a successful exec. */
     close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
@@ -100,68 +147,120 @@ static int exit_code(int wstatus)
     return WEXITSTATUS(wstatus);
 }
 
-/* Wait for the child, forwarding signals to its group and following job control. */
-static int supervise(pid_t pid, bool tty, const sigset_t *set)
+/* One signal from the signalfd: forward it, follow job control, or reap.
+ * Returns the exit code once the child has exited, else -1. */
+static int on_signal(int sig, pid_t pid, bool tty)
 {
+    if (sig == SIGCONT) {
+        if (tty)
+            give_terminal(pid);
+        kill(-pid, SIGCONT);
+        return -1;
+    }
+    if (sig != SIGCHLD) {
+        kill(-pid, sig);
+        return -1;
+    }
+    int ws;
+    while (waitpid(pid, &ws, WNOHANG | WUNTRACED) > 0) {
+        if (!WIFSTOPPED(ws))
+            return exit_code(ws);
+        /* The command was stopped (Ctrl-Z): stop too, so the shell sees the job stop. */
+        if (tty)
+            give_terminal(getpgrp());
+        kill(getpid(), SIGSTOP);
+    }
+    return -1;
+}
+
+/* Wait for the child, forwarding signals to its group, following job control,
+ * and answering the metadata guard's questions (LISTENER, or -1). */
+static int supervise(pid_t pid, bool tty, int sfd, int listener, const struct policy *guard)
+{
+    struct pollfd fds[2] = {{.fd = sfd, .events = POLLIN}, {.fd = listener, .events = POLLIN}};
     for (;;) {
-        int sig;
-        if (sigwait(set, &sig) != 0)
+        if (poll(fds, listener >= 0 ? 2 : 1, -1) < 0)
             continue;
-        if (sig == SIGCONT) {
-            if (tty)
-                give_terminal(pid);
-            kill(-pid, SIGCONT);
-            continue;
+        if (fds[1].revents & POLLIN) {
+            if (guard_answer(listener, guard) < 0)
+                fds[1].fd = -1;
+        } else if (fds[1].revents & (POLLHUP | POLLERR)) {
+            fds[1].fd = -1; /* every guarded process is gone */
         }
-        if (sig != SIGCHLD) {
-            kill(-pid, sig);
-            continue;
-        }
-        int ws;
-        pid_t r;
-        while ((r = waitpid(pid, &ws, WNOHANG | WUNTRACED)) > 0) {
-            if (!WIFSTOPPED(ws))
-                return exit_code(ws);
-            /* The command was stopped (Ctrl-Z): stop too, so the shell sees the job stop. */
-            if (tty)
-                give_terminal(getpgrp());
-            kill(getpid(), SIGSTOP);
+        struct signalfd_siginfo si;
+        if ((fds[0].revents & POLLIN) && read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
+            int code = on_signal((int)si.ssi_signo, pid, tty);
+            if (code >= 0)
+                return code;
         }
     }
 }
 
+/* The channels between parent and child, all made before fork. */
+struct channels {
+    int err[2];   /* child -> parent: why it failed before exec */
+    int guard[2]; /* child -> parent: the guard's listener fd */
+    int sfd;      /* the parent's signalfd */
+};
+
+static int open_channels(const struct spawn_opts *o, const sigset_t *set, struct channels *ch,
+                         tf_err *err)
+{
+    ch->err[0] = ch->err[1] = ch->guard[0] = ch->guard[1] = ch->sfd = -1;
+    if (pipe2(ch->err, O_CLOEXEC) < 0)
+        return tf_errnof(err, errno, "pipe");
+    if (o->guard && socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, ch->guard) < 0)
+        return tf_errnof(err, errno, "socketpair");
+    if ((ch->sfd = signalfd(-1, set, SFD_CLOEXEC)) < 0)
+        return tf_errnof(err, errno, "signalfd");
+    return 0;
+}
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+static void close_channels(struct channels *ch)
+{
+    close_fd(&ch->err[0]);
+    close_fd(&ch->err[1]);
+    close_fd(&ch->guard[0]);
+    close_fd(&ch->guard[1]);
+    close_fd(&ch->sfd);
+}
+
 int spawn_run(const struct spawn_opts *o, int *status, tf_err *err)
 {
-    int pfd[2];
+    struct channels ch;
     sigset_t set, old;
     *status = TF_EXIT_OWN_ERROR;
-    if (pipe2(pfd, O_CLOEXEC) < 0)
-        return tf_errnof(err, errno, "pipe");
     bool tty = own_terminal();
     signal(SIGCHLD, SIG_DFL); /* an inherited SIG_IGN would reap the child behind our back */
     wait_set(&set);
     sigprocmask(SIG_BLOCK, &set, &old);
-    pid_t pid = fork();
-    if (pid < 0) {
-        int e = errno;
-        sigprocmask(SIG_SETMASK, &old, NULL);
-        close(pfd[0]);
-        close(pfd[1]);
-        return tf_errnof(err, e, "fork");
+    pid_t pid = open_channels(o, &set, &ch, err) < 0 ? -2 : fork();
+    if (pid == 0)
+        child(o, &old, tty, ch.err[1], ch.guard[1]);
+    int rc = -1, code = 0;
+    if (pid == -1)
+        tf_errnof(err, errno, "fork");
+    if (pid > 0) {
+        close_fd(&ch.err[1]);
+        close_fd(&ch.guard[1]);
+        setpgid(pid, pid); /* also here: no race with the first signal we forward */
+        if (tty)
+            give_terminal(pid);
+        int listener = o->guard ? recv_fd(ch.guard[0]) : -1;
+        rc = child_report(ch.err[0], o, status, err);
+        code = supervise(pid, tty, ch.sfd, listener, o->guard);
+        close_fd(&listener);
+        if (tty)
+            give_terminal(getpgrp());
     }
-    if (pid == 0) {
-        close(pfd[0]);
-        child(o, &old, tty, pfd[1]);
-    }
-    close(pfd[1]);
-    setpgid(pid, pid); /* also here: no race with the first signal we forward */
-    if (tty)
-        give_terminal(pid);
-    int rc = child_report(pfd[0], o, status, err);
-    close(pfd[0]);
-    int code = supervise(pid, tty, &set);
-    if (tty)
-        give_terminal(getpgrp());
+    close_channels(&ch);
     sigprocmask(SIG_SETMASK, &old, NULL);
     if (rc < 0)
         return -1;

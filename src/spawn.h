@@ -4,11 +4,13 @@
 #define TESTFENCE_SPAWN_H
 
 #include "err.h"
+#include "policy.h"
 
 struct spawn_opts {
-    char *const *argv; /* argv[0] is searched in PATH */
-    char *const *envp; /* the child's complete environment */
-    int ruleset_fd;    /* from fence_prepare; -1 runs unfenced */
+    char *const *argv;          /* argv[0] is searched in PATH */
+    char *const *envp;          /* the child's complete environment */
+    int ruleset_fd;             /* from fence_prepare; -1 runs unfenced */
+    const struct policy *guard; /* guard metadata syscalls with this policy; NULL: don't */
 };
 
 /* Run the command and wait for it. On success returns 0 and sets *status to the

@@ -144,3 +144,23 @@ setup() { mkproject; }
     [ "$(stat -c %U tests/mine.txt)" = nobody ]
     assert_outside_unchanged
 }
+
+@test "chmod, chown, utime and xattrs outside tests/ are refused; inside they work" {
+    touch -d '2020-01-01 00:00' config.toml
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+    run "$TESTFENCE" run -- sh -c '
+        chmod 600 config.toml || echo chmod-blocked
+        chown nobody config.toml || echo chown-blocked
+        touch config.toml || echo touch-blocked
+        /usr/bin/python3 -c "import os; os.setxattr(\"config.toml\", \"user.tf\", b\"1\")" 2>/dev/null || echo xattr-blocked
+        /usr/bin/python3 -c "import os; os.chmod(os.open(\"data/sample.csv\", os.O_RDONLY), 0o600)" 2>/dev/null || echo fchmod-blocked
+        ln -s ../config.toml tests/cfglink && chmod 600 tests/cfglink || echo link-chmod-blocked
+        echo x > tests/mine && chmod 600 tests/mine && touch -d 2001-01-01 tests/mine && echo inside-ok'
+    expect_status 0
+    for what in chmod chown touch xattr fchmod link-chmod; do expect_output_has "$what-blocked"; done
+    expect_output_has "inside-ok"
+    [ "$(stat -c %a tests/mine)" = 600 ]
+    rm tests/cfglink
+    [ -z "$(/usr/bin/python3 -c 'import os; print(os.listxattr("config.toml"))' | tr -d '[]')" ]
+    assert_outside_unchanged
+}

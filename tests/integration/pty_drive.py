@@ -43,6 +43,9 @@ def main():
     out, code = run_on_pty([tf, "run", "--", "sh", "-c", "echo ready; sleep 30"], b"\x03")
     print(out.replace("\r", ""))
     print(f"interrupted: {code}")
+    inject = "import fcntl, termios\ntry:\n    fcntl.ioctl(0, termios.TIOCSTI, b'x')\n    print('injected')\nexcept OSError as e:\n    print('TIOCSTI refused:', e.errno)"
+    out, code = run_on_pty([tf, "run", "--", "/usr/bin/python3", "-c", inject], b"")
+    print(out.replace("\r", ""))
     return 0
 
 

@@ -200,9 +200,10 @@ PY
     [ "$(cat tests/ran)" = ran ]
 }
 
-@test "on a terminal the command owns it: it reads input, and Ctrl-C reaches it" {
+@test "on a terminal the command owns it: it reads input, Ctrl-C reaches it, TIOCSTI does not" {
     run /usr/bin/python3 "$TESTFENCE_SRC/tests/integration/pty_drive.py" "$TESTFENCE"
     expect_status 0
     expect_output_has "read: hello"
     expect_output_has "interrupted: 130"
+    expect_output_has "TIOCSTI refused: 1" # EPERM: no typing into the user's terminal
 }

@@ -1,7 +1,7 @@
-/* landlock_compat: the Landlock UAPI constants testfence needs, up to ABI 7.
- * Debian 12's kernel headers stop at ABI 2, so newer values are defined here, and only here. */
-#ifndef TESTFENCE_LANDLOCK_COMPAT_H
-#define TESTFENCE_LANDLOCK_COMPAT_H
+/* linux_compat: kernel constants newer than Debian 12's headers (Landlock up to ABI 7,
+ * the newest metadata syscalls), defined here and only here. */
+#ifndef TESTFENCE_LINUX_COMPAT_H
+#define TESTFENCE_LINUX_COMPAT_H
 
 #include <stdint.h>
 #include <sys/syscall.h>
@@ -14,6 +14,20 @@
 #endif
 #ifndef __NR_landlock_restrict_self
 #define __NR_landlock_restrict_self 446
+#endif
+
+/* Metadata syscalls added after Debian 12's headers (x86_64 numbers). */
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
+#ifndef SYS_setxattrat
+#define SYS_setxattrat 463
+#endif
+#ifndef SYS_removexattrat
+#define SYS_removexattrat 466
+#endif
+#ifndef SYS_file_setattr
+#define SYS_file_setattr 469
 #endif
 
 #define TF_LL_CREATE_RULESET_VERSION (1U << 0)

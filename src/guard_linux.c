@@ -1,0 +1,192 @@
+/* The Linux guard: a seccomp filter that sends the metadata syscalls to the
+ * parent (SECCOMP_RET_USER_NOTIF) and denies TIOCSTI/TIOCLINUX outright.
+ * open() and every other syscall never leave the kernel. */
+#include "guard.h"
+
+#include "linux_compat.h"
+#include "path.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#ifndef TIOCLINUX
+#define TIOCLINUX 0x541C
+#endif
+
+/* How each guarded syscall names its target. */
+struct meta_call {
+    int nr;
+    int dirfd_arg; /* -1: relative to the cwd */
+    int path_arg;  /* -1: the target is the fd in fd_arg */
+    int fd_arg;    /* -1: none */
+    int flags_arg; /* -1: none; else holds AT_SYMLINK_NOFOLLOW / AT_EMPTY_PATH */
+    int nofollow;  /* acts on a final symlink itself (lchown, lsetxattr) */
+};
+
+static const struct meta_call calls[] = {
+    {SYS_chmod, -1, 0, -1, -1, 0},        {SYS_fchmod, -1, -1, 0, -1, 0},
+    {SYS_fchmodat, 0, 1, -1, -1, 0},      {SYS_fchmodat2, 0, 1, -1, 3, 0},
+    {SYS_chown, -1, 0, -1, -1, 0},        {SYS_lchown, -1, 0, -1, -1, 1},
+    {SYS_fchown, -1, -1, 0, -1, 0},       {SYS_fchownat, 0, 1, -1, 4, 0},
+    {SYS_utime, -1, 0, -1, -1, 0},        {SYS_utimes, -1, 0, -1, -1, 0},
+    {SYS_utimensat, 0, 1, -1, 3, 0},      {SYS_futimesat, 0, 1, -1, -1, 0},
+    {SYS_setxattr, -1, 0, -1, -1, 0},     {SYS_lsetxattr, -1, 0, -1, -1, 1},
+    {SYS_fsetxattr, -1, -1, 0, -1, 0},    {SYS_removexattr, -1, 0, -1, -1, 0},
+    {SYS_lremovexattr, -1, 0, -1, -1, 1}, {SYS_fremovexattr, -1, -1, 0, -1, 0},
+    {SYS_setxattrat, 0, 1, -1, 2, 0},     {SYS_removexattrat, 0, 1, -1, 2, 0},
+    {SYS_file_setattr, 0, 1, -1, 4, 0},
+};
+enum { NCALLS = sizeof calls / sizeof calls[0] };
+
+#define STMT(code, k) ((struct sock_filter)BPF_STMT(code, k))
+#define JUMP(code, k, t, f) ((struct sock_filter)BPF_JUMP(code, k, t, f))
+
+int guard_install(void)
+{
+    /* arch, x32 check, nr, one jump per call, ioctl check: at most 64 instructions. */
+    struct sock_filter f[64];
+    unsigned n = 0;
+    f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+    f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
+    f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW); /* 32-bit processes: see security.md */
+    f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+    /* x32 syscalls would dodge the numbers below; nothing real uses them. */
+    f[n++] = JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1);
+    f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS);
+    for (unsigned i = 0; i < NCALLS; i++) {
+        f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)calls[i].nr, 0, 1);
+        f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
+    }
+    f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ioctl, 1, 0);
+    f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1]));
+    f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCSTI, 1, 0);
+    f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCLINUX, 0, 1);
+    f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+    f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    struct sock_fprog prog = {.len = (unsigned short)n, .filter = f};
+    long fd =
+        syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+    return fd < 0 ? -errno : (int)fd;
+}
+
+static const struct meta_call *find_call(int nr)
+{
+    for (unsigned i = 0; i < NCALLS; i++)
+        if (calls[i].nr == nr)
+            return &calls[i];
+    return NULL;
+}
+
+/* Copy a NUL-terminated string out of the child's memory. */
+static int read_string(pid_t pid, unsigned long addr, char *out, size_t len)
+{
+    struct iovec local = {out, len - 1}, remote = {(void *)addr, len - 1};
+    ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+    if (n <= 0) {
+        /* The string may end before an unmapped page: read up to the page end. */
+        size_t room = 4096 - (addr & 4095);
+        local.iov_len = remote.iov_len = room < len - 1 ? room : len - 1;
+        n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+    }
+    if (n <= 0)
+        return -1;
+    out[n] = '\0';
+    return strlen(out) < (size_t)n ? 0 : -1;
+}
+
+/* The path a /proc/PID/{cwd,fd/N} link names, as the child sees it. */
+static int proc_link(pid_t pid, const char *what, char *out, size_t len)
+{
+    char link[64];
+    snprintf(link, sizeof link, "/proc/%d/%s", (int)pid, what);
+    ssize_t n = readlink(link, out, len - 1);
+    if (n < 0)
+        return -1;
+    out[n] = '\0';
+    return 0;
+}
+
+/* Resolve the target of the call into RESOLVED. Returns 1 when it is not a
+ * filesystem path at all (a pipe, a socket), 0 when resolved, -1 on failure. */
+static int target_of(const struct seccomp_notif *req, const struct meta_call *c, char *resolved,
+                     size_t len)
+{
+    pid_t pid = (pid_t)req->pid;
+    const unsigned long long *a = req->data.args;
+    char path[PATH_MAX], base[PATH_MAX], full[PATH_MAX * 2 + 2], what[32];
+    int flags = c->flags_arg >= 0 ? (int)a[c->flags_arg] : 0;
+    int fd = c->fd_arg >= 0 ? (int)a[c->fd_arg] : -1;
+    path[0] = '\0';
+    if (c->path_arg >= 0 && a[c->path_arg] &&
+        read_string(pid, a[c->path_arg], path, sizeof path) < 0)
+        return -1;
+    if (c->path_arg >= 0 && !path[0]) /* utimensat(fd, NULL), AT_EMPTY_PATH: the dirfd itself */
+        fd = (int)a[c->dirfd_arg >= 0 ? c->dirfd_arg : 0];
+    if (fd >= 0 || path[0] != '/') {
+        if (fd >= 0 || (c->dirfd_arg >= 0 && (int)a[c->dirfd_arg] != AT_FDCWD))
+            snprintf(what, sizeof what, "fd/%d", fd >= 0 ? fd : (int)a[c->dirfd_arg]);
+        else
+            snprintf(what, sizeof what, "cwd");
+        if (proc_link(pid, what, base, sizeof base) < 0)
+            return -1;
+        if (base[0] != '/')
+            return 1;
+    }
+    if (fd >= 0)
+        snprintf(full, sizeof full, "%s", base);
+    else if (path[0] == '/')
+        snprintf(full, sizeof full, "%s", path);
+    else
+        snprintf(full, sizeof full, "%s/%s", base, path);
+    bool nofollow = c->nofollow || (flags & AT_SYMLINK_NOFOLLOW);
+    if (!nofollow || fd >= 0)
+        return path_resolve(full, resolved, len, NULL);
+    /* The final component itself: resolve its directory only. */
+    char dir[PATH_MAX], rdir[PATH_MAX];
+    const char *slash = strrchr(full, '/');
+    path_dirname(dir, sizeof dir, full);
+    if (path_resolve(dir, rdir, sizeof rdir, NULL) < 0)
+        return -1;
+    return path_join(resolved, len, rdir, slash + 1, NULL);
+}
+
+static int respond(int listener, const struct seccomp_notif *req, int error)
+{
+    struct seccomp_notif_resp resp = {.id = req->id};
+    if (error)
+        resp.error = -error;
+    else
+        resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+    if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0 && errno != ENOENT)
+        return -1;
+    return 0;
+}
+
+int guard_answer(int listener, const struct policy *p)
+{
+    struct seccomp_notif req;
+    memset(&req, 0, sizeof req);
+    if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
+        return (errno == EINTR || errno == ENOENT) ? 0 : -1;
+    const struct meta_call *c = find_call(req.data.nr);
+    char resolved[PATH_MAX];
+    int t = c ? target_of(&req, c, resolved, sizeof resolved) : -1;
+    /* The child may have died and its pid been reused while we looked. */
+    if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req.id) < 0)
+        return 0;
+    /* Unreadable or unresolvable targets are refused: fail closed. */
+    int deny = t < 0 || (t == 0 && !policy_match(p, resolved));
+    return respond(listener, &req, deny ? EACCES : 0);
+}
