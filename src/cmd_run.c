@@ -1,5 +1,6 @@
 /* testfence run: run a command that cannot write outside the project's tests/. */
 #include "cmds.h"
+#include "diag.h"
 #include "opts.h"
 #include "spawn.h"
 
@@ -23,7 +24,14 @@ static const char help[] =
     "                  testfence.toml, pyproject.toml or .git)\n"
     "  --allow PATH    also allow writes beneath PATH; repeatable; PATH must exist\n"
     "                  and may be outside the root\n"
-    "  --backend B     landlock (default), or none: run unfenced, with a warning\n"
+    "  --backend B     landlock (default); preload: for kernels without Landlock, the\n"
+    "                  LD_PRELOAD shim refuses the writes itself (WEAKER: static\n"
+    "                  binaries, raw syscalls and cleared environments escape it);\n"
+    "                  none: run unfenced, with a warning\n"
+    "  --allow-violations  exit with the command's status even when writes were\n"
+    "                  blocked (default: 120 if the command exited 0)\n"
+    "  --test-env NAME the variable naming the running test in the violation report\n"
+    "                  (default: the config's [report] test_env, PYTEST_CURRENT_TEST)\n"
     "  --config FILE   read the configuration from FILE (default: testfence.toml,\n"
     "                  else [tool.testfence] in pyproject.toml; never an env var)\n"
     "  --retain N      run workspaces to keep, counting this one (default: the\n"
@@ -44,15 +52,26 @@ static const char help[] =
     "Tool-state variables you already point inside the writable set are kept.\n"
     "Old workspaces beyond --retain are removed; nothing else ever is.\n"
     "\n"
-    "exit status: the command's own (128+N if killed by signal N); 125 testfence\n"
+    "Every blocked write is reported as it happens (TEST_SANDBOX_VIOLATION: on\n"
+    "stderr), logged with its test in the workspace (violations.jsonl), summarised\n"
+    "at the end, and written to the workspace's report.json.\n"
+    "\n"
+    "exit status: the command's own (128+N if killed by signal N); 120 the command\n"
+    "exited 0 but writes were blocked (see --allow-violations); 125 testfence\n"
     "failed (bad option, no root, fence not enforceable); 126 COMMAND cannot be\n"
     "executed; 127 COMMAND not found.\n";
+
+static const char weak_label[] =
+    "WEAKER than landlock: the LD_PRELOAD shim refuses writes itself; static binaries, raw "
+    "syscalls and processes with a cleared environment are NOT fenced";
 
 static void print_dry_run(const struct opts *o, const struct plan *pl, char **cmd)
 {
     printf("backend:   %s", o->backend);
     if (!strcmp(o->backend, "landlock"))
         printf(" (Landlock ABI %d)", pl->caps.abi);
+    if (!strcmp(o->backend, "preload"))
+        printf(" (%s)", weak_label);
     putchar('\n');
     plan_print(stdout, pl, environ);
     printf("retain:    %u run workspaces\ncommand:  ", opts_retain(o, &pl->cfg));
@@ -71,6 +90,10 @@ static int prepare(const struct opts *o, const struct plan *pl, tf_err *err)
     if (plan_create_workspace(pl, err) < 0 ||
         ws_prune(pl->ws.artifacts, opts_retain(o, &pl->cfg), err) < 0)
         return -2;
+    if (!strcmp(o->backend, "preload")) {
+        fprintf(stderr, "testfence: WARNING: --backend preload: %s\n", weak_label);
+        return -1;
+    }
     if (!fenced) {
         fprintf(stderr, "testfence: WARNING: --backend none: NOTHING IS FENCED; the command "
                         "can write anywhere you can\n");
@@ -80,17 +103,53 @@ static int prepare(const struct opts *o, const struct plan *pl, tf_err *err)
     return fd < 0 ? -2 : fd;
 }
 
+/* The diagnostics shim: required by --backend preload, best effort behind Landlock
+ * (the kernel fences without it), not used with --backend none. */
+static int find_shim(const struct opts *o, char *out, size_t len, tf_err *err)
+{
+    out[0] = '\0';
+    if (!strcmp(o->backend, "none") || shimconf_locate(out, len, err) == 0)
+        return 0;
+    if (!strcmp(o->backend, "preload"))
+        return -1;
+    fprintf(stderr, "testfence: warning: %s; blocked writes will not be reported\n", err->msg);
+    out[0] = '\0';
+    return 0;
+}
+
+/* Hand the shim its configuration once the workspace exists. Behind Landlock it only
+ * reports, and refuses metadata changes itself when no seccomp guard blocks them. */
+static int start_diag(struct diag *d, const struct opts *o, const struct plan *pl, int fd,
+                      tf_err *err)
+{
+    bool preload = !strcmp(o->backend, "preload");
+    bool kernel_guards_meta = fd >= 0 && pl->caps.seccomp_notify;
+    const char *test_env = o->test_env ? o->test_env : pl->cfg.test_env;
+    return diag_prepare(d, pl, preload ? SHIM_BLOCK : SHIM_DIAGNOSE, !kernel_guards_meta,
+                        test_env, err);
+}
+
 static int run(const struct opts *o, char **cmd, tf_err *err, int *status)
 {
-    char run_id[32];
+    char run_id[32], shim[PATH_MAX];
     struct plan pl;
+    struct plan_request req = o->req;
+    struct diag d = {.wsfd = -1};
     ws_run_id(run_id, sizeof run_id, time(NULL), getpid());
-    int rc = plan_build(&pl, &o->req, run_id, environ, err);
+    if (find_shim(o, shim, sizeof shim, err) < 0)
+        return -1;
+    req.shim = shim[0] ? shim : NULL;
+    int rc = plan_build(&pl, &req, run_id, environ, err);
     if (rc == 0 && o->dry_run) {
         print_dry_run(o, &pl, cmd);
         *status = 0;
     } else if (rc == 0) {
         int fd = prepare(o, &pl, err);
+        if (fd != -2 && req.shim && start_diag(&d, o, &pl, fd, err) < 0) {
+            if (fd >= 0)
+                close(fd);
+            fd = -2;
+        }
         char **env = fd == -2 ? NULL : envplan_apply(&pl.env, environ, err);
         if (env) {
             struct spawn_opts so = {.argv = cmd, .envp = env, .ruleset_fd = fd};
@@ -101,6 +160,8 @@ static int run(const struct opts *o, char **cmd, tf_err *err, int *status)
                                 "chmod/chown/utime/xattr outside the writable set are not "
                                 "blocked\n");
             rc = spawn_run(&so, status, err);
+            if (rc == 0)
+                *status = diag_finish(&d, &pl, o->backend, cmd, *status, o->allow_violations);
         } else {
             rc = -1;
         }
@@ -108,6 +169,7 @@ static int run(const struct opts *o, char **cmd, tf_err *err, int *status)
         if (fd >= 0)
             close(fd);
     }
+    diag_close(&d);
     plan_free(&pl);
     return rc;
 }

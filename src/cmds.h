@@ -12,6 +12,7 @@ int cmd_clean(int argc, char **argv);
 
 /* Exit statuses shared by all commands (timeout(1)/env(1) conventions). */
 enum {
+    TF_EXIT_VIOLATIONS = 120, /* the command exited 0, but writes were blocked */
     TF_EXIT_OWN_ERROR = 125,
     TF_EXIT_CANNOT_EXEC = 126,
     TF_EXIT_NOT_FOUND = 127,

@@ -42,6 +42,14 @@ static int parse_retain(const char *s, unsigned *out, tf_err *err)
     return 0;
 }
 
+/* An environment variable name the shim can look up: [A-Za-z_][A-Za-z0-9_]*, short. */
+static bool valid_env_name(const char *v)
+{
+    static const char ok[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_";
+    size_t n = strlen(v);
+    return n > 0 && n < 100 && strspn(v, ok) == n && !(v[0] >= '0' && v[0] <= '9');
+}
+
 static int parse_one(int argc, char **argv, int *i, unsigned accepted, struct opts *o, tf_err *err)
 {
     const char *a = argv[*i], *v;
@@ -64,9 +72,18 @@ static int parse_one(int argc, char **argv, int *i, unsigned accepted, struct op
     } else if ((accepted & OPT_RUN) && is_opt(a, "--backend")) {
         if (!(v = value_of(argc, argv, i, "--backend", err)))
             return -1;
-        if (strcmp(v, "landlock") && strcmp(v, "none"))
-            return tf_errf(err, "unknown backend \"%s\" (choose landlock or none)", v);
+        if (strcmp(v, "landlock") && strcmp(v, "preload") && strcmp(v, "none"))
+            return tf_errf(err, "unknown backend \"%s\" (choose landlock, preload or none)", v);
         o->backend = v;
+    } else if ((accepted & OPT_RUN) && !strcmp(a, "--allow-violations")) {
+        o->allow_violations = true;
+    } else if ((accepted & OPT_RUN) && is_opt(a, "--test-env")) {
+        if (!(v = value_of(argc, argv, i, "--test-env", err)))
+            return -1;
+        if (!valid_env_name(v))
+            return tf_errf(err, "--test-env needs a variable name (letters, digits, _), not \"%s\"",
+                           v);
+        o->test_env = v;
     } else if ((accepted & OPT_RUN) && !strcmp(a, "--dry-run")) {
         o->dry_run = true;
     } else if ((accepted & (OPT_RUN | OPT_CLEAN)) && is_opt(a, "--retain")) {

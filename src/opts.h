@@ -16,7 +16,9 @@ enum {
 
 struct opts {
     struct plan_request req;
-    const char *backend; /* "landlock" or "none" */
+    const char *backend; /* "landlock", "preload" or "none" */
+    bool allow_violations; /* --allow-violations: keep the command's status */
+    const char *test_env;  /* --test-env: the variable naming the current test, or NULL */
     bool dry_run;
     unsigned retain; /* 0: not given, use the config's */
     bool all;

@@ -125,9 +125,14 @@ int plan_build(struct plan *pl, const struct plan_request *req, const char *run_
                        "the artifacts dir %s (\"%s\") is outside the writable set; it must "
                        "lie beneath a writable directory",
                        artifacts, pl->cfg.artifacts);
-    if (ws_plan(&pl->ws, artifacts, run_id, err) < 0)
+    if (ws_plan(&pl->ws, artifacts, run_id, err) < 0 || env_plan(pl, envp, err) < 0)
         return -1;
-    return env_plan(pl, envp, err);
+    /* Appended: a user's own preloads keep working (LD_PRELOAD splits on spaces). */
+    if (req->shim && envplan_add(&pl->env, "LD_PRELOAD", req->shim, ENV_APPEND,
+                                 "the diagnostics shim: reports each blocked write and its test",
+                                 err) < 0)
+        return -1;
+    return 0;
 }
 
 int plan_create_workspace(const struct plan *pl, tf_err *err)

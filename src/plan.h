@@ -19,6 +19,7 @@ struct plan_request {
     const char *config; /* --config, or NULL to discover */
     const char **allow; /* --allow entries */
     size_t nallow;
+    const char *shim; /* the diagnostics shim to add to LD_PRELOAD, or NULL */
 };
 
 struct plan {

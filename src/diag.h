@@ -1,0 +1,31 @@
+/* diag: the diagnostic layer of a run, around the command: before it, hand the shim
+ * its configuration through the workspace; after it, read the log, report, pick the status. */
+#ifndef TESTFENCE_DIAG_H
+#define TESTFENCE_DIAG_H
+
+#include "err.h"
+#include "plan.h"
+#include "shimconf.h"
+
+#include <stdbool.h>
+
+struct diag {
+    bool on; /* the shim is injected in this run */
+    enum shim_mode mode;
+    int wsfd; /* the run workspace, opened before the command starts (-1: none) */
+};
+
+/* Write the shim's configuration into the created workspace and keep it open.
+ * MODE: diagnose behind the kernel fence, block for --backend preload. */
+int diag_prepare(struct diag *d, const struct plan *pl, enum shim_mode mode, bool precheck_meta,
+                 const char *test_env, tf_err *err);
+
+/* After the command: the summary on stderr, report.json in the workspace, and the
+ * exit status: TF_EXIT_VIOLATIONS when the command exited 0 but writes were blocked
+ * (unless ALLOW_VIOLATIONS). Returns the status testfence exits with. */
+int diag_finish(struct diag *d, const struct plan *pl, const char *backend, char *const *argv,
+                int command_status, bool allow_violations);
+
+void diag_close(struct diag *d);
+
+#endif

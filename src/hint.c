@@ -1,0 +1,54 @@
+#include "hint.h"
+
+#include "path.h"
+
+#include <string.h>
+
+/* Does PATH have a component named NAME? */
+static bool has_component(const char *path, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = strstr(path, name); p; p = strstr(p + 1, name))
+        if (p > path && p[-1] == '/' && (p[n] == '/' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
+static bool under_home(const char *path, const char *home, const char *sub)
+{
+    char dir[4096];
+    if (!home || home[0] != '/' || strlen(home) + strlen(sub) + 1 >= sizeof dir)
+        return false;
+    strcpy(dir, home);
+    if (sub[0]) {
+        if (strcmp(home, "/"))
+            strcat(dir, "/");
+        strcat(dir, sub);
+    }
+    return path_is_within(path, dir);
+}
+
+const char *hint_for(const char *resolved, const char *root, const char *home)
+{
+    size_t n = strlen(resolved);
+    if (has_component(resolved, "__pycache__") || (n > 4 && !strcmp(resolved + n - 4, ".pyc")))
+        return "Python bytecode: testfence sets PYTHONPYCACHEPREFIX under tests/artifacts; "
+               "keep it (or set PYTHONDONTWRITEBYTECODE=1) instead of overriding it.";
+    if (has_component(resolved, ".pytest_cache"))
+        return "pytest's cache: testfence passes -o cache_dir=tests/artifacts/.pytest_cache; "
+               "do not override cache_dir outside tests/, or use -p no:cacheprovider.";
+    if (under_home(resolved, home, ".cache"))
+        return "a per-user cache in $HOME/.cache: this tool ignores XDG_CACHE_HOME (which "
+               "points into the run workspace); set its own cache variable to a path under "
+               "$TESTFENCE_WORKSPACE, or mock it in the test.";
+    if (root && path_is_within(resolved, root))
+        return "write under tmp_path or the run workspace ($TESTFENCE_WORKSPACE).";
+    if (path_is_within(resolved, "/tmp") || path_is_within(resolved, "/var/tmp"))
+        return "a hard-coded /tmp path: use tmp_path or tempfile (TMPDIR points into the "
+               "run workspace) instead of naming /tmp.";
+    if (under_home(resolved, home, ""))
+        return "a file in your home directory: point the code at tmp_path (monkeypatch HOME "
+               "or the setting that names this file) instead of the real one.";
+    return "write under tmp_path or the run workspace ($TESTFENCE_WORKSPACE); if this write "
+           "is really needed, allow it with --allow PATH.";
+}

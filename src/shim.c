@@ -1,0 +1,296 @@
+/* The shim's core: configuration at load time, path resolution, the decision (asked
+ * of the policy module the kernel fence is built from), the log record and the live line.
+ * The interposers themselves are in shim_libc.c. */
+#include "shim.h"
+
+#include "hint.h"
+#include "path.h"
+#include "policy.h"
+#include "shimconf.h"
+#include "vlog.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Live lines per process; past this the records still go to the log, quietly, so a loop
+ * that hits the fence ten thousand times does not bury the test output. */
+enum { LIVE_MAX = 100 };
+
+/* Set once by the constructor, read-only afterwards (the only global state of the shim). */
+static struct {
+    bool active;
+    struct shimconf conf;
+    char log[PATH_MAX];
+    char fence[PATH_MAX + 1]; /* "<root>/tests/" for the live line */
+} shim;
+
+static unsigned live_count;
+
+/* Set while the shim works, so the libc calls it makes itself are not looked at. */
+static __thread int busy __attribute__((tls_model("initial-exec")));
+
+void *shim_real(void **slot, const char *name)
+{
+    void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (!p) {
+        p = dlsym(RTLD_NEXT, name);
+        __atomic_store_n(slot, p, __ATOMIC_RELEASE);
+    }
+    return p;
+}
+
+static void fence_label(void)
+{
+    const struct policy *p = &shim.conf.policy;
+    const char *dir = p->root;
+    for (size_t i = 0; i < p->n; i++)
+        if (p->entries[i].origin == POLICY_PROJECT) {
+            dir = p->entries[i].path;
+            break;
+        }
+    snprintf(shim.fence, sizeof shim.fence, "%s%s", dir, strcmp(dir, "/") ? "/" : "");
+}
+
+/* Load the configuration run left in the workspace. Without it the shim does nothing:
+ * the process was not started by testfence run, or its environment was changed. */
+__attribute__((constructor)) static void shim_init(void)
+{
+    const char *ws = getenv("TESTFENCE_WORKSPACE");
+    char conf[PATH_MAX];
+    tf_err err;
+    if (!ws || ws[0] != '/' ||
+        snprintf(conf, sizeof conf, "%s/" SHIMCONF_FILE, ws) >= (int)sizeof conf ||
+        snprintf(shim.log, sizeof shim.log, "%s/" SHIMCONF_LOG, ws) >= (int)sizeof shim.log)
+        return;
+    busy++;
+    if (shimconf_load(conf, &shim.conf, &err) == 0) {
+        fence_label();
+        shim.active = true;
+    }
+    busy--;
+}
+
+/* ---- resolution ------------------------------------------------------------ */
+
+static bool fence_errno(int e)
+{
+    return e == EACCES || e == EPERM || e == EXDEV || e == EROFS;
+}
+
+static int fd_path(int fd, char *out)
+{
+    char link[64];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, out, PATH_MAX - 1);
+    if (n <= 0 || out[0] != '/')
+        return -1; /* a pipe, socket or anonymous inode: not a path in the file tree */
+    out[n] = '\0';
+    /* A memfd or an unlinked file has no name a write could clobber. */
+    if (!strncmp(out, "/memfd:", 7) || (n > 10 && !strcmp(out + n - 10, " (deleted)")))
+        return -1;
+    return 0;
+}
+
+/* The call acts on the last component itself: resolve its directory, keep the name. */
+static int resolve_parent(const char *p, char *out)
+{
+    char buf[PATH_MAX], dir[PATH_MAX];
+    size_t len = strlen(p);
+    if (len >= sizeof buf)
+        return -1;
+    memcpy(buf, p, len + 1);
+    while (len > 1 && buf[len - 1] == '/')
+        buf[--len] = '\0';
+    char *slash = strrchr(buf, '/');
+    const char *name = slash ? slash + 1 : buf;
+    if (!*name || !strcmp(name, ".") || !strcmp(name, ".."))
+        return path_resolve(p, out, PATH_MAX, NULL);
+    path_dirname(dir, sizeof dir, buf);
+    char rdir[PATH_MAX];
+    if (path_resolve(dir, rdir, sizeof rdir, NULL) < 0)
+        return -1;
+    return path_join(out, PATH_MAX, rdir, name, NULL);
+}
+
+/* PATH relative to DIRFD (AT_FDCWD, or a directory fd; a NULL or empty PATH names
+ * the fd itself), as the kernel sees it. */
+static int resolve_at(int dirfd, const char *path, unsigned how, char *out)
+{
+    char base[PATH_MAX], joined[PATH_MAX];
+    if (!path || !path[0])
+        return dirfd >= 0 ? fd_path(dirfd, out) : -1;
+    const char *p = path;
+    if (path[0] != '/' && dirfd != AT_FDCWD) {
+        if (fd_path(dirfd, base) < 0 || path_join(joined, sizeof joined, base, path, NULL) < 0)
+            return -1;
+        p = joined;
+    }
+    if (how & SHIM_NOFOLLOW)
+        return resolve_parent(p, out);
+    return path_resolve(p, out, PATH_MAX, NULL);
+}
+
+/* ---- the record ------------------------------------------------------------ */
+
+static void now_utc(char *out, size_t len)
+{
+    struct timespec ts;
+    struct tm tm;
+    char stamp[32];
+    clock_gettime(CLOCK_REALTIME, &ts);
+    gmtime_r(&ts.tv_sec, &tm);
+    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(out, len, "%s.%03ldZ", stamp, ts.tv_nsec / 1000000);
+}
+
+/* argv joined with spaces, from /proc (raw syscalls: the shim's own reads stay quiet). */
+static void cmdline(char *out, size_t len)
+{
+    out[0] = '\0';
+    long fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    long n = syscall(SYS_read, fd, out, len - 1);
+    syscall(SYS_close, fd);
+    if (n <= 0)
+        return;
+    while (n > 0 && out[n - 1] == '\0')
+        n--;
+    for (long i = 0; i < n; i++)
+        if (out[i] == '\0')
+            out[i] = ' ';
+    out[n] = '\0';
+}
+
+/* The current test from the configured variable, read now (pytest sets it per phase):
+ * "tests/t.py::test_x (call)" gives the id "tests/t.py::test_x" and the phase "call". */
+static const char *current_test(char *test, size_t len, const char **phase)
+{
+    const char *v = getenv(shim.conf.test_env);
+    *phase = NULL;
+    if (!v || !v[0])
+        return NULL;
+    snprintf(test, len, "%s", v);
+    static const char *const phases[] = {"setup", "call", "teardown"};
+    size_t n = strlen(test);
+    for (size_t i = 0; i < 3; i++) {
+        size_t k = strlen(phases[i]) + 3; /* " (" phase ")" */
+        if (n > k && test[n - 1] == ')' && !strncmp(test + n - k, " (", 2) &&
+            !strncmp(test + n - k + 2, phases[i], k - 3)) {
+            test[n - k] = '\0';
+            *phase = phases[i];
+        }
+    }
+    return test;
+}
+
+static void live_line(const struct vlog_record *r)
+{
+    unsigned n = __atomic_add_fetch(&live_count, 1, __ATOMIC_RELAXED);
+    if (n > LIVE_MAX)
+        return;
+    char who[700], path[1100], line[VLOG_MAX];
+    if (r->test) {
+        vlog_printable(who, sizeof who, r->test);
+    } else {
+        const char *base = strrchr(r->exe, '/');
+        char exe[256];
+        vlog_printable(exe, sizeof exe, base ? base + 1 : r->exe);
+        snprintf(who, sizeof who, "%s (pid %ld, outside any test)", exe, r->pid);
+    }
+    vlog_printable(path, sizeof path, r->resolved);
+    int k = snprintf(line, sizeof line,
+                     "TEST_SANDBOX_VIOLATION: %s attempted to write to %s which is outside %s. "
+                     "How to fix: %s%s\n",
+                     who, path, shim.fence,
+                     hint_for(r->resolved, shim.conf.policy.root, getenv("HOME")),
+                     n == LIVE_MAX ? " (further violations in this process are only logged; "
+                                     "see the summary at the end of the run)"
+                                   : "");
+    if (k > 0) {
+        ssize_t w = write(STDERR_FILENO, line, (size_t)k < sizeof line ? (size_t)k : sizeof line);
+        (void)w;
+    }
+}
+
+static void record(const char *op, const char *given, const char *resolved, int err, const char *by)
+{
+    char when[40], test[700], exe[PATH_MAX], cmd[600], line[VLOG_MAX];
+    const char *phase;
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    cmdline(cmd, sizeof cmd);
+    now_utc(when, sizeof when);
+    struct vlog_record r = {
+        .time = when,
+        .pid = (long)getpid(),
+        .test = current_test(test, sizeof test, &phase),
+        .op = op,
+        .path = given ? given : "",
+        .resolved = resolved,
+        .err = err,
+        .blocked_by = by,
+        .exe = exe,
+        .cmdline = cmd,
+    };
+    r.phase = phase;
+    size_t len = vlog_format(line, sizeof line, &r);
+    vlog_append(shim.log, line, len);
+    live_line(&r);
+}
+
+/* ---- the two hooks --------------------------------------------------------- */
+
+/* The first of the call's paths that lies outside the writable set (the second
+ * path, the new name of a rename or link, is the one written, so it goes first). */
+static const char *outside(unsigned how, int dirfd, const char *path, int dirfd2, const char *path2,
+                           char *resolved)
+{
+    if (path2 && resolve_at(dirfd2, path2, how, resolved) == 0 &&
+        !policy_match(&shim.conf.policy, resolved))
+        return path2;
+    if ((path || dirfd >= 0) && resolve_at(dirfd, path, how, resolved) == 0 &&
+        !policy_match(&shim.conf.policy, resolved))
+        return path ? path : "";
+    return NULL;
+}
+
+bool shim_pre(const char *op, unsigned how, int dirfd, const char *path, int dirfd2,
+              const char *path2)
+{
+    if (!shim.active || busy || (how & SHIM_SKIP) ||
+        (shim.conf.mode != SHIM_BLOCK && !((how & SHIM_META) && shim.conf.precheck_meta)))
+        return false;
+    busy++;
+    char resolved[PATH_MAX];
+    const char *given = outside(how, dirfd, path, dirfd2, path2, resolved);
+    if (given)
+        record(op, given, resolved, EACCES, "shim");
+    busy--;
+    if (given)
+        errno = EACCES;
+    return given != NULL;
+}
+
+void shim_post(const char *op, unsigned how, int dirfd, const char *path, int dirfd2,
+               const char *path2)
+{
+    int e = errno;
+    if (!shim.active || busy || (how & SHIM_SKIP) || !fence_errno(e))
+        return;
+    busy++;
+    char resolved[PATH_MAX];
+    const char *given = outside(how, dirfd, path, dirfd2, path2, resolved);
+    if (given)
+        record(op, given, resolved, e, "kernel");
+    busy--;
+    errno = e;
+}

@@ -1,0 +1,33 @@
+/* shim: libtestfence_preload.so, the diagnostic layer injected with LD_PRELOAD.
+ * It interposes libc's write family; this header names what the interposers share. */
+#ifndef TESTFENCE_SHIM_H
+#define TESTFENCE_SHIM_H
+
+#include <stdbool.h>
+
+/* How an interposed call is checked. */
+enum {
+    SHIM_SKIP = 1 << 0,     /* not a write (open for reading): never looked at */
+    SHIM_NOFOLLOW = 1 << 1, /* the call acts on the last component itself, not a symlink's target */
+    SHIM_META = 1 << 2,     /* metadata (chmod, utimes, xattrs): Landlock cannot block it; when
+                               no seccomp guard does either, the shim refuses it beforehand */
+};
+
+/* A call writes PATH relative to DIRFD, and for rename and link also PATH2 relative
+ * to DIRFD2 (PATH2 NULL: no second path). A NULL or empty PATH with a DIRFD >= 0
+ * names the open file DIRFD itself (fchmod, futimens). */
+
+/* Before the real call: true (errno EACCES, the attempt recorded) when the shim itself
+ * must refuse it: in block mode (--backend preload), or for SHIM_META calls when the
+ * kernel does not guard metadata. */
+bool shim_pre(const char *op, unsigned how, int dirfd, const char *path, int dirfd2,
+              const char *path2);
+
+/* After the real call failed: record it when the fence is why (errno kept). */
+void shim_post(const char *op, unsigned how, int dirfd, const char *path, int dirfd2,
+               const char *path2);
+
+/* The real function NAME, looked up once (dlsym RTLD_NEXT) and cached in *SLOT. */
+void *shim_real(void **slot, const char *name);
+
+#endif
