@@ -511,7 +511,8 @@ static int collect(const tf_audit_lang *lang, char *const *paths, size_t n, file
             return -1;
         }
     }
-    qsort(fl->v, fl->n, sizeof *fl->v, cmp_str);
+    if (fl->n) /* qsort's base must not be NULL, even for zero elements */
+        qsort(fl->v, fl->n, sizeof *fl->v, cmp_str);
     return 0;
 }
 
@@ -641,7 +642,8 @@ int tf_audit_run(const tf_audit_cfg *cfg, const tf_audit_lang *lang, char *const
     free(fl.v);
     if (rc == 0) {
         tf_audit_sort(res);
-        qsort(res->errors, res->n_errors, sizeof *res->errors, cmp_str);
+        if (res->n_errors)
+            qsort(res->errors, res->n_errors, sizeof *res->errors, cmp_str);
     }
     return rc;
 }
