@@ -212,6 +212,11 @@ static void bind(py_state *st, const char *name, size_t len, const tf_pathval *v
     if (st->n_scopes == 0 || len == 0 || len >= PY_NAME_MAX)
         return;
     py_scope *sc = &st->scopes[st->n_scopes - 1];
+    for (size_t i = sc->n; i-- > 0;) /* rebinding replaces: lookups stay linear in names */
+        if (!strncmp(sc->v[i].name, name, len) && sc->v[i].name[len] == '\0') {
+            sc->v[i].val = *val;
+            return;
+        }
     if (sc->n == sc->cap) {
         size_t ncap = sc->cap ? sc->cap * 2 : 16;
         py_binding *nv = realloc(sc->v, ncap * sizeof *nv);
