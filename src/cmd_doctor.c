@@ -1,6 +1,7 @@
 /* testfence doctor: what this machine can enforce, and which root and writable set apply. */
 #include "cmds.h"
 #include "opts.h"
+#include "shimconf.h"
 
 #include <stdio.h>
 
@@ -30,6 +31,22 @@ static void print_caps(const struct fence_caps *c)
            c->seccomp_notify ? " (with user notification)" : "");
 }
 
+/* The diagnostics shim, and the weaker backend it makes possible. */
+static void print_shim(void)
+{
+    char path[PATH_MAX];
+    tf_err err;
+    if (shimconf_locate(path, sizeof path, &err) < 0) {
+        printf("diagnostics: unavailable: %s\n", err.msg);
+        printf("preload backend: unavailable (needs the shim)\n");
+        return;
+    }
+    printf("diagnostics: %s (LD_PRELOAD; reports each blocked write and its test)\n", path);
+    printf("preload backend: available with --backend preload only; WEAKER than landlock: the\n"
+           "           shim refuses writes itself, so static binaries, raw syscalls and\n"
+           "           processes with a cleared environment are NOT fenced\n");
+}
+
 int cmd_doctor(int argc, char **argv)
 {
     struct opts o;
@@ -54,6 +71,7 @@ int cmd_doctor(int argc, char **argv)
         print_caps(&pl.caps);
         plan_print_policy(stdout, &pl);
     }
+    print_shim();
     int complete = fence_require_complete(&pl.caps, &err) == 0;
     printf("verdict:   %s\n",
            complete ? "testfence run enforces the fence on this machine" : err.msg);
