@@ -1,10 +1,12 @@
 /* testfence run: run a command that cannot write outside the project's tests/. */
 #include "cmds.h"
 #include "diag.h"
+#include "hazard.h"
 #include "opts.h"
 #include "spawn.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,6 +38,8 @@ static const char help[] =
     "                  else [tool.testfence] in pyproject.toml; never an env var)\n"
     "  --retain N      run workspaces to keep, counting this one (default: the\n"
     "                  config's retain, 3)\n"
+    "  --allow-hazards run even when the writable set holds a hard link to a file\n"
+    "                  outside it, or a symlink leading out (refused by default)\n"
     "  --dry-run       print the plan (root, writable set, workspace, environment)\n"
     "                  and exit without running or creating anything\n"
     "  -h, --help      this text;  --version  the version\n"
@@ -80,12 +84,36 @@ static void print_dry_run(const struct opts *o, const struct plan *pl, char **cm
     printf("\n(dry run: nothing was created and nothing was run)\n");
 }
 
+/* Refuse to run (unless --allow-hazards) when something already in the writable
+ * set would let a write escape it; checked before anything is created. */
+static int check_hazards(const struct opts *o, const struct plan *pl, tf_err *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return tf_errf(err, "out of memory");
+    int n = hazard_scan(&pl->policy, pl->ws.artifacts, f, err);
+    fclose(f);
+    if (n > 0 && o->allow_hazards)
+        fprintf(stderr, "testfence: warning: --allow-hazards: running despite:\n%s", text);
+    else if (n > 0)
+        tf_errf(err,
+                "refusing to run: the writable set holds %d hazard%s:\n%sFix %s, or pass "
+                "--allow-hazards to run anyway",
+                n, n == 1 ? "" : "s", text, n == 1 ? "it" : "them");
+    free(text);
+    return n < 0 || (n > 0 && !o->allow_hazards) ? -1 : 0;
+}
+
 /* Create the workspace, prune old ones, and build the fence. Returns the
  * ruleset fd (-1 for --backend none) or -2 on error. */
 static int prepare(const struct opts *o, const struct plan *pl, tf_err *err)
 {
     bool fenced = !strcmp(o->backend, "landlock");
     if (fenced && fence_require_complete(&pl->caps, err) < 0)
+        return -2;
+    if (check_hazards(o, pl, err) < 0)
         return -2;
     if (plan_create_workspace(pl, err) < 0 ||
         ws_prune(pl->ws.artifacts, opts_retain(o, &pl->cfg), err) < 0)
@@ -125,8 +153,8 @@ static int start_diag(struct diag *d, const struct opts *o, const struct plan *p
     bool preload = !strcmp(o->backend, "preload");
     bool kernel_guards_meta = fd >= 0 && pl->caps.seccomp_notify;
     const char *test_env = o->test_env ? o->test_env : pl->cfg.test_env;
-    return diag_prepare(d, pl, preload ? SHIM_BLOCK : SHIM_DIAGNOSE, !kernel_guards_meta,
-                        test_env, err);
+    return diag_prepare(d, pl, preload ? SHIM_BLOCK : SHIM_DIAGNOSE, !kernel_guards_meta, test_env,
+                        err);
 }
 
 static int run(const struct opts *o, char **cmd, tf_err *err, int *status)

@@ -16,10 +16,11 @@ enum {
 
 struct opts {
     struct plan_request req;
-    const char *backend; /* "landlock", "preload" or "none" */
+    const char *backend;   /* "landlock", "preload" or "none" */
     bool allow_violations; /* --allow-violations: keep the command's status */
     const char *test_env;  /* --test-env: the variable naming the current test, or NULL */
     bool dry_run;
+    bool allow_hazards;
     unsigned retain; /* 0: not given, use the config's */
     bool all;
     int argi; /* index of the first operand in argv */

@@ -147,8 +147,8 @@ static void now_utc(char *out, size_t len)
     char stamp[32];
     clock_gettime(CLOCK_REALTIME, &ts);
     gmtime_r(&ts.tv_sec, &tm);
-    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(out, len, "%s.%03ldZ", stamp, ts.tv_nsec / 1000000);
+    size_t n = strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(out, len, "%.*s.%03dZ", (int)n, stamp, (int)(ts.tv_nsec / 1000000) % 1000);
 }
 
 /* argv joined with spaces, from /proc (raw syscalls: the shim's own reads stay quiet). */

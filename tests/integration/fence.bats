@@ -80,9 +80,10 @@ setup() { mkproject; }
 @test "a symlink inside tests/ pointing outside does not let writes through" {
     ln -s ../config.toml tests/cfg
     ln -s ../new-file.toml tests/dangling
-    run "$TESTFENCE" run -- sh -c 'echo x > tests/cfg'
+    # Such symlinks are refused as hazards; even when the user insists, the kernel blocks.
+    run "$TESTFENCE" run --allow-hazards -- sh -c 'echo x > tests/cfg'
     [ "$status" -ne 0 ]
-    run "$TESTFENCE" run -- "$TF_PROBE" write tests/dangling
+    run "$TESTFENCE" run --allow-hazards -- "$TF_PROBE" write tests/dangling
     expect_status 1
     [ ! -e new-file.toml ]
     rm tests/cfg tests/dangling
@@ -156,11 +157,41 @@ setup() { mkproject; }
         /usr/bin/python3 -c "import os; os.chmod(os.open(\"data/sample.csv\", os.O_RDONLY), 0o600)" 2>/dev/null || echo fchmod-blocked
         ln -s ../config.toml tests/cfglink && chmod 600 tests/cfglink || echo link-chmod-blocked
         echo x > tests/mine && chmod 600 tests/mine && touch -d 2001-01-01 tests/mine && echo inside-ok'
-    expect_status 0
+    expect_status 120 # the command exited 0, but writes were blocked
+    expect_output_has "TEST_SANDBOX_VIOLATION: chmod"
     for what in chmod chown touch xattr fchmod link-chmod; do expect_output_has "$what-blocked"; done
     expect_output_has "inside-ok"
     [ "$(stat -c %a tests/mine)" = 600 ]
     rm tests/cfglink
     [ -z "$(/usr/bin/python3 -c 'import os; print(os.listxattr("config.toml"))' | tr -d '[]')" ]
+    assert_outside_unchanged
+}
+
+@test "a hard link in tests/ to an outside file is a hazard: refused, nothing created" {
+    ln credentials.toml tests/creds-link
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+    run "$TESTFENCE" run -- sh -c 'echo pwned > tests/creds-link'
+    expect_status 125
+    expect_output_has "refusing to run: the writable set holds 1 hazard:"
+    expect_output_has "$P/tests/creds-link is a hard link to a file that also has 1 link(s) outside the writable set"
+    expect_output_has "--allow-hazards"
+    [ ! -e tests/artifacts ]
+    assert_outside_unchanged
+    # Two links both inside tests/ are no hazard.
+    rm tests/creds-link
+    echo a >tests/one && ln tests/one tests/two
+    run "$TESTFENCE" run -- true
+    expect_status 0
+}
+
+@test "a symlink in tests/ leading outside is a hazard; --allow-hazards runs anyway" {
+    ln -s ../data tests/data-link
+    run "$TESTFENCE" run -- true
+    expect_status 125
+    expect_output_has "$P/tests/data-link is a symlink to $P/data, outside the writable set"
+    run "$TESTFENCE" run --allow-hazards -- sh -c 'echo x > tests/data-link/sample.csv'
+    [ "$status" -ne 0 ]
+    expect_output_has "warning: --allow-hazards: running despite:"
+    rm tests/data-link
     assert_outside_unchanged
 }
