@@ -1236,12 +1236,24 @@ static int string_value(parser *p, toml_value *v)
     return v->u.str.s ? 0 : oom(p);
 }
 
+/* A bare word where a value belongs is usually a string that lost its quotes. */
+static int bad_word(parser *p)
+{
+    size_t n = 0;
+    while (is_bare(peek_at(p, n)) && n < 40)
+        n++;
+    if (n < 2)
+        return unexpected(p, "a value");
+    return perr(p, p->pos, "expected a value, found '%.*s' (strings need quotes)", (int)n,
+                p->src + p->pos);
+}
+
 static int boolean(parser *p, toml_value *v)
 {
     v->type = TOML_BOOL;
     v->u.b = at_word(p, "true");
     if (!v->u.b && !at_word(p, "false"))
-        return unexpected(p, "a value");
+        return bad_word(p);
     p->pos += v->u.b ? 4 : 5;
     return 0;
 }
@@ -1274,7 +1286,9 @@ static int inline_gap(parser *p)
         return skip_ws_nl(p);
     skip_ws(p);
     if (newline_len(p) || peek(p) == '#')
-        return perr(p, p->pos, "newlines and comments in an inline table need TOML 1.1");
+        return perr(p, p->pos,
+                    "inline table not closed on its line (newlines and comments "
+                    "inside inline tables need TOML 1.1)");
     return 0;
 }
 
@@ -1323,9 +1337,10 @@ static int parse_value(parser *p, int depth, toml_value **out)
         return datetime(p, v, true);
     if (all_digits(p, 2) && peek_at(p, 2) == ':')
         return datetime(p, v, false);
-    if (is_digit(c) || c == '+' || c == '-' || c == 'i' || c == 'n')
+    if (is_digit(c) || c == '+' || c == '-' ||
+        ((c == 'i' || c == 'n') && (at_word(p, "inf") || at_word(p, "nan"))))
         return number(p, v);
-    return unexpected(p, "a value");
+    return bad_word(p);
 }
 
 /* ---- documents ---- */

@@ -159,6 +159,8 @@ static void test_errors(void)
     CHECK_STR(error_of("x = 1 2\n", 0),
               "pyproject.toml:1:7: expected end of line after a value, found '2'");
     CHECK_STR(error_of("x = \"abc\n", 0), "pyproject.toml:1:5: unterminated string");
+    CHECK_STR(error_of("mode = strict\n", 0),
+              "pyproject.toml:1:8: expected a value, found 'strict' (strings need quotes)");
     CHECK_STR(error_of("x = \"a\x01\"\n", 0),
               "pyproject.toml:1:7: control character U+0001 must be escaped in a string");
     CHECK_STR(error_of("# ok\nx = \"\xff\"\n", 0), "pyproject.toml:2:6: invalid UTF-8 byte 0xFF");
@@ -176,7 +178,8 @@ static void test_versions(void)
     const char *v11 = "t = { a = 1,\n  b = 2, }\ne = \"\\e\\x41\"\nh = 10:30\n";
     CHECK_STR(error_of(v11, 0), "");
     CHECK_STR(error_of(v11, TOML_STRICT_1_0),
-              "pyproject.toml:1:13: newlines and comments in an inline table need TOML 1.1");
+              "pyproject.toml:1:13: inline table not closed on its line (newlines and comments "
+              "inside inline tables need TOML 1.1)");
     CHECK(strstr(error_of("e = \"\\e\"\n", TOML_STRICT_1_0), "invalid escape") != NULL);
     CHECK(strstr(error_of("t = {a = 1,}\n", TOML_STRICT_1_0), "trailing comma") != NULL);
     CHECK(strstr(error_of("h = 10:30\n", TOML_STRICT_1_0), "expected ':'") != NULL);
