@@ -29,6 +29,16 @@ static int check_count;
         }                                                                                          \
     } while (0)
 
+/* Make a fresh directory for a test under $TMPDIR (inside the run workspace
+ * when the suite runs under testfence), never a hard-coded /tmp. */
+#include <stdlib.h>
+static inline char *check_tmpdir(char *buf, size_t len, const char *name)
+{
+    const char *t = getenv("TMPDIR");
+    snprintf(buf, len, "%s/%s-XXXXXX", t && *t ? t : "/tmp", name);
+    return mkdtemp(buf);
+}
+
 static inline int check_done(const char *name)
 {
     printf("%s: %d checks, %d failed\n", name, check_count, check_failures);

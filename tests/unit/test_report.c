@@ -1,5 +1,7 @@
 /* test_report: grouping, deduplication and counts, the summary's limits, report.json. */
 #include "check.h"
+
+#include <limits.h>
 #include "report.h"
 
 #include <fcntl.h>
@@ -37,8 +39,9 @@ static char *slurp(int dfd, const char *name)
 
 int main(void)
 {
-    char dir[] = "/tmp/tf_report_XXXXXX";
-    CHECK(mkdtemp(dir) != NULL);
+    char dir[PATH_MAX];
+    if (!check_tmpdir(dir, sizeof dir, "tf_report"))
+        return perror("mkdtemp"), 1;
     int dfd = open(dir, O_RDONLY | O_DIRECTORY);
     int fd = openat(dfd, "log", O_WRONLY | O_CREAT, 0644);
     for (int i = 0; i < 3; i++)

@@ -1,5 +1,7 @@
 /* test_shimconf: the shim's configuration file survives any path, and bad files are refused. */
 #include "check.h"
+
+#include <limits.h>
 #include "shimconf.h"
 
 #include <stdlib.h>
@@ -7,9 +9,10 @@
 
 int main(void)
 {
-    char dir[] = "/tmp/tf_shimconf_XXXXXX", path[256];
+    char dir[PATH_MAX], path[PATH_MAX + 32];
     tf_err err;
-    CHECK(mkdtemp(dir) != NULL);
+    if (!check_tmpdir(dir, sizeof dir, "tf_shimconf"))
+        return perror("mkdtemp"), 1;
     snprintf(path, sizeof path, "%s/conf", dir);
     struct shimconf c = {.mode = SHIM_BLOCK, .precheck_meta = true, .test_env = "MY_TEST"}, back;
     CHECK(policy_init(&c.policy, dir, &err) == 0);

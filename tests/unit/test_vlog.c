@@ -1,5 +1,7 @@
 /* test_vlog: the violation record: format, caps, escaping, and the parser against forged input. */
 #include "check.h"
+
+#include <limits.h>
 #include "vlog.h"
 
 #include <fcntl.h>
@@ -143,8 +145,8 @@ static int count_cb(const struct vlog_record *r, void *ctx)
 
 static void read_file(void)
 {
-    char dir[] = "/tmp/tf_vlog_XXXXXX";
-    CHECK(mkdtemp(dir) != NULL);
+    char dir[PATH_MAX];
+    CHECK(check_tmpdir(dir, sizeof dir, "tf_vlog") != NULL);
     int dfd = open(dir, O_RDONLY | O_DIRECTORY);
     char line[VLOG_MAX];
     struct vlog_record r = sample();
