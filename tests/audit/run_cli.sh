@@ -86,6 +86,31 @@ else
     echo "FAIL no tests/ directory"; fails=$((fails + 1))
 fi
 
+# SARIF: the fields GitHub code scanning requires, on a real multi-file scan.
+expect 0 "sarif over a directory" -- "$bin" audit --format sarif tests
+if /usr/bin/python3 - "$work/out" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["version"] == "2.1.0" and doc["$schema"].endswith("sarif-2.1.0.json")
+run, = doc["runs"]
+rules = run["tool"]["driver"]["rules"]
+assert run["tool"]["driver"]["name"] == "testfence"
+assert [r["id"] for r in rules] == ["TF000", "TF101", "TF102", "TF103", "TF104", "TF105", "TF106"]
+for r in rules:
+    assert r["shortDescription"]["text"] and r["fullDescription"]["text"] and r["help"]["text"]
+assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"].startswith("file:///")
+assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"].endswith("/")
+assert len(run["results"]) == 2
+for res in run["results"]:
+    assert rules[res["ruleIndex"]]["id"] == res["ruleId"]
+    assert res["level"] in ("warning", "error") and res["message"]["text"]
+    loc = res["locations"][0]["physicalLocation"]
+    assert loc["artifactLocation"]["uriBaseId"] == "%SRCROOT%"
+    assert not loc["artifactLocation"]["uri"].startswith("/")
+    assert loc["region"]["startLine"] >= 1 and loc["region"]["startColumn"] >= 1
+PY
+then echo "ok   sarif has what code scanning requires"; else echo "FAIL sarif structure"; fails=$((fails + 1)); fi
+
 # Every golden case at once: -j1 and -j2 must agree byte for byte.
 mkdir -p "$work/proj/tests/golden"
 cp "$here"/cases/*.py "$work/proj/tests/golden/"
