@@ -5,7 +5,7 @@
 # usage: run_cli.sh TESTFENCE_BINARY
 set -uo pipefail
 
-bin=${1:?usage: run_cli.sh TESTFENCE_BINARY}
+bin=$(realpath "${1:?usage: run_cli.sh TESTFENCE_BINARY}")
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/tf-audit-cli.XXXXXX")
 trap 'rm -rf "$work"' EXIT

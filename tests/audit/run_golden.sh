@@ -7,7 +7,7 @@
 # usage: run_golden.sh TESTFENCE_BINARY [--update] [NAME...]
 set -uo pipefail
 
-bin=${1:?usage: run_golden.sh TESTFENCE_BINARY [--update] [NAME...]}
+bin=$(realpath "${1:?usage: run_golden.sh TESTFENCE_BINARY [--update] [NAME...]}")
 shift
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi
