@@ -30,7 +30,11 @@ add_executable(tf_probe_static tests/integration/progs/probe.c)
 target_link_options(tf_probe_static PRIVATE -static)
 add_executable(tf_nolandlock tests/integration/progs/nolandlock.c)
 if(TESTFENCE_SANITIZE)
-    # A static binary cannot carry the sanitizer runtimes.
-    target_compile_options(tf_probe_static PRIVATE -fno-sanitize=all)
-    target_link_options(tf_probe_static PRIVATE -fno-sanitize=all)
+    # A static binary cannot carry the sanitizer runtimes; and a program run under the
+    # fence gets the uninstrumented shim preloaded ahead of any ASan runtime, which ASan
+    # refuses. Like the programs a real test suite runs, these helpers stay uninstrumented.
+    foreach(t tf_probe tf_probe_static)
+        target_compile_options(${t} PRIVATE -fno-sanitize=all)
+        target_link_options(${t} PRIVATE -fno-sanitize=all)
+    endforeach()
 endif()

@@ -160,7 +160,9 @@ PY
 }
 
 @test "LD_PRELOAD is appended to the user's, and --dry-run shows it" {
-    LD_PRELOAD=libm.so.6 run "$TESTFENCE" run -- sh -c 'echo "$LD_PRELOAD"'
+    # (An ASan build of testfence would refuse a preload ahead of its runtime.)
+    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 LD_PRELOAD=libm.so.6 \
+        run "$TESTFENCE" run -- sh -c 'echo "$LD_PRELOAD"'
     expect_status 0
     [ "$output" = "libm.so.6 $BIN/libtestfence_preload.so" ] || [ "$output" = "libm.so.6 $(realpath "$BIN")/libtestfence_preload.so" ]
     run "$TESTFENCE" run --dry-run -- true
