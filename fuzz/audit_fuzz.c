@@ -23,7 +23,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     void *state = tf_audit_python.state_new();
     if (!state)
         abort();
-    tf_audit_cfg cfg = {"/proj", "tests", "tests/artifacts", protected_names, 4, ~0u};
+    tf_audit_cfg cfg = {.root = "/proj",
+                        .tests_dir = "tests",
+                        .artifacts_dir = "tests/artifacts",
+                        .protected_names = protected_names,
+                        .n_protected = 4,
+                        .rules = ~0u};
     tf_audit_result res = {0};
     tf_err err;
     /* A copy without a terminator, so reads past the end are caught. */

@@ -453,14 +453,34 @@ static int list_add(file_list *fl, const char *path, tf_err *err)
     return 0;
 }
 
+/* Is PATH (as walked, maybe relative) beneath an excluded path? */
+static bool is_excluded(const tf_audit_cfg *cfg, const char *path)
+{
+    char cwd[PATH_MAX], joined[PATH_MAX * 2], abs[PATH_MAX];
+    if (cfg->n_excludes == 0)
+        return false;
+    if (path[0] == '/')
+        snprintf(joined, sizeof joined, "%s", path);
+    else if (getcwd(cwd, sizeof cwd))
+        snprintf(joined, sizeof joined, "%s/%s", cwd, path);
+    else
+        return false;
+    if (!tf_path_normalise(joined, abs, sizeof abs))
+        return false;
+    for (size_t i = 0; i < cfg->n_excludes; i++)
+        if (tf_path_within(abs, cfg->excludes[i]))
+            return true;
+    return false;
+}
+
 /* Hidden directories, caches and dependency trees are never test sources. */
 static bool skip_dir(const char *name)
 {
     return name[0] == '.' || !strcmp(name, "__pycache__") || !strcmp(name, "node_modules");
 }
 
-static int walk_dir(const tf_audit_lang *lang, const char *dir, file_list *fl, tf_audit_result *res,
-                    tf_err *err)
+static int walk_dir(const tf_audit_cfg *cfg, const tf_audit_lang *lang, const char *dir,
+                    file_list *fl, tf_audit_result *res, tf_err *err)
 {
     DIR *d = opendir(dir);
     if (!d) {
@@ -478,10 +498,10 @@ static int walk_dir(const tf_audit_lang *lang, const char *dir, file_list *fl, t
         int n = snprintf(child, sizeof child, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/",
                          e->d_name);
         struct stat st;
-        if (n >= (int)sizeof child || lstat(child, &st) < 0)
-            continue; /* vanished or too long: nothing to audit */
+        if (n >= (int)sizeof child || lstat(child, &st) < 0 || is_excluded(cfg, child))
+            continue; /* vanished, too long or excluded: nothing to audit */
         if (S_ISDIR(st.st_mode) && !skip_dir(e->d_name))
-            rc = walk_dir(lang, child, fl, res, err);
+            rc = walk_dir(cfg, lang, child, fl, res, err);
         else if (S_ISREG(st.st_mode) && lang->matches(child))
             rc = list_add(fl, child, err);
     }
@@ -494,9 +514,10 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Named files are audited whatever their extension; directories are walked. */
-static int collect(const tf_audit_lang *lang, char *const *paths, size_t n, file_list *fl,
-                   tf_audit_result *res, tf_err *err)
+/* Named files are audited whatever their extension (and even when excluded:
+ * naming a file is explicit); directories are walked. */
+static int collect(const tf_audit_cfg *cfg, const tf_audit_lang *lang, char *const *paths, size_t n,
+                   file_list *fl, tf_audit_result *res, tf_err *err)
 {
     for (size_t i = 0; i < n; i++) {
         struct stat st;
@@ -505,7 +526,7 @@ static int collect(const tf_audit_lang *lang, char *const *paths, size_t n, file
             snprintf(msg, sizeof msg, "%s: %s", paths[i], strerror(errno));
             res_error(res, msg);
         } else if (S_ISDIR(st.st_mode)) {
-            if (walk_dir(lang, paths[i], fl, res, err) < 0)
+            if (walk_dir(cfg, lang, paths[i], fl, res, err) < 0)
                 return -1;
         } else if (list_add(fl, paths[i], err) < 0) {
             return -1;
@@ -619,7 +640,7 @@ int tf_audit_run(const tf_audit_cfg *cfg, const tf_audit_lang *lang, char *const
                  size_t n_paths, int jobs, tf_audit_result *res, tf_err *err)
 {
     file_list fl = {0};
-    int rc = collect(lang, paths, n_paths, &fl, res, err);
+    int rc = collect(cfg, lang, paths, n_paths, &fl, res, err);
     if (jobs < 1)
         jobs = 1;
     if (jobs > 64)

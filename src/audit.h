@@ -19,7 +19,9 @@ typedef struct tf_audit_cfg {
     const char *artifacts_dir; /* the runner's artifacts dir, relative ("tests/artifacts") */
     const char *const *protected_names; /* file names a test must never write at the root */
     size_t n_protected;
-    unsigned rules; /* bit mask of enabled tf_rule_id */
+    unsigned rules;              /* bit mask of enabled tf_rule_id */
+    const char *const *excludes; /* absolute paths directory walks skip ([audit] exclude) */
+    size_t n_excludes;
 } tf_audit_cfg;
 
 typedef struct tf_finding {

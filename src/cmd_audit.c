@@ -3,6 +3,7 @@
 #include "audit_output.h"
 #include "audit_python.h"
 #include "cmds.h"
+#include "config.h"
 #include "project.h"
 
 #include <dirent.h>
@@ -38,7 +39,9 @@ static const char usage_text[] =
     "  --jobs N, -j N      files scanned in parallel (default: CPUs, at most 8)\n"
     "  --root DIR          project root (default: nearest dir with testfence.toml,\n"
     "                      pyproject.toml or .git)\n"
-    "  --config FILE       not supported by audit yet (the config loader is pending)\n"
+    "  --config FILE       config file (default: <root>/testfence.toml, else\n"
+    "                      [tool.testfence] in <root>/pyproject.toml); [audit] include,\n"
+    "                      exclude and protected apply\n"
     "  --help, --version\n"
     "\n"
     "rules: TF000 syntax error, TF101 protected root file, TF102 __file__ path climbing\n"
@@ -234,22 +237,104 @@ static int explain(const char *code)
     return AUDIT_CLEAN;
 }
 
-/* Default scan target: the project's tests dir, shown relative when we are at the root. */
-static int default_paths(const char *root, char *buf, size_t len)
+/* The tests dir the rules protect against: the first writable dir of the config. */
+static const char *tests_dir_of(const struct config *c)
 {
-    char cwd[PATH_MAX];
-    struct stat st;
-    if (getcwd(cwd, sizeof cwd) && !strcmp(cwd, root))
-        snprintf(buf, len, "tests");
+    return c->writable.n ? c->writable.v[0] : "tests";
+}
+
+/* Everything the scan needs that comes from the project: root, config, paths. */
+typedef struct audit_setup {
+    char root[PATH_MAX];
+    struct config conf;
+    bool conf_loaded;
+    char **paths, **excludes; /* owned */
+    size_t n_paths, n_excludes;
+} audit_setup;
+
+static void free_setup(audit_setup *su)
+{
+    for (size_t i = 0; i < su->n_paths; i++)
+        free(su->paths[i]);
+    for (size_t i = 0; i < su->n_excludes; i++)
+        free(su->excludes[i]);
+    free(su->paths);
+    free(su->excludes);
+    if (su->conf_loaded)
+        config_free(&su->conf);
+}
+
+/* A config path (relative to the root) as the user should see it: relative
+ * when we run from the root, absolute otherwise. NORMALISE for comparisons. */
+static char *root_path(const char *root, const char *rel, bool normalise)
+{
+    char cwd[PATH_MAX], joined[PATH_MAX * 2], norm[PATH_MAX];
+    bool at_root = getcwd(cwd, sizeof cwd) && !strcmp(cwd, root);
+    if (rel[0] == '/' || (at_root && !normalise))
+        snprintf(joined, sizeof joined, "%s", rel);
     else
-        snprintf(buf, len, "%s/tests", root);
-    if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
+        snprintf(joined, sizeof joined, "%s/%s", root, rel);
+    if (!normalise)
+        return strdup(joined);
+    return tf_path_normalise(joined, norm, sizeof norm) ? strdup(norm) : NULL;
+}
+
+static int add_root_paths(char ***out, size_t *n, const char *root, const char *const *rel,
+                          size_t n_rel, bool normalise)
+{
+    if (n_rel && !(*out = calloc(n_rel, sizeof **out)))
+        return -1;
+    for (; *n < n_rel; (*n)++)
+        if (!((*out)[*n] = root_path(root, rel[*n], normalise)))
+            return -1;
+    return 0;
+}
+
+/* Scan targets: PATH operands, else [audit] include, else the tests dir, which must exist. */
+static int scan_paths(audit_setup *su, const char *tests_dir)
+{
+    const struct config_list *inc = &su->conf.audit_include;
+    const char *const def[1] = {tests_dir};
+    if (add_root_paths(&su->paths, &su->n_paths, su->root,
+                       inc->n ? (const char *const *)inc->v : def, inc->n ? inc->n : 1,
+                       false) < 0) {
+        fprintf(stderr, "testfence audit: out of memory\n");
+        return -1;
+    }
+    struct stat st;
+    if (inc->n || (stat(su->paths[0], &st) == 0 && S_ISDIR(st.st_mode)))
         return 0;
     fprintf(stderr,
-            "testfence audit: no tests/ directory in %s; name the files or "
-            "directories to audit\n",
-            root);
+            "testfence audit: no %s/ directory in %s; name the files or directories to "
+            "audit\n",
+            tests_dir, su->root);
     return -1;
+}
+
+/* Root, config (--config, testfence.toml, [tool.testfence], defaults), protected names. */
+static int setup(audit_opts *o, audit_setup *su, bool need_paths)
+{
+    tf_err err = {{0}};
+    if (project_find_root(o->root, su->root, sizeof su->root, &err) < 0 ||
+        config_load(&su->conf, su->root, o->config, &err) < 0) {
+        fprintf(stderr, "testfence audit: %s\n", err.msg);
+        return -1;
+    }
+    su->conf_loaded = true;
+    for (size_t i = 0; i < sizeof default_protected / sizeof *default_protected; i++)
+        if (add_name(o, default_protected[i]) < 0)
+            return -1;
+    for (size_t i = 0; i < su->conf.audit_protected.n; i++)
+        if (add_name(o, su->conf.audit_protected.v[i]) < 0)
+            return -1;
+    if (protect_root_files(o, su->root) < 0 ||
+        add_root_paths(&su->excludes, &su->n_excludes, su->root,
+                       (const char *const *)su->conf.audit_exclude.v, su->conf.audit_exclude.n,
+                       true) < 0) {
+        fprintf(stderr, "testfence audit: out of memory\n");
+        return -1;
+    }
+    return need_paths ? scan_paths(su, tests_dir_of(&su->conf)) : 0;
 }
 
 static int scan_and_report(const audit_opts *o, const tf_audit_cfg *cfg, char **paths,
@@ -281,42 +366,31 @@ static int scan_and_report(const audit_opts *o, const tf_audit_cfg *cfg, char **
 int cmd_audit(int argc, char **argv)
 {
     audit_opts o = {.format = TF_AUDIT_TEXT, .select = ~0u, .jobs = default_jobs()};
+    audit_setup su = {0};
     int rc = parse_args(argc, argv, &o);
-    if (rc != 0 || o.explain || o.config) {
-        if (o.config && rc == 0)
-            fprintf(stderr, "testfence audit: --config is not supported by audit yet; protect "
-                            "names with --protect\n");
-        int status = rc > 0 ? AUDIT_CLEAN : rc < 0 || o.config ? AUDIT_USAGE : explain(o.explain);
+    if (rc != 0 || o.explain) {
+        int status = rc > 0 ? AUDIT_CLEAN : rc < 0 ? AUDIT_USAGE : explain(o.explain);
         free_opts(&o);
         return status;
     }
-    char root[PATH_MAX], tests[PATH_MAX + 8];
-    tf_err err = {{0}};
-    for (size_t i = 0; i < sizeof default_protected / sizeof *default_protected; i++)
-        if (add_name(&o, default_protected[i]) < 0)
-            rc = -1;
-    if (rc == 0 && project_find_root(o.root, root, sizeof root, &err) < 0) {
-        fprintf(stderr, "testfence audit: %s\n", err.msg);
-        rc = -1;
-    }
-    if (rc == 0 && protect_root_files(&o, root) < 0)
-        rc = -1;
-    char *def[1] = {tests};
     bool own = optind < argc;
-    if (rc == 0 && !own && default_paths(root, tests, sizeof tests) < 0)
-        rc = -1;
-    if (rc == 0) {
-        tf_audit_cfg cfg = {root,
-                            "tests",
-                            "tests/artifacts",
-                            (const char *const *)o.protect,
-                            o.n_protect,
-                            o.select & ~o.ignore};
-        rc =
-            scan_and_report(&o, &cfg, own ? argv + optind : def, own ? (size_t)(argc - optind) : 1);
-    } else {
+    if (setup(&o, &su, !own) < 0) {
         rc = AUDIT_USAGE;
+    } else {
+        tf_audit_cfg cfg = {
+            .root = su.root,
+            .tests_dir = tests_dir_of(&su.conf),
+            .artifacts_dir = su.conf.artifacts ? su.conf.artifacts : "tests/artifacts",
+            .protected_names = (const char *const *)o.protect,
+            .n_protected = o.n_protect,
+            .rules = o.select & ~o.ignore,
+            .excludes = (const char *const *)su.excludes,
+            .n_excludes = su.n_excludes,
+        };
+        rc = scan_and_report(&o, &cfg, own ? argv + optind : su.paths,
+                             own ? (size_t)(argc - optind) : su.n_paths);
     }
+    free_setup(&su);
     free_opts(&o);
     return rc;
 }

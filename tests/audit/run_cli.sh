@@ -64,7 +64,7 @@ expect 2 "--jobs 0" -- "$bin" audit --jobs 0
 expect 2 "--protect with a slash" -- "$bin" audit --protect a/b
 expect 2 "unknown option" -- "$bin" audit --bogus
 expect 2 "missing option value" -- "$bin" audit --format
-expect 2 "--config is refused until the loader exists" -- "$bin" audit --config x.toml
+expect 2 "--config naming a missing file" -- "$bin" audit --config x.toml
 
 expect 0 "default path is tests/ under the root" -- "$bin" audit
 printf 'tests/sub/test_a.py:1:1: TF106 open() writes to relative path "out.log" outside tests/\ntests/test_b.py:1:1: TF101 writes to protected root file "config.toml" (via open)\n' >"$work/want"
@@ -85,6 +85,20 @@ if [ $? = 2 ] && grep -q "no tests/ directory" "$work/err"; then
 else
     echo "FAIL no tests/ directory"; fails=$((fails + 1))
 fi
+
+# [audit] include/exclude/protected from testfence.toml, and config errors.
+mkdir -p "$work/cfg/.git" "$work/cfg/tests/fixtures" "$work/cfg/qa"
+printf '[audit]\ninclude = ["tests", "qa"]\nexclude = ["tests/fixtures"]\nprotected = ["history.db"]\n' \
+    >"$work/cfg/testfence.toml"
+echo 'open("history.db", "w")' >"$work/cfg/tests/test_a.py"
+echo 'open("x.log", "w")' >"$work/cfg/tests/fixtures/gen.py"
+echo 'open("y.log", "w")' >"$work/cfg/qa/test_q.py"
+expect 0 "config: include, exclude, protected" -- sh -c "cd ../cfg && '$bin' audit"
+printf 'qa/test_q.py:1:1: TF106 open() writes to relative path "y.log" outside tests/\ntests/test_a.py:1:1: TF101 writes to protected root file "history.db" (via open)\n' >"$work/want"
+if diff -u "$work/want" "$work/out"; then echo "ok   config output"; else echo "FAIL config output"; fails=$((fails + 1)); fi
+echo 'bogus = 1' >"$work/cfg/bad.toml"
+expect 2 "config: an unknown key is a usage error" -- sh -c "cd ../cfg && '$bin' audit --config bad.toml"
+contains err 'unknown key "bogus"' "config: the error names the key"
 
 # SARIF: the fields GitHub code scanning requires, on a real multi-file scan.
 expect 0 "sarif over a directory" -- "$bin" audit --format sarif tests
