@@ -84,6 +84,18 @@ static void print_dry_run(const struct opts *o, const struct plan *pl, char **cm
     printf("\n(dry run: nothing was created and nothing was run)\n");
 }
 
+/* The policy the metadata guard enforces, or NULL when it cannot run. */
+static const struct policy *choose_guard(const struct plan *pl, int ruleset_fd)
+{
+    if (ruleset_fd < 0)
+        return NULL;
+    if (pl->caps.seccomp_notify)
+        return &pl->policy;
+    fprintf(stderr, "testfence: warning: seccomp user notification is unavailable; "
+                    "chmod/chown/utime/xattr outside the writable set are not blocked\n");
+    return NULL;
+}
+
 /* Refuse to run (unless --allow-hazards) when something already in the writable
  * set would let a write escape it; checked before anything is created. */
 static int check_hazards(const struct opts *o, const struct plan *pl, tf_err *err)
@@ -180,14 +192,17 @@ static int run(const struct opts *o, char **cmd, tf_err *err, int *status)
         }
         char **env = fd == -2 ? NULL : envplan_apply(&pl.env, environ, err);
         if (env) {
-            struct spawn_opts so = {.argv = cmd, .envp = env, .ruleset_fd = fd};
-            if (fd >= 0 && pl.caps.seccomp_notify)
-                so.guard = &pl.policy;
-            else if (fd >= 0)
-                fprintf(stderr, "testfence: warning: seccomp user notification is unavailable; "
-                                "chmod/chown/utime/xattr outside the writable set are not "
-                                "blocked\n");
+            bool declined = false;
+            struct spawn_opts so = {.argv = cmd,
+                                    .envp = env,
+                                    .ruleset_fd = fd,
+                                    .guard = choose_guard(&pl, fd),
+                                    .guard_declined = &declined};
             rc = spawn_run(&so, status, err);
+            if (declined)
+                fprintf(stderr, "testfence: note: the metadata guard was off: an outer seccomp "
+                                "listener (a testfence run around this one?) holds the only "
+                                "slot; the outer run's policy guarded chmod/chown/utime/xattr\n");
             if (rc == 0)
                 *status = diag_finish(&d, &pl, o->backend, cmd, *status, o->allow_violations);
         } else {

@@ -21,7 +21,11 @@ struct child_failure {
     char step[96];
 };
 
-/* Pass FD over the unix socket SOCK (the guard's listener, child to parent). */
+/* recv_fd's answer when the child could not make a listener of its own. */
+enum { GUARD_DECLINED = -2 };
+
+/* Pass FD over the unix socket SOCK (the guard's listener, child to parent);
+ * FD < 0 sends a plain byte: no listener. */
 static int send_fd(int sock, int fd)
 {
     char byte = 0, ctl[CMSG_SPACE(sizeof(int))];
@@ -34,10 +38,15 @@ static int send_fd(int sock, int fd)
     c->cmsg_type = SCM_RIGHTS;
     c->cmsg_len = CMSG_LEN(sizeof(int));
     memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    if (fd < 0) {
+        m.msg_control = NULL;
+        m.msg_controllen = 0;
+    }
     return sendmsg(sock, &m, MSG_NOSIGNAL) == 1 ? 0 : -1;
 }
 
-/* The fd sent by send_fd, or -1 when the child exited without sending one. */
+/* The fd sent by send_fd; GUARD_DECLINED for a plain byte; -1 when the child
+ * exited without sending anything (SOCK_SEQPACKET reports that as EOF). */
 static int recv_fd(int sock)
 {
     char byte, ctl[CMSG_SPACE(sizeof(int))];
@@ -47,9 +56,11 @@ static int recv_fd(int sock)
     ssize_t n;
     while ((n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
         ;
-    struct cmsghdr *c = n == 1 ? CMSG_FIRSTHDR(&m) : NULL;
-    if (!c || c->cmsg_type != SCM_RIGHTS)
+    if (n != 1)
         return -1;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    if (!c || c->cmsg_type != SCM_RIGHTS)
+        return GUARD_DECLINED;
     int fd;
     memcpy(&fd, CMSG_DATA(c), sizeof fd);
     return fd;
@@ -107,12 +118,19 @@ static void child(const struct spawn_opts *o, const sigset_t *oldmask, bool tty,
         }
     }
     if (o->guard) {
+        /* EBUSY: an outer seccomp listener (a testfence run around this one)
+         * already exists, and the kernel allows one per process tree. */
         int lfd = guard_install();
-        if (lfd < 0 || send_fd(guardsock, lfd) < 0) {
-            child_fail(errfd, lfd < 0 ? -lfd : errno, "cannot install the metadata guard");
+        if (lfd < 0 && lfd != -EBUSY) {
+            child_fail(errfd, -lfd, "cannot install the metadata guard");
             _exit(TF_EXIT_OWN_ERROR);
         }
-        close(lfd);
+        if (send_fd(guardsock, lfd) < 0) {
+            child_fail(errfd, errno, "cannot hand the metadata guard to testfence");
+            _exit(TF_EXIT_OWN_ERROR);
+        }
+        if (lfd >= 0)
+            close(lfd);
     }
     /* Nothing but 0, 1 and 2 may reach the command; errfd closes on a successful exec. */
     close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
@@ -209,7 +227,7 @@ static int open_channels(const struct spawn_opts *o, const sigset_t *set, struct
     ch->err[0] = ch->err[1] = ch->guard[0] = ch->guard[1] = ch->sfd = -1;
     if (pipe2(ch->err, O_CLOEXEC) < 0)
         return tf_errnof(err, errno, "pipe");
-    if (o->guard && socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, ch->guard) < 0)
+    if (o->guard && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ch->guard) < 0)
         return tf_errnof(err, errno, "socketpair");
     if ((ch->sfd = signalfd(-1, set, SFD_CLOEXEC)) < 0)
         return tf_errnof(err, errno, "signalfd");
@@ -254,6 +272,8 @@ int spawn_run(const struct spawn_opts *o, int *status, tf_err *err)
         if (tty)
             give_terminal(pid);
         int listener = o->guard ? recv_fd(ch.guard[0]) : -1;
+        if (listener == GUARD_DECLINED && o->guard_declined)
+            *o->guard_declined = true;
         rc = child_report(ch.err[0], o, status, err);
         code = supervise(pid, tty, ch.sfd, listener, o->guard);
         close_fd(&listener);
