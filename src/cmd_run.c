@@ -4,6 +4,7 @@
 #include "hazard.h"
 #include "opts.h"
 #include "spawn.h"
+#include "verify.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,9 @@ static const char help[] =
     "                  else [tool.testfence] in pyproject.toml; never an env var)\n"
     "  --retain N      run workspaces to keep, counting this one (default: the\n"
     "                  config's retain, 3)\n"
+    "  --verify        fingerprint every file under the root outside the writable\n"
+    "                  set before and after, and report any change (the ground truth\n"
+    "                  for what the kernel cannot see); a change counts as a violation\n"
     "  --allow-hazards run even when the writable set holds a hard link to a file\n"
     "                  outside it, or a symlink leading out (refused by default)\n"
     "  --dry-run       print the plan (root, writable set, workspace, environment)\n"
@@ -169,6 +173,58 @@ static int start_diag(struct diag *d, const struct opts *o, const struct plan *p
                         err);
 }
 
+/* --verify, after the run: report every change outside the writable set, and
+ * count it as a violation (120) when the command itself succeeded. */
+static int verify_after(const struct opts *o, const struct plan *pl,
+                        const struct verify_snap *before, int *status, tf_err *err)
+{
+    struct verify_snap after = {0};
+    if (verify_snapshot(pl->root, &pl->policy, NULL, &after, err) < 0)
+        return -1;
+    size_t n = verify_diff(before, &after, stderr);
+    if (n == 0)
+        fprintf(stderr,
+                "testfence: --verify: nothing outside the writable set changed (%zu "
+                "entries compared)\n",
+                after.n);
+    else
+        fprintf(stderr, "testfence: --verify: %zu path%s outside the writable set changed\n", n,
+                n == 1 ? "" : "s");
+    if (n > 0 && *status == 0 && !o->allow_violations)
+        *status = TF_EXIT_VIOLATIONS;
+    verify_free(&after);
+    return 0;
+}
+
+/* Run the command under the fence (RULESET_FD, -1 for none) and the guard;
+ * with --verify, fingerprint the tree outside the writable set around it. */
+static int launch(const struct opts *o, const struct plan *pl, char **cmd, int ruleset_fd,
+                  int *status, tf_err *err)
+{
+    struct verify_snap before = {0};
+    char **env = envplan_apply(&pl->env, environ, err);
+    if (!env || (o->verify && verify_snapshot(pl->root, &pl->policy, NULL, &before, err) < 0)) {
+        envplan_free_env(env);
+        return -1;
+    }
+    bool declined = false;
+    struct spawn_opts so = {.argv = cmd,
+                            .envp = env,
+                            .ruleset_fd = ruleset_fd,
+                            .guard = choose_guard(pl, ruleset_fd),
+                            .guard_declined = &declined};
+    int rc = spawn_run(&so, status, err);
+    if (declined)
+        fprintf(stderr, "testfence: note: the metadata guard was off: an outer seccomp "
+                        "listener (a testfence run around this one?) holds the only "
+                        "slot; the outer run's policy guarded chmod/chown/utime/xattr\n");
+    if (rc == 0 && o->verify)
+        rc = verify_after(o, pl, &before, status, err);
+    verify_free(&before);
+    envplan_free_env(env);
+    return rc;
+}
+
 static int run(const struct opts *o, char **cmd, tf_err *err, int *status)
 {
     char run_id[32], shim[PATH_MAX];
@@ -190,25 +246,13 @@ static int run(const struct opts *o, char **cmd, tf_err *err, int *status)
                 close(fd);
             fd = -2;
         }
-        char **env = fd == -2 ? NULL : envplan_apply(&pl.env, environ, err);
-        if (env) {
-            bool declined = false;
-            struct spawn_opts so = {.argv = cmd,
-                                    .envp = env,
-                                    .ruleset_fd = fd,
-                                    .guard = choose_guard(&pl, fd),
-                                    .guard_declined = &declined};
-            rc = spawn_run(&so, status, err);
-            if (declined)
-                fprintf(stderr, "testfence: note: the metadata guard was off: an outer seccomp "
-                                "listener (a testfence run around this one?) holds the only "
-                                "slot; the outer run's policy guarded chmod/chown/utime/xattr\n");
+        if (fd != -2) {
+            rc = launch(o, &pl, cmd, fd, status, err);
             if (rc == 0)
                 *status = diag_finish(&d, &pl, o->backend, cmd, *status, o->allow_violations);
         } else {
             rc = -1;
         }
-        envplan_free_env(env);
         if (fd >= 0)
             close(fd);
     }

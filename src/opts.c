@@ -84,6 +84,8 @@ static int parse_one(int argc, char **argv, int *i, unsigned accepted, struct op
             return tf_errf(err, "--test-env needs a variable name (letters, digits, _), not \"%s\"",
                            v);
         o->test_env = v;
+    } else if ((accepted & OPT_RUN) && !strcmp(a, "--verify")) {
+        o->verify = true;
     } else if ((accepted & OPT_RUN) && !strcmp(a, "--allow-hazards")) {
         o->allow_hazards = true;
     } else if ((accepted & OPT_RUN) && !strcmp(a, "--dry-run")) {

@@ -21,6 +21,7 @@ struct opts {
     const char *test_env;  /* --test-env: the variable naming the current test, or NULL */
     bool dry_run;
     bool allow_hazards;
+    bool verify;
     unsigned retain; /* 0: not given, use the config's */
     bool all;
     int argi; /* index of the first operand in argv */

@@ -207,3 +207,16 @@ PY
     expect_output_has "interrupted: 130"
     expect_output_has "TIOCSTI refused: 1" # EPERM: no typing into the user's terminal
 }
+
+@test "--verify reports nothing for a fenced run, and every change when unfenced" {
+    run "$TESTFENCE" run --verify -- sh -c 'echo ok > tests/ok.txt; echo x > config.toml'
+    [ "$status" -ne 0 ]
+    expect_output_has "testfence: --verify: nothing outside the writable set changed"
+    run "$TESTFENCE" run --backend none --verify -- sh -c 'chmod 600 config.toml; echo new > data/new.csv'
+    expect_status 120
+    expect_output_has "VERIFY: config.toml: mode 0644 → 0600"
+    expect_output_has "VERIFY: data/new.csv: created"
+    expect_output_has "--verify: 3 paths outside the writable set changed"
+    run "$TESTFENCE" run --backend none --verify --allow-violations -- true
+    expect_status 0
+}
