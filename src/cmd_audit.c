@@ -315,12 +315,15 @@ static int scan_paths(audit_setup *su, const char *tests_dir)
 static int setup(audit_opts *o, audit_setup *su, bool need_paths)
 {
     tf_err err = {{0}};
-    if (project_find_root(o->root, su->root, sizeof su->root, &err) < 0 ||
-        config_load(&su->conf, su->root, o->config, &err) < 0) {
+    if (project_find_root(o->root, su->root, sizeof su->root, &err) < 0) {
         fprintf(stderr, "testfence audit: %s\n", err.msg);
         return -1;
     }
-    su->conf_loaded = true;
+    su->conf_loaded = true; /* config_free also releases what a failed load allocated */
+    if (config_load(&su->conf, su->root, o->config, &err) < 0) {
+        fprintf(stderr, "testfence audit: %s\n", err.msg);
+        return -1;
+    }
     for (size_t i = 0; i < sizeof default_protected / sizeof *default_protected; i++)
         if (add_name(o, default_protected[i]) < 0)
             return -1;
