@@ -1106,18 +1106,47 @@ static bool is_bare_string(const py_state *st, TSNode n)
     return k == K_STRING || k == K_CONCAT;
 }
 
-/* Handle node N on the way down; false means: do not descend into it. */
-static bool enter(py_state *st, TSNode n, uint32_t depth)
+/* Remember the first error node; it is reported when left, unless a nested
+ * one (closer to the real mistake) was seen first. */
+static void note_error(py_state *st, TSNode n, uint32_t depth)
 {
-    if (!st->error_done && ts_node_symbol(n) == (TSSymbol)-1) {
-        st->error_pending = true; /* reported on leaving, unless a nested error comes first */
+    if (st->error_done)
+        return;
+    if (ts_node_symbol(n) == (TSSymbol)-1) {
+        st->error_pending = true;
         st->error_node = n;
         st->error_depth = depth;
-    } else if (!st->error_done && ts_node_is_missing(n)) {
+    } else if (ts_node_is_missing(n)) {
         on_error(st, n);
         st->error_done = true;
     }
-    switch (kind_of(st, n)) {
+}
+
+/* Nodes that bind names: the value, or unknown for loop and with targets. */
+static void enter_binding(py_state *st, TSNode n, enum py_kind k)
+{
+    tf_pathval v;
+    tf_pv_unknown(&v);
+    if (k == K_ASSIGN) {
+        on_assignment(st, n);
+    } else if (k == K_AUGASSIGN) {
+        on_augmented(st, n);
+    } else if (k == K_NAMED) {
+        eval(st, field(st, n, F_VALUE), 0, &v);
+        bind_target(st, field(st, n, F_NAME), &v, 0);
+    } else if (k == K_FOR || k == K_FOR_IN) {
+        bind_target(st, field(st, n, F_LEFT), &v, 0);
+    } else if (k == K_AS_TARGET) {
+        bind_target(st, n, &v, 0);
+    }
+}
+
+/* Handle node N on the way down; false means: do not descend into it. */
+static bool enter(py_state *st, TSNode n, uint32_t depth)
+{
+    note_error(st, n, depth);
+    enum py_kind k = kind_of(st, n);
+    switch (k) {
     case K_FUNCDEF:
     case K_LAMBDA:
         push_scope(st, depth);
@@ -1126,34 +1155,9 @@ static bool enter(py_state *st, TSNode n, uint32_t depth)
     case K_CLASSDEF:
         push_scope(st, depth);
         return true;
-    case K_ASSIGN:
-        on_assignment(st, n);
-        return true;
-    case K_AUGASSIGN:
-        on_augmented(st, n);
-        return true;
-    case K_NAMED: {
-        tf_pathval v;
-        eval(st, field(st, n, F_VALUE), 0, &v);
-        bind_target(st, field(st, n, F_NAME), &v, 0);
-        return true;
-    }
-    case K_FOR:
-    case K_FOR_IN: {
-        tf_pathval unknown;
-        tf_pv_unknown(&unknown);
-        bind_target(st, field(st, n, F_LEFT), &unknown, 0);
-        return true;
-    }
-    case K_AS_TARGET: {
-        tf_pathval unknown;
-        tf_pv_unknown(&unknown);
-        bind_target(st, n, &unknown, 0);
-        return true;
-    }
     case K_IMPORT:
     case K_IMPORT_FROM:
-        on_import(st, n, kind_of(st, n) == K_IMPORT_FROM);
+        on_import(st, n, k == K_IMPORT_FROM);
         return false;
     case K_CALL:
         on_call(st, n, depth);
@@ -1170,6 +1174,7 @@ static bool enter(py_state *st, TSNode n, uint32_t depth)
         on_comment(st, n);
         return false;
     default:
+        enter_binding(st, n, k);
         return true;
     }
 }

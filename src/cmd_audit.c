@@ -110,22 +110,20 @@ static int parse_codes(const char *opt, const char *list, unsigned *mask)
     return -1;
 }
 
-/* Returns 0 to go on, 1 when answered (--help/--version), -1 on a usage error. */
-static int parse_args(int argc, char **argv, audit_opts *o)
-{
-    enum {
-        O_STRICT = 256,
-        O_FORMAT,
-        O_SELECT,
-        O_IGNORE,
-        O_PROTECT,
-        O_EXPLAIN,
-        O_ROOT,
-        O_CONFIG,
-        O_HELP,
-        O_VERSION
-    };
-    static const struct option longs[] = {{"strict", no_argument, NULL, O_STRICT},
+enum {
+    O_STRICT = 256,
+    O_FORMAT,
+    O_SELECT,
+    O_IGNORE,
+    O_PROTECT,
+    O_EXPLAIN,
+    O_ROOT,
+    O_CONFIG,
+    O_HELP,
+    O_VERSION
+};
+
+static const struct option long_opts[] = {{"strict", no_argument, NULL, O_STRICT},
                                           {"format", required_argument, NULL, O_FORMAT},
                                           {"select", required_argument, NULL, O_SELECT},
                                           {"ignore", required_argument, NULL, O_IGNORE},
@@ -137,67 +135,82 @@ static int parse_args(int argc, char **argv, audit_opts *o)
                                           {"help", no_argument, NULL, O_HELP},
                                           {"version", no_argument, NULL, O_VERSION},
                                           {NULL, 0, NULL, 0}};
-    int c;
+
+/* Options whose value needs checking. */
+static int apply_value(int c, const char *arg, audit_opts *o)
+{
     char *end;
+    switch (c) {
+    case O_FORMAT:
+        if (tf_audit_format_parse(arg, &o->format))
+            return 0;
+        fprintf(stderr, "testfence audit: --format must be text, json, sarif or github\n");
+        return -1;
+    case O_SELECT:
+        return parse_codes("--select", arg, &o->select);
+    case O_IGNORE:
+        return parse_codes("--ignore", arg, &o->ignore);
+    case O_PROTECT:
+        if (!strchr(arg, '/') && arg[0] && add_name(o, arg) == 0)
+            return 0;
+        fprintf(stderr, "testfence audit: --protect takes a file name at the root\n");
+        return -1;
+    default: /* 'j' */
+        o->jobs = (int)strtol(arg, &end, 10);
+        if (!*end && o->jobs >= 1 && o->jobs <= 64)
+            return 0;
+        fprintf(stderr, "testfence audit: --jobs takes a number from 1 to 64\n");
+        return -1;
+    }
+}
+
+/* Returns 0 to go on, 1 when answered (--help/--version), -1 on a usage error. */
+static int apply_opt(int c, char **argv, audit_opts *o)
+{
+    switch (c) {
+    case O_STRICT:
+        o->strict = true;
+        return 0;
+    case O_EXPLAIN:
+        o->explain = optarg;
+        return 0;
+    case O_ROOT:
+        o->root = optarg;
+        return 0;
+    case O_CONFIG:
+        o->config = optarg;
+        return 0;
+    case 'h':
+    case O_HELP:
+        fputs(usage_text, stdout);
+        return 1;
+    case O_VERSION:
+        printf("testfence %s\n", TESTFENCE_VERSION);
+        return 1;
+    case O_FORMAT:
+    case O_SELECT:
+    case O_IGNORE:
+    case O_PROTECT:
+    case 'j':
+        return apply_value(c, optarg, o);
+    case ':':
+        fprintf(stderr, "testfence audit: %s needs a value\n", argv[optind - 1]);
+        return -1;
+    default:
+        fprintf(stderr, "testfence audit: unknown option '%s'; see --help\n", argv[optind - 1]);
+        return -1;
+    }
+}
+
+/* Options may come before, between or after the paths (GNU getopt permutes). */
+static int parse_args(int argc, char **argv, audit_opts *o)
+{
+    int c, rc = 0;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":j:h", longs, NULL)) != -1) {
-        switch (c) {
-        case O_STRICT:
-            o->strict = true;
-            break;
-        case O_FORMAT:
-            if (!tf_audit_format_parse(optarg, &o->format)) {
-                fprintf(stderr, "testfence audit: --format must be text, json, sarif or github\n");
-                return -1;
-            }
-            break;
-        case O_SELECT:
-            if (parse_codes("--select", optarg, &o->select) < 0)
-                return -1;
-            break;
-        case O_IGNORE:
-            if (parse_codes("--ignore", optarg, &o->ignore) < 0)
-                return -1;
-            break;
-        case O_PROTECT:
-            if (strchr(optarg, '/') || !optarg[0] || add_name(o, optarg) < 0) {
-                fprintf(stderr, "testfence audit: --protect takes a file name at the root\n");
-                return -1;
-            }
-            break;
-        case O_EXPLAIN:
-            o->explain = optarg;
-            break;
-        case 'j':
-            o->jobs = (int)strtol(optarg, &end, 10);
-            if (*end || o->jobs < 1 || o->jobs > 64) {
-                fprintf(stderr, "testfence audit: --jobs takes a number from 1 to 64\n");
-                return -1;
-            }
-            break;
-        case O_ROOT:
-            o->root = optarg;
-            break;
-        case O_CONFIG:
-            o->config = optarg;
-            break;
-        case 'h':
-        case O_HELP:
-            fputs(usage_text, stdout);
-            return 1;
-        case O_VERSION:
-            printf("testfence %s\n", TESTFENCE_VERSION);
-            return 1;
-        case ':':
-            fprintf(stderr, "testfence audit: %s needs a value\n", argv[optind - 1]);
-            return -1;
-        default:
-            fprintf(stderr, "testfence audit: unknown option '%s'; see --help\n", argv[optind - 1]);
-            return -1;
-        }
-    }
-    return 0;
+    while (rc == 0 && (c = getopt_long(argc, argv, ":j:h", long_opts, NULL)) != -1)
+        rc = apply_opt(c, argv, o);
+    return rc;
 }
 
 /* Every regular file at the root is the user's: configs, data, history. */
