@@ -26,6 +26,15 @@ static void print_caps(const struct fence_caps *c)
     for (const struct fence_class *k = fence_classes; k->name; k++)
         printf("  %-32s %s (ABI %d+)\n", k->name, fence_enforces(c, k) ? "yes" : "NO ", k->abi);
     printf("never covered by Landlock: %s\n", fence_never_covered);
+    printf("metadata guard: %s\n",
+           c->seccomp_notify ? "yes: testfence's seccomp supervisor refuses those outside the "
+                               "writable set"
+                             : "NO: seccomp user notification is unavailable");
+    if (c->seccomp_filters > 0)
+        printf("           note: this process already runs under %d seccomp filter(s); if one\n"
+               "           has a listener (an outer testfence run), the kernel allows no second\n"
+               "           one, and the outer run's guard (and writable set) applies instead\n",
+               c->seccomp_filters);
     printf("user namespaces: %s\n", c->userns ? "available" : "unavailable");
     printf("seccomp:   %s%s\n", c->seccomp ? "available" : "unavailable",
            c->seccomp_notify ? " (with user notification)" : "");

@@ -27,6 +27,7 @@ struct fence_caps {
     bool userns;         /* unprivileged user namespaces can be created */
     bool seccomp;        /* seccomp filters can be installed */
     bool seccomp_notify; /* and the user-notification action exists */
+    int seccomp_filters; /* filters already on this process (an outer run's?) */
 };
 
 /* Writes no Landlock ABI can block, printed by doctor so nobody assumes otherwise. */

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/utsname.h>
@@ -61,6 +62,21 @@ static bool proc_contains(const char *path, const char *word)
     return strstr(buf, word) != NULL;
 }
 
+/* An integer field of /proc/self/status; 0 when absent. */
+static int status_field(const char *name)
+{
+    char line[256];
+    int v = 0;
+    FILE *f = fopen("/proc/self/status", "re");
+    if (!f)
+        return 0;
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, name, strlen(name)))
+            v = atoi(line + strlen(name));
+    fclose(f);
+    return v;
+}
+
 static void probe_system(struct fence_caps *caps)
 {
     struct utsname u;
@@ -72,6 +88,7 @@ static void probe_system(struct fence_caps *caps)
     caps->seccomp = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
     caps->seccomp_notify =
         caps->seccomp && proc_contains("/proc/sys/kernel/seccomp/actions_avail", "user_notif");
+    caps->seccomp_filters = status_field("Seccomp_filters:");
 }
 
 void fence_probe(struct fence_caps *caps)

@@ -271,9 +271,7 @@ int spawn_run(const struct spawn_opts *o, int *status, tf_err *err)
         setpgid(pid, pid); /* also here: no race with the first signal we forward */
         if (tty)
             give_terminal(pid);
-        int listener = o->guard ? recv_fd(ch.guard[0]) : -1;
-        if (listener == GUARD_DECLINED && o->guard_declined)
-            *o->guard_declined = true;
+        int listener = o->guard ? recv_fd(ch.guard[0]) : -1; /* GUARD_DECLINED: nested */
         rc = child_report(ch.err[0], o, status, err);
         code = supervise(pid, tty, ch.sfd, listener, o->guard);
         close_fd(&listener);

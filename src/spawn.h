@@ -6,14 +6,11 @@
 #include "err.h"
 #include "policy.h"
 
-#include <stdbool.h>
-
 struct spawn_opts {
     char *const *argv;          /* argv[0] is searched in PATH */
     char *const *envp;          /* the child's complete environment */
     int ruleset_fd;             /* from fence_prepare; -1 runs unfenced */
     const struct policy *guard; /* guard metadata syscalls with this policy; NULL: don't */
-    bool *guard_declined;       /* set when an outer run's listener left no room for ours */
 };
 
 /* Run the command and wait for it. On success returns 0 and sets *status to the

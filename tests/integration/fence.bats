@@ -131,7 +131,7 @@ setup() { mkproject; }
     # nobody must reach the project: open up the directories above it that need it.
     d="$BATS_TEST_TMPDIR"
     while [ "$d" != / ]; do
-        case $(stat -c %A "$d") in *x) ;; *) chmod o+x "$d" ;; esac
+        case $(stat -c %A "$d") in *[xt]) ;; *) chmod o+x "$d" ;; esac
         d=$(dirname "$d")
     done
     install -m 755 "$TESTFENCE" "$BATS_TEST_TMPDIR/testfence"
