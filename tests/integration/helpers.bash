@@ -50,3 +50,16 @@ expect_output_has() {
         return 1
     fi
 }
+
+# fingerprint_meta: fingerprint, plus what a metadata change touches: inode and link
+# count, mtime and ctime to the nanosecond (not atime: reading changes it), every
+# xattr in every namespace, and the inode flags (chattr) of files and directories.
+fingerprint_meta() {
+    fingerprint
+    (cd "$P" && find . -path ./tests -prune -o -print0 | sort -z |
+        xargs -0 stat -c '%n inode=%i links=%h mtime=%.9Y ctime=%.9Z' &&
+        find . -path ./tests -prune -o -print0 | sort -z |
+        xargs -0 getfattr -h -d -m - --absolute-names 2>&1 &&
+        find . -path ./tests -prune -o \( -type f -o -type d \) -print0 | sort -z |
+        xargs -0 lsattr -d 2>&1)
+}

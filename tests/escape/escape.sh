@@ -1,0 +1,428 @@
+#!/usr/bin/env bash
+# escape.sh: one case of the escape corpus, as one user, start to finish (escape.bats
+# runs it once per case and user; a script, not bats functions, because bats traces
+# every command it runs and that made the corpus five times slower).
+#   1. control: the same command on a copy of the project, unfenced (--backend none),
+#      must succeed and change the copy, so a broken case cannot pass by failing;
+#   2. fenced: under `testfence run` the attempt must fail and everything outside
+#      tests/ (content, entries, mode, owner, mtime/ctime, xattrs, inode flags) must be
+#      exactly as before;
+#   3. report: if the run wrote report.json, the attempt must be listed in it (only for
+#      cases the LD_PRELOAD shim can see: a libc call in a dynamic program).
+# usage: escape.sh CASE root|nobody WORKDIR   (env: TF and the E_* drivers, see escape.bats)
+# Prints the result as its last line of stdout, diagnostics on stderr; exits 0 (blocked,
+# or an expected failure), 1 (failed), 4 (skipped).
+set -u
+
+# ---- known failures ------------------------------------------------------------------
+# Cases that are expected to fail until the named work lands. The harness is strict: a
+# case listed here that passes fails with XPASS, so the list cannot go stale.
+declare -A XFAIL=(
+    # TODO(metadata-supervisor): the seccomp guard sees syscalls, not ioctls: chattr
+    # (FS_IOC_SETFLAGS) through a read-only fd changes an outside file's inode flags.
+    [meta_setflags]="FS_IOC_SETFLAGS ioctl is not guarded"
+    # TODO(metadata-supervisor): the filter allows every non-x86_64 syscall, and int $0x80
+    # from a 64-bit process is AUDIT_ARCH_I386: chmod/lchown through it are not guarded.
+    [ia32_chmod]="i386 syscall table (int \$0x80) is not guarded"
+    [ia32_lchown]="i386 syscall table (int \$0x80) is not guarded"
+    # TODO(metadata-supervisor): IORING_OP_SETXATTR/FSETXATTR make no setxattr syscall,
+    # so seccomp never sees them (Landlock does not cover xattrs).
+    [uring_setxattr]="io_uring IORING_OP_SETXATTR bypasses seccomp"
+    [uring_fsetxattr]="io_uring IORING_OP_FSETXATTR bypasses seccomp"
+)
+
+# Cases whose attempt is blocked but which the report does not list although the
+# shim could see the call (strict too: a case listed here that is reported fails).
+declare -A REPORT_XFAIL=(
+    # TODO(shim): bind() of a unix socket is not interposed, so not recorded.
+    [bind_socket]="the shim does not interpose bind()"
+)
+
+# newproj DIR: a project with root files worth protecting; cd into it; P names it.
+newproj() {
+    P="$1"
+    mkdir -p "$P/tests" "$P/data/sub" "$P/empty-dir" "$P/.git"
+    printf 'theme = "dark"\n' >"$P/config.toml"
+    printf '[keys]\nopenai = "sk-secret"\n' >"$P/credentials.toml"
+    printf 'sample\n' >"$P/data/sample.csv"
+    printf 'deep\n' >"$P/data/sub/deep.txt"
+    printf 'inside tests\n' >"$P/tests/mine.txt"
+    setfattr -n user.keep -v 1 "$P/config.toml" # for the removexattr cases
+    cd "$P" || return 1
+}
+
+# as_user CMD...: run CMD as the test's user. nobody has no home; give it one that
+# exists nowhere so tools (git) do not read root's.
+as_user() {
+    if [ "$RUN_USER" = nobody ]; then
+        setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME=/nonexistent "$@"
+    else
+        "$@"
+    fi
+}
+
+# prepare DIR: a fresh project in DIR with the case's fixtures, owned by the test's user.
+prepare() {
+    newproj "$1"
+    CMD=() EXPECT="" TARGET="config.toml" SHIM=1 CTL_STATUS=0 FENCED_STATUS="" CTL_CHANGES=1
+    SKIP="" CORE_NOTE="" OPTS=()
+    unset CTL_OPTS
+    "c_$CASE"
+    case $CASE in
+    meta_* | ia32_* | uring_*setxattr)
+        # The metadata guard is a seccomp listener, and the kernel allows one per process
+        # tree: nested in another run, the outer guard (whose writable set holds this
+        # whole project) answers instead, so these cases cannot be tested here.
+        if [ -n "${TESTFENCE_RUN_ID:-}" ]; then
+            SKIP="nested under testfence: the outer run's guard holds the one seccomp listener"
+        fi
+        ;;
+    esac
+    [ -n "${CTL_OPTS+x}" ] || CTL_OPTS=("${OPTS[@]}")
+    if [ "$RUN_USER" = nobody ]; then
+        # Only the fence may stop the write: nobody owns everything (the group stays
+        # root's, so the chown case as nobody has something to change).
+        chown -R nobody "$P"
+    fi
+}
+
+# runc CMD...: run CMD, keeping its exit status, stdout and stderr apart.
+runc() {
+    status=0
+    "$@" >"$W/out" 2>"$W/err" || status=$?
+    output=$(cat "$W/out")
+    stderr=$(cat "$W/err")
+}
+
+# escape CASE USER: the control, the fenced attempt, the report.
+escape() {
+    CASE=$1 RUN_USER=$2 DETAIL=""
+    declare -f "c_$CASE" >/dev/null || {
+        DETAIL="no case c_$CASE"
+        return 1
+    }
+    if [ "$RUN_USER" = root ]; then
+        CHOWN_TO=(65534 65534) # a different owner and group
+    else
+        CHOWN_TO=(-1 65534) # nobody may only give its file to its own group
+    fi
+
+    # 1. Control: unfenced, the case must work and change something.
+    prepare "$W/ctl"
+    if [ -n "${SKIP:-}" ]; then
+        RESULT="skipped ($SKIP)"
+        return 4
+    fi
+    fingerprint_meta >"$W/ctl.before"
+    runc as_user "$TF" run --backend none "${CTL_OPTS[@]}" -- "${CMD[@]}"
+    if [ "$status" -ne "$CTL_STATUS" ]; then
+        DETAIL="control: exit $status, expected $CTL_STATUS"
+        printf 'control (unfenced) failed: exit %s\nstdout: %s\nstderr: %s\n' \
+            "$status" "$output" "$stderr" >&2
+        return 1
+    fi
+    fingerprint_meta >"$W/ctl.after"
+    if [ "$CTL_CHANGES" = 1 ] && cmp -s "$W/ctl.before" "$W/ctl.after"; then
+        DETAIL="control changed nothing"
+        echo "control (unfenced) succeeded but changed nothing outside tests/: the case is dead" >&2
+        return 1
+    fi
+
+    # 2. Fenced.
+    prepare "$W/proj"
+    fingerprint_meta >"$W/before"
+    runc as_user "$TF" run "${OPTS[@]}" -- "${CMD[@]}"
+    if fenced_holds; then
+        if [ -n "${XFAIL[$CASE]+x}" ]; then
+            RESULT=XPASS
+            echo "XPASS: $CASE is blocked now; remove it from XFAIL in $0" >&2
+            return 1
+        fi
+        RESULT="blocked${WHY:+ ($WHY)}${CORE_NOTE:+; $CORE_NOTE}"
+    elif [ -n "${XFAIL[$CASE]+x}" ]; then
+        RESULT="xfail (${XFAIL[$CASE]}; TODO)"
+        return 0
+    else
+        return 1
+    fi
+
+    # 3. Report.
+    check_report
+}
+
+# fenced_holds: the fenced attempt failed the expected way and nothing outside changed.
+fenced_holds() {
+    local last="${output##*$'\n'}"
+    WHY="exit $status"
+    [ -z "$EXPECT" ] || WHY="$last"
+    if [ -n "$FENCED_STATUS" ]; then
+        if [ "$status" -ne "$FENCED_STATUS" ]; then
+            DETAIL="fenced: exit $status, expected $FENCED_STATUS"
+        fi
+    elif [ "$status" -eq 0 ]; then
+        DETAIL="fenced: the attempt succeeded"
+    elif [ -n "$EXPECT" ] && ! [[ "$last" =~ ^($EXPECT)$ ]]; then
+        DETAIL="fenced: got '$last', expected $EXPECT"
+    fi
+    fingerprint_meta >"$W/after"
+    if ! diff -u "$W/before" "$W/after" >"$W/diff"; then
+        DETAIL="${DETAIL:+$DETAIL; }outside tests/ changed"
+        cat "$W/diff" >&2
+    fi
+    if [ -n "$DETAIL" ]; then
+        printf '%s\nstdout: %s\nstderr: %s\n' "$DETAIL" "$output" "$stderr" >&2
+        return 1
+    fi
+}
+
+# check_report: the run's report.json lists the attempt on TARGET (space-separated
+# paths relative to the root, any of which may be a glob; a directory matches below it).
+# ---- REPORT ASSERTION (the shim's part of the issue) ----
+# report.json is written by `run` into the workspace (src/report.c). Cases where the
+# shim cannot see the call (raw syscalls, static binaries, io_uring, a cleared
+# environment) set SHIM=0; for them the report is allowed to be silent.
+check_report() {
+    local rep
+    rep=$(find "$P/tests/artifacts" -maxdepth 2 -name report.json -path '*_isolation_workspace_*' 2>/dev/null | head -1)
+    if [ -z "$rep" ]; then
+        RESULT="$RESULT, no report.json in the workspace"
+        return 0
+    fi
+    [ "$SHIM" = 1 ] || {
+        RESULT="$RESULT, report: not visible to the shim"
+        return 0
+    }
+    local t targets=()
+    for t in $TARGET; do targets+=("$P/$t"); done
+    if ! /usr/bin/python3 - "$rep" "${targets[@]}" <<'EOF'; then
+import fnmatch, json, sys
+rep, targets = sys.argv[1], sys.argv[2:]
+seen = []
+def walk(x):
+    if isinstance(x, dict):
+        if "resolved" in x:
+            seen.append(x["resolved"])
+        for v in x.values():
+            walk(v)
+    elif isinstance(x, list):
+        for v in x:
+            walk(v)
+walk(json.load(open(rep)))
+if not any(fnmatch.fnmatchcase(s, t) or s.startswith(t + "/") for s in seen for t in targets):
+    print("report.json does not list %s; it lists %s" % (" or ".join(targets), seen), file=sys.stderr)
+    sys.exit(1)
+EOF
+        if [ -n "${REPORT_XFAIL[$CASE]+x}" ]; then
+            RESULT="$RESULT, report: xfail (${REPORT_XFAIL[$CASE]}; TODO)"
+            return 0
+        fi
+        DETAIL="report.json does not list $TARGET"
+        return 1
+    fi
+    if [ -n "${REPORT_XFAIL[$CASE]+x}" ]; then
+        RESULT=XPASS
+        echo "XPASS: $CASE is reported now; remove it from REPORT_XFAIL in $0" >&2
+        return 1
+    fi
+    RESULT="$RESULT, reported"
+}
+
+# ---- the cases -----------------------------------------------------------------------
+# c_NAME runs in the fresh project dir. It sets CMD, and may set EXPECT (the driver's
+# errno, a regex; empty: any failure), TARGET (what the report must name), SHIM=0,
+# CTL_STATUS / FENCED_STATUS (expected exit statuses), CTL_CHANGES=0, SKIP.
+
+# Opening for writing.
+c_open_w() { CMD=("$E_OPEN" open-w config.toml) EXPECT=EACCES; }
+c_open_a() { CMD=("$E_OPEN" open-a config.toml) EXPECT=EACCES; }
+c_open_rw() { CMD=("$E_OPEN" open-rw config.toml) EXPECT=EACCES; }
+c_open_trunc() { CMD=("$E_OPEN" open-trunc config.toml) EXPECT=EACCES; }
+c_creat_new() { CMD=("$E_OPEN" creat new.toml) EXPECT=EACCES TARGET=new.toml; }
+c_creat_existing() { CMD=("$E_OPEN" creat config.toml) EXPECT=EACCES; }
+c_fopen_w() { CMD=("$E_OPEN" fopen w config.toml) EXPECT=EACCES; }
+c_fopen_a() { CMD=("$E_OPEN" fopen a config.toml) EXPECT=EACCES; }
+c_fopen_rplus() { CMD=("$E_OPEN" fopen r+ config.toml) EXPECT=EACCES; }
+c_openat_dirfd() { CMD=("$E_OPEN" openat-dirfd data sample.csv) EXPECT=EACCES TARGET=data/sample.csv; }
+c_openat_opath_dirfd() { CMD=("$E_OPEN" openat-opath data new.csv) EXPECT=EACCES TARGET=data/new.csv; }
+c_openat2_plain() { CMD=("$E_OPEN" openat2 config.toml none) EXPECT=EACCES SHIM=0; }
+c_openat2_beneath() { CMD=("$E_OPEN" openat2 config.toml beneath) EXPECT=EACCES SHIM=0; }
+c_openat2_in_root() { CMD=("$E_OPEN" openat2 config.toml in-root) EXPECT=EACCES SHIM=0; }
+c_openat2_strict() {
+    CMD=("$E_OPEN" openat2 config.toml no-symlinks,no-magiclinks,no-xdev) EXPECT=EACCES SHIM=0
+}
+c_dotdot() { CMD=("$E_OPEN" open-w tests/../config.toml) EXPECT=EACCES; }
+c_proc_cwd_dotdot() {
+    CMD=(sh -c 'cd tests && exec "$0" open-w /proc/self/cwd/../config.toml' "$E_OPEN") EXPECT=EACCES
+}
+c_procfd_reopen() { CMD=("$E_OPEN" procfd config.toml) EXPECT=EACCES; }
+
+# Changing content without a plain write.
+c_truncate() { CMD=("$E_OPEN" truncate config.toml) EXPECT=EACCES; }
+c_rdonly_trunc() { CMD=("$E_OPEN" rdonly-trunc config.toml) EXPECT=EACCES; }
+c_fallocate() { CMD=("$E_OPEN" fallocate config.toml) EXPECT=EACCES; }
+c_copy_file_range() { CMD=("$E_OPEN" copy-range tests/mine.txt config.toml) EXPECT=EACCES; }
+
+# Directory entries.
+c_mkdir() { CMD=("$E_NS" mkdir newdir) EXPECT=EACCES TARGET=newdir; }
+c_rmdir() { CMD=("$E_NS" rmdir empty-dir) EXPECT=EACCES TARGET=empty-dir; }
+c_unlink() { CMD=("$E_NS" unlink credentials.toml) EXPECT=EACCES TARGET=credentials.toml; }
+c_rm_rf() { CMD=(rm -rf data) TARGET=data; }
+c_mknod_reg() { CMD=("$E_NS" mknod-reg node) EXPECT=EACCES TARGET=node; }
+c_mknod_chr() {
+    [ "$RUN_USER" = root ] || SKIP="a device node needs CAP_MKNOD: EPERM for nobody, fence or not"
+    CMD=("$E_NS" mknod-chr null) EXPECT=EACCES TARGET=null
+}
+c_mkfifo() { CMD=("$E_NS" mkfifo fifo) EXPECT=EACCES TARGET=fifo; }
+c_bind_socket() { CMD=("$E_NS" bind sock) EXPECT=EACCES TARGET=sock; }
+c_symlink_create() { CMD=("$E_NS" symlink /etc/passwd evil) EXPECT=EACCES TARGET=evil; }
+c_link_create() { CMD=("$E_NS" link config.toml config.bak) EXPECT=EACCES TARGET=config.bak; }
+
+# Renames and links across the fence.
+c_rename_outside() { CMD=("$E_NS" rename config.toml config.bak) EXPECT=EACCES TARGET="config.toml config.bak"; }
+c_rename_out_of_tests() {
+    CMD=("$E_NS" rename tests/mine.txt mine.txt) EXPECT='EACCES|EXDEV' TARGET=mine.txt
+}
+c_rename_into_tests() { CMD=("$E_NS" rename config.toml tests/config.toml) EXPECT='EACCES|EXDEV'; }
+c_renameat2_exchange() {
+    CMD=("$E_NS" renameat2 tests/mine.txt config.toml exchange) EXPECT='EACCES|EXDEV' SHIM=0
+}
+c_renameat2_noreplace_out() {
+    CMD=("$E_NS" renameat2 tests/mine.txt mine.txt noreplace) EXPECT='EACCES|EXDEV' SHIM=0
+}
+c_link_into_tests() { CMD=("$E_NS" link config.toml tests/cfg) EXPECT='EACCES|EXDEV'; }
+c_link_out_of_tests() { CMD=("$E_NS" link tests/mine.txt mine.txt) EXPECT='EACCES|EXDEV' TARGET=mine.txt; }
+
+# Symlinks inside tests/ that lead out. run refuses such a writable set (a hazard);
+# --allow-hazards gets past that check so the kernel layer is what is tested.
+c_symlink_write_through() {
+    ln -s ../config.toml tests/cfg
+    CMD=("$E_OPEN" open-w tests/cfg) EXPECT=EACCES OPTS=(--allow-hazards)
+}
+c_symlink_dangling_creat() {
+    ln -s ../new.toml tests/dangling
+    CMD=("$E_OPEN" creat tests/dangling) EXPECT=EACCES TARGET=new.toml OPTS=(--allow-hazards)
+}
+c_symlink_dir_up() {
+    ln -s .. tests/up
+    CMD=("$E_OPEN" open-w tests/up/data/sample.csv) EXPECT=EACCES TARGET=data/sample.csv
+    OPTS=(--allow-hazards)
+}
+c_symlink_hazard_refused() {
+    # Without --allow-hazards the run does not start at all (exit 125, the command never ran).
+    ln -s ../config.toml tests/cfg
+    CMD=("$E_OPEN" open-w tests/cfg) FENCED_STATUS=125 SHIM=0
+    CTL_OPTS=(--allow-hazards)
+}
+
+# Metadata (Landlock never covers it: the seccomp guard does).
+c_meta_chmod() { CMD=("$E_META" chmod config.toml) EXPECT=EACCES; }
+c_meta_fchmod() { CMD=("$E_META" fchmod config.toml) EXPECT=EACCES; }
+c_meta_fchmodat2_opath() { CMD=("$E_META" fchmodat2-opath config.toml) EXPECT=EACCES SHIM=0; }
+c_meta_chmod_procfd() { CMD=("$E_META" chmod-procfd config.toml) EXPECT=EACCES; }
+c_meta_chown() { CMD=("$E_META" chown config.toml "${CHOWN_TO[@]}") EXPECT=EACCES; }
+c_meta_fchown() { CMD=("$E_META" fchown config.toml "${CHOWN_TO[@]}") EXPECT=EACCES; }
+c_meta_lchown() { CMD=("$E_META" lchown config.toml "${CHOWN_TO[@]}") EXPECT=EACCES; }
+c_meta_utimensat() { CMD=("$E_META" utimensat config.toml) EXPECT=EACCES; }
+c_meta_futimens() { CMD=("$E_META" futimens config.toml) EXPECT=EACCES; }
+c_meta_touch() { CMD=(touch config.toml); }
+c_meta_setxattr() { CMD=("$E_META" setxattr config.toml) EXPECT=EACCES; }
+c_meta_lsetxattr() { CMD=("$E_META" lsetxattr config.toml) EXPECT=EACCES; }
+c_meta_fsetxattr() { CMD=("$E_META" fsetxattr config.toml) EXPECT=EACCES; }
+c_meta_setxattrat() { CMD=("$E_META" setxattrat config.toml) EXPECT=EACCES SHIM=0; }
+c_meta_removexattr() { CMD=("$E_META" removexattr config.toml user.keep) EXPECT=EACCES; }
+c_meta_removexattrat() { CMD=("$E_META" removexattrat config.toml user.keep) EXPECT=EACCES SHIM=0; }
+c_meta_setflags() { CMD=("$E_META" setflags config.toml) EXPECT=EACCES SHIM=0; }
+c_meta_static_chmod() { CMD=("$E_META_STATIC" chmod config.toml) EXPECT=EACCES SHIM=0; }
+c_ia32_chmod() { CMD=("$E_IA32" chmod config.toml) EXPECT=EACCES SHIM=0; }
+c_ia32_lchown() { CMD=("$E_IA32" lchown config.toml "${CHOWN_TO[@]}") EXPECT=EACCES SHIM=0; }
+
+# No libc to interpose: static binaries and raw syscall().
+c_static_open_w() { CMD=("$E_OPEN_STATIC" open-w config.toml) EXPECT=EACCES SHIM=0; }
+c_static_raw_openat() { CMD=("$E_RAW_STATIC" openat config.toml) EXPECT=EACCES SHIM=0; }
+c_static_raw_truncate() { CMD=("$E_RAW_STATIC" truncate config.toml) EXPECT=EACCES SHIM=0; }
+c_static_raw_unlinkat() {
+    CMD=("$E_RAW_STATIC" unlinkat credentials.toml) EXPECT=EACCES SHIM=0 TARGET=credentials.toml
+}
+c_raw_openat() { CMD=("$E_RAW" openat config.toml) EXPECT=EACCES SHIM=0; }
+c_raw_open_legacy() { CMD=("$E_RAW" open config.toml) EXPECT=EACCES SHIM=0; }
+c_raw_truncate() { CMD=("$E_RAW" truncate config.toml) EXPECT=EACCES SHIM=0; }
+c_raw_unlinkat() { CMD=("$E_RAW" unlinkat credentials.toml) EXPECT=EACCES SHIM=0; }
+c_raw_mkdirat() { CMD=("$E_RAW" mkdirat newdir) EXPECT=EACCES SHIM=0; }
+c_raw_renameat2_in() { CMD=("$E_RAW" renameat2 config.toml tests/config.toml) EXPECT='EACCES|EXDEV' SHIM=0; }
+c_raw_rename_legacy_out() { CMD=("$E_RAW" rename tests/mine.txt mine.txt) EXPECT='EACCES|EXDEV' SHIM=0; }
+
+# io_uring: the kernel does the work for the ring, no syscall of that name.
+c_uring_openat() { CMD=("$E_URING" openat config.toml) EXPECT=EACCES SHIM=0; }
+c_uring_renameat() { CMD=("$E_URING" renameat config.toml tests/config.toml) EXPECT='EACCES|EXDEV' SHIM=0; }
+c_uring_unlinkat() { CMD=("$E_URING" unlinkat credentials.toml) EXPECT=EACCES SHIM=0; }
+c_uring_mkdirat() { CMD=("$E_URING" mkdirat newdir) EXPECT=EACCES SHIM=0; }
+c_uring_linkat() { CMD=("$E_URING" linkat config.toml tests/cfg) EXPECT='EACCES|EXDEV' SHIM=0; }
+c_uring_setxattr() { CMD=("$E_URING" setxattr config.toml) EXPECT=EACCES SHIM=0; }
+c_uring_fsetxattr() { CMD=("$E_URING" fsetxattr config.toml) EXPECT=EACCES SHIM=0; }
+
+# Descendants: each way of making one inherits the fence (the child uses raw syscalls).
+c_child_fork() { CMD=("$E_PROC" fork config.toml) EXPECT=EACCES SHIM=0; }
+c_child_vfork() { CMD=("$E_PROC" vfork config.toml) EXPECT=EACCES SHIM=0; }
+c_child_clone3() { CMD=("$E_PROC" clone3 config.toml) EXPECT=EACCES SHIM=0; }
+c_child_posix_spawn() { CMD=("$E_PROC" posix-spawn config.toml) EXPECT=EACCES SHIM=0; }
+c_child_thread() { CMD=("$E_PROC" thread config.toml) EXPECT=EACCES SHIM=0; }
+c_child_env_i() { CMD=(env -i "$E_OPEN" open-w config.toml) EXPECT=EACCES SHIM=0; }
+
+# Runner-shaped: what real test suites and their tools do.
+c_sed_in_place() { CMD=(sed -i s/dark/light/ config.toml) TARGET="config.toml sed*"; } # sed's temp file
+c_git_commit() {
+    git init -q .
+    git -c user.name=t -c user.email=t@example.com add config.toml
+    git -c user.name=t -c user.email=t@example.com commit -qm init
+    CMD=(git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m escape)
+    TARGET=.git
+}
+c_sqlite_create() { CMD=(sqlite3 app.db 'create table t(x);') TARGET=app.db; }
+c_sqlite_write() {
+    sqlite3 app.db 'create table t(x);'
+    CMD=(sqlite3 app.db 'insert into t values (1);') TARGET=app.db
+}
+c_python_rmtree() { CMD=(/usr/bin/python3 -c 'import shutil; shutil.rmtree("data")') TARGET=data; }
+c_core_dump() {
+    # A shell that dies of SIGSEGV with no core size limit: the kernel writes the core
+    # with the dying process's credentials, into its cwd for a plain core_pattern.
+    CMD=(sh -c 'ulimit -c unlimited && kill -s SEGV $$') CTL_STATUS=139 FENCED_STATUS=139 SHIM=0
+    local pat
+    pat=$(cat /proc/sys/kernel/core_pattern)
+    case "$pat" in
+    '|'*)
+        # The core goes to a helper program, never to the cwd: there is nothing the
+        # fence could stop here. Assert the crash and an unchanged tree, and say so.
+        CTL_CHANGES=0
+        CORE_NOTE="core_pattern pipes to ${pat#|}: the core never lands in the cwd"
+        ;;
+    /*)
+        CTL_CHANGES=0
+        CORE_NOTE="core_pattern is the absolute path $pat, outside the project"
+        ;;
+    *) CORE_NOTE="core_pattern '$pat' is relative: a core would land in the project root" ;;
+    esac
+}
+
+# ---- main ----------------------------------------------------------------------------
+[ $# -eq 3 ] || {
+    echo "usage: $0 CASE root|nobody WORKDIR" >&2
+    exit 2
+}
+W=$3
+TESTFENCE=$TF
+# shellcheck source=../integration/helpers.bash
+. "$(dirname "$0")/../integration/helpers.bash"
+RESULT=FAILED DETAIL=""
+rc=0
+escape "$1" "$2" || rc=$?
+case $rc in
+0) ;;
+4) ;;
+*)
+    [ "$RESULT" = XPASS ] || RESULT="FAILED${DETAIL:+ ($DETAIL)}"
+    rc=1
+    ;;
+esac
+echo "$RESULT"
+exit $rc

@@ -1,0 +1,74 @@
+/* esc_ns: try to change a directory's entries in one way (mkdir, rmdir, unlink, mknod,
+ * mkfifo, a bound unix socket, symlink, link, rename, renameat2 exchange/noreplace). */
+#include "esc.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+static long bind_unix(const char *path)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof a.sun_path) {
+        errno = ENAMETOOLONG;
+        return -2;
+    }
+    memcpy(a.sun_path, path, strlen(path) + 1);
+    int s = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (s < 0)
+        return -2;
+    return bind(s, (const struct sockaddr *)&a, sizeof a);
+}
+
+static long op(int argc, char **argv)
+{
+    const char *o = argv[1], *p = argv[2];
+    if (argc == 3 && !strcmp(o, "mkdir"))
+        return mkdir(p, 0755);
+    if (argc == 3 && !strcmp(o, "rmdir"))
+        return rmdir(p);
+    if (argc == 3 && !strcmp(o, "unlink"))
+        return unlink(p);
+    if (argc == 3 && !strcmp(o, "mknod-reg"))
+        return mknod(p, S_IFREG | 0644, 0);
+    if (argc == 3 && !strcmp(o, "mknod-chr")) /* a /dev/null twin: needs CAP_MKNOD */
+        return mknod(p, S_IFCHR | 0666, makedev(1, 3));
+    if (argc == 3 && !strcmp(o, "mkfifo"))
+        return mkfifo(p, 0644);
+    if (argc == 3 && !strcmp(o, "bind"))
+        return bind_unix(p);
+    if (argc == 4 && !strcmp(o, "symlink"))
+        return symlink(p, argv[3]);
+    if (argc == 4 && !strcmp(o, "link"))
+        return link(p, argv[3]);
+    if (argc == 4 && !strcmp(o, "rename"))
+        return rename(p, argv[3]);
+    if (argc == 5 && !strcmp(o, "renameat2")) {
+        unsigned flags = !strcmp(argv[4], "exchange")    ? RENAME_EXCHANGE
+                         : !strcmp(argv[4], "noreplace") ? RENAME_NOREPLACE
+                                                         : 0;
+        if (!flags && strcmp(argv[4], "none"))
+            return -2;
+        return renameat2(AT_FDCWD, p, AT_FDCWD, argv[3], flags);
+    }
+    return -2;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3)
+        return esc_usage(argv[0], "mkdir|rmdir|unlink|mknod-reg|mknod-chr|mkfifo|bind PATH | "
+                                  "symlink TARGET LINK | link|rename FROM TO | "
+                                  "renameat2 FROM TO exchange|noreplace|none");
+    long r = op(argc, argv);
+    int err = errno;
+    if (r == -2) {
+        fprintf(stderr, "%s: bad arguments or setup failed: %s\n", argv[1], strerror(err));
+        return 2;
+    }
+    return esc_result(r, err);
+}
