@@ -1,6 +1,7 @@
-/* The Linux guard: a seccomp filter that sends the metadata syscalls to the
- * parent (SECCOMP_RET_USER_NOTIF) and denies TIOCSTI/TIOCLINUX outright.
- * open() and every other syscall never leave the kernel. */
+/* The Linux guard: a seccomp filter that sends the metadata syscalls (x86_64
+ * and i386 entry points alike) to the parent (SECCOMP_RET_USER_NOTIF) and
+ * denies TIOCSTI/TIOCLINUX outright. open() and every other syscall never
+ * leave the kernel. */
 #include "guard.h"
 
 #include "linux_compat.h"
@@ -11,6 +12,7 @@
 #include <limits.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
+#include <linux/fs.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -26,7 +28,8 @@
 
 /* How each guarded syscall names its target. */
 struct meta_call {
-    int nr;
+    int nr;        /* x86_64 number, -1: none */
+    int nr32;      /* i386 number (int $0x80 from any process), -1: none */
     int dirfd_arg; /* -1: relative to the cwd */
     int path_arg;  /* -1: the target is the fd in fd_arg */
     int fd_arg;    /* -1: none */
@@ -34,57 +37,120 @@ struct meta_call {
     int nofollow;  /* acts on a final symlink itself (lchown, lsetxattr) */
 };
 
+/* i386 numbers from asm/unistd_32.h; syscalls from 452 on share one number. */
 static const struct meta_call calls[] = {
-    {SYS_chmod, -1, 0, -1, -1, 0},        {SYS_fchmod, -1, -1, 0, -1, 0},
-    {SYS_fchmodat, 0, 1, -1, -1, 0},      {SYS_fchmodat2, 0, 1, -1, 3, 0},
-    {SYS_chown, -1, 0, -1, -1, 0},        {SYS_lchown, -1, 0, -1, -1, 1},
-    {SYS_fchown, -1, -1, 0, -1, 0},       {SYS_fchownat, 0, 1, -1, 4, 0},
-    {SYS_utime, -1, 0, -1, -1, 0},        {SYS_utimes, -1, 0, -1, -1, 0},
-    {SYS_utimensat, 0, 1, -1, 3, 0},      {SYS_futimesat, 0, 1, -1, -1, 0},
-    {SYS_setxattr, -1, 0, -1, -1, 0},     {SYS_lsetxattr, -1, 0, -1, -1, 1},
-    {SYS_fsetxattr, -1, -1, 0, -1, 0},    {SYS_removexattr, -1, 0, -1, -1, 0},
-    {SYS_lremovexattr, -1, 0, -1, -1, 1}, {SYS_fremovexattr, -1, -1, 0, -1, 0},
-    {SYS_setxattrat, 0, 1, -1, 2, 0},     {SYS_removexattrat, 0, 1, -1, 2, 0},
-    {SYS_file_setattr, 0, 1, -1, 4, 0},
+    {SYS_chmod, 15, -1, 0, -1, -1, 0},
+    {SYS_fchmod, 94, -1, -1, 0, -1, 0},
+    {SYS_fchmodat, 306, 0, 1, -1, -1, 0},
+    {SYS_fchmodat2, 452, 0, 1, -1, 3, 0},
+    {SYS_chown, 182, -1, 0, -1, -1, 0},
+    {-1, 212 /* chown32 */, -1, 0, -1, -1, 0},
+    {SYS_lchown, 16, -1, 0, -1, -1, 1},
+    {-1, 198 /* lchown32 */, -1, 0, -1, -1, 1},
+    {SYS_fchown, 95, -1, -1, 0, -1, 0},
+    {-1, 207 /* fchown32 */, -1, -1, 0, -1, 0},
+    {SYS_fchownat, 298, 0, 1, -1, 4, 0},
+    {SYS_utime, 30, -1, 0, -1, -1, 0},
+    {SYS_utimes, 271, -1, 0, -1, -1, 0},
+    {SYS_utimensat, 320, 0, 1, -1, 3, 0},
+    {-1, 412 /* utimensat_time64 */, 0, 1, -1, 3, 0},
+    {SYS_futimesat, 299, 0, 1, -1, -1, 0},
+    {SYS_setxattr, 226, -1, 0, -1, -1, 0},
+    {SYS_lsetxattr, 227, -1, 0, -1, -1, 1},
+    {SYS_fsetxattr, 228, -1, -1, 0, -1, 0},
+    {SYS_removexattr, 235, -1, 0, -1, -1, 0},
+    {SYS_lremovexattr, 236, -1, 0, -1, -1, 1},
+    {SYS_fremovexattr, 237, -1, -1, 0, -1, 0},
+    {SYS_setxattrat, 463, 0, 1, -1, 2, 0},
+    {SYS_removexattrat, 466, 0, 1, -1, 2, 0},
+    {SYS_file_setattr, 469, 0, 1, -1, 4, 0},
+    /* Only the inode-flag requests (chattr) reach the supervisor; see emit_ioctl. */
+    {SYS_ioctl, 54, -1, -1, 0, -1, 0},
 };
-enum { NCALLS = sizeof calls / sizeof calls[0] };
+enum { NCALLS = sizeof calls / sizeof calls[0], NR_IOCTL32 = 54 };
 
 #define STMT(code, k) ((struct sock_filter)BPF_STMT(code, k))
 #define JUMP(code, k, t, f) ((struct sock_filter)BPF_JUMP(code, k, t, f))
 
+struct bpf {
+    struct sock_filter f[256];
+    unsigned n;
+};
+
+static void emit(struct bpf *b, struct sock_filter s)
+{
+    if (b->n < sizeof b->f / sizeof b->f[0])
+        b->f[b->n++] = s;
+}
+
+/* "if A == K return RET": two instructions. */
+static void emit_ret_if(struct bpf *b, uint32_t k, uint32_t ret)
+{
+    emit(b, JUMP(BPF_JMP | BPF_JEQ | BPF_K, k, 0, 1));
+    emit(b, STMT(BPF_RET | BPF_K, ret));
+}
+
+/* ioctl: typing into the terminal is refused outright; changing inode flags
+ * (chattr +i/+a, project ids) is a metadata write the supervisor judges. */
+static void emit_ioctl(struct bpf *b, uint32_t nr_ioctl)
+{
+    emit(b, JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr_ioctl, 1, 0));
+    emit(b, STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    emit(b, STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1])));
+    emit_ret_if(b, TIOCSTI, SECCOMP_RET_ERRNO | EPERM);
+    emit_ret_if(b, TIOCLINUX, SECCOMP_RET_ERRNO | EPERM);
+    emit_ret_if(b, FS_IOC_SETFLAGS, SECCOMP_RET_USER_NOTIF);
+    emit_ret_if(b, FS_IOC32_SETFLAGS, SECCOMP_RET_USER_NOTIF);
+    emit_ret_if(b, FS_IOC_FSSETXATTR, SECCOMP_RET_USER_NOTIF);
+    emit(b, STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+}
+
+/* The checks for one architecture, ending in a return. */
+static void emit_arch(struct bpf *b, bool i386)
+{
+    emit(b, STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
+    /* x32 syscalls would dodge the numbers below; nothing real uses them. */
+    if (!i386)
+        emit(b, JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1)),
+            emit(b, STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS));
+    for (unsigned i = 0; i < NCALLS; i++) {
+        int nr = i386 ? calls[i].nr32 : calls[i].nr;
+        if (nr >= 0 && nr != (i386 ? NR_IOCTL32 : SYS_ioctl))
+            emit_ret_if(b, (uint32_t)nr, SECCOMP_RET_USER_NOTIF);
+    }
+    emit_ioctl(b, i386 ? NR_IOCTL32 : SYS_ioctl);
+}
+
+/* Append BLOCK to B, entered only when the architecture is ARCH. */
+static void emit_branch(struct bpf *b, uint32_t arch, const struct bpf *block)
+{
+    emit(b, JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 0, (uint8_t)block->n));
+    for (unsigned i = 0; i < block->n; i++)
+        emit(b, block->f[i]);
+}
+
 int guard_install(void)
 {
-    /* arch, x32 check, nr, one jump per call, ioctl check: at most 64 instructions. */
-    struct sock_filter f[64];
-    unsigned n = 0;
-    f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
-    f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
-    f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW); /* 32-bit processes: see security.md */
-    f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
-    /* x32 syscalls would dodge the numbers below; nothing real uses them. */
-    f[n++] = JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1);
-    f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS);
-    for (unsigned i = 0; i < NCALLS; i++) {
-        f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)calls[i].nr, 0, 1);
-        f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
-    }
-    f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ioctl, 1, 0);
-    f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-    f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1]));
-    f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCSTI, 1, 0);
-    f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCLINUX, 0, 1);
-    f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
-    f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-    struct sock_fprog prog = {.len = (unsigned short)n, .filter = f};
+    struct bpf b = {.n = 0}, b64 = {.n = 0}, b32 = {.n = 0};
+    emit_arch(&b64, false);
+    emit_arch(&b32, true);
+    emit(&b, STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
+    emit_branch(&b, AUDIT_ARCH_X86_64, &b64);
+    emit(&b, STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
+    emit_branch(&b, AUDIT_ARCH_I386, &b32);
+    emit(&b, STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    if (b.n == sizeof b.f / sizeof b.f[0])
+        return -E2BIG; /* the table outgrew the buffer: a bug, refuse rather than truncate */
+    struct sock_fprog prog = {.len = (unsigned short)b.n, .filter = b.f};
     long fd =
         syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
     return fd < 0 ? -errno : (int)fd;
 }
 
-static const struct meta_call *find_call(int nr)
+static const struct meta_call *find_call(uint32_t arch, int nr)
 {
     for (unsigned i = 0; i < NCALLS; i++)
-        if (calls[i].nr == nr)
+        if ((arch == AUDIT_ARCH_I386 ? calls[i].nr32 : calls[i].nr) == nr)
             return &calls[i];
     return NULL;
 }
@@ -181,7 +247,7 @@ int guard_answer(int listener, const struct policy *p)
     memset(&req, 0, sizeof req);
     if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
         return (errno == EINTR || errno == ENOENT) ? 0 : -1;
-    const struct meta_call *c = find_call(req.data.nr);
+    const struct meta_call *c = find_call(req.data.arch, req.data.nr);
     char resolved[PATH_MAX];
     int t = c ? target_of(&req, c, resolved, sizeof resolved) : -1;
     /* The child may have died and its pid been reused while we looked. */

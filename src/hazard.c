@@ -98,6 +98,8 @@ static int by_inode(const void *a, const void *b)
  * has means some link lives outside the writable set. */
 static void report_links(struct scan *s)
 {
+    if (s->n == 0)
+        return; /* qsort(NULL, 0, ...) is undefined */
     qsort(s->v, s->n, sizeof *s->v, by_inode);
     for (size_t i = 0, j; i < s->n; i = j) {
         for (j = i + 1; j < s->n && !by_inode(&s->v[i], &s->v[j]); j++)

@@ -489,7 +489,8 @@ int verify_snapshot(const char *root, const struct policy *p, const struct verif
         verify_free(out);
         return -1;
     }
-    qsort(out->entries, out->n, sizeof *out->entries, by_path);
+    if (out->n) /* qsort(NULL, 0, ...) is undefined */
+        qsort(out->entries, out->n, sizeof *out->entries, by_path);
     return 0;
 }
 

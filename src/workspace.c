@@ -190,7 +190,8 @@ static int list_runs(int dirfd, const char *prefix, const char *marker, char ***
         (*n)++;
     }
     closedir(d);
-    qsort(v, *n, sizeof *v, cmp_desc);
+    if (*n) /* qsort(NULL, 0, ...) is undefined */
+        qsort(v, *n, sizeof *v, cmp_desc);
     *out = v;
     return 0;
 }

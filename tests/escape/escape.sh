@@ -18,13 +18,6 @@ set -u
 # Cases that are expected to fail until the named work lands. The harness is strict: a
 # case listed here that passes fails with XPASS, so the list cannot go stale.
 declare -A XFAIL=(
-    # TODO(metadata-supervisor): the seccomp guard sees syscalls, not ioctls: chattr
-    # (FS_IOC_SETFLAGS) through a read-only fd changes an outside file's inode flags.
-    [meta_setflags]="FS_IOC_SETFLAGS ioctl is not guarded"
-    # TODO(metadata-supervisor): the filter allows every non-x86_64 syscall, and int $0x80
-    # from a 64-bit process is AUDIT_ARCH_I386: chmod/lchown through it are not guarded.
-    [ia32_chmod]="i386 syscall table (int \$0x80) is not guarded"
-    [ia32_lchown]="i386 syscall table (int \$0x80) is not guarded"
     # TODO(metadata-supervisor): IORING_OP_SETXATTR/FSETXATTR make no setxattr syscall,
     # so seccomp never sees them (Landlock does not cover xattrs).
     [uring_setxattr]="io_uring IORING_OP_SETXATTR bypasses seccomp"
