@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int diag_prepare(struct diag *d, const struct plan *pl, enum shim_mode mode, bool precheck_meta,
@@ -35,8 +36,18 @@ int diag_finish(struct diag *d, const struct plan *pl, const char *backend, char
 {
     struct report r;
     tf_err err = {{0}};
+    struct stat st;
     if (!d->on || d->wsfd < 0)
         return command_status;
+    /* Another run in the same project may prune this workspace (retention): say so
+     * rather than report a clean run. */
+    if (fstat(d->wsfd, &st) == 0 && st.st_nlink == 0) {
+        fprintf(stderr,
+                "testfence: warning: the run workspace %s was removed while the command "
+                "ran (another run's retention?); blocked writes cannot be reported\n",
+                pl->ws.dir);
+        return command_status;
+    }
     if (report_load(&r, d->wsfd, SHIMCONF_LOG, &err) < 0) {
         fprintf(stderr, "testfence: %s\n", err.msg);
         return command_status;

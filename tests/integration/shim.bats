@@ -200,6 +200,13 @@ PY
     [ -f "$(ws_file report.json)" ] && [ ! -L "$(ws_file report.json)" ]
 }
 
+@test "a workspace removed during the run (another run's retention) is said, not reported clean" {
+    run "$TESTFENCE" run -- sh -c 'rm -rf "$TESTFENCE_WORKSPACE"; echo x > config.toml; true'
+    expect_status 0
+    expect_output_has "was removed while the command ran"
+    assert_outside_unchanged
+}
+
 @test "10,000 blocked writes: fast, the live lines stop at 100, the summary stays short" {
     start=$SECONDS
     run "$TESTFENCE" run -- "$DRV" many config.toml 10000
