@@ -180,15 +180,11 @@ static bool preloadable(const char *path)
     return path[0] == '/' && !strpbrk(path, " :\t\n") && access(path, R_OK) == 0;
 }
 
-int shimconf_locate(char *out, size_t len, tf_err *err)
+int shimconf_locate_near(const char *dir, char *out, size_t len, tf_err *err)
 {
-    char exe[PATH_MAX], dir[PATH_MAX], cand[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n < 0)
-        return tf_errnof(err, errno, "cannot find the testfence binary");
-    exe[n] = '\0';
-    path_dirname(dir, sizeof dir, exe);
-    const char *where[] = {"", "../lib/testfence/"};
+    char cand[PATH_MAX];
+    /* The build dir (all side by side), beside an installed libtestfence.so, beside bin/. */
+    const char *where[] = {"", "testfence/", "../lib/testfence/"};
     for (size_t i = 0; i < sizeof where / sizeof where[0]; i++) {
         int k = snprintf(cand, sizeof cand, "%s/%s" SHIMCONF_SO, dir, where[i]);
         char real[PATH_MAX];
@@ -200,7 +196,18 @@ int shimconf_locate(char *out, size_t len, tf_err *err)
         }
     }
     return tf_errf(err,
-                   "the diagnostics shim " SHIMCONF_SO " was not found next to %s or in "
+                   "the diagnostics shim " SHIMCONF_SO " was not found in %s, %s/testfence or "
                    "%s/../lib/testfence (or its path holds a space or a colon)",
-                   exe, dir);
+                   dir, dir, dir);
+}
+
+int shimconf_locate(char *out, size_t len, tf_err *err)
+{
+    char exe[PATH_MAX], dir[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n < 0)
+        return tf_errnof(err, errno, "cannot find the testfence binary");
+    exe[n] = '\0';
+    path_dirname(dir, sizeof dir, exe);
+    return shimconf_locate_near(dir, out, len, err);
 }

@@ -41,4 +41,7 @@ int shimconf_load(const char *path, struct shimconf *conf, tf_err *err);
 /* The shim next to the running binary (build dir) or in ../lib/testfence (installed). */
 int shimconf_locate(char *out, size_t len, tf_err *err);
 
+/* The shim in DIR, DIR/testfence (beside an installed libtestfence.so) or DIR/../lib/testfence. */
+int shimconf_locate_near(const char *dir, char *out, size_t len, tf_err *err);
+
 #endif

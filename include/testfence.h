@@ -1,0 +1,100 @@
+/* testfence.h: the public C API of libtestfence.so, to fence the calling process itself.
+ * The pytest plugin drives it through ctypes; `testfence run` is built from the same modules. */
+#ifndef TESTFENCE_H
+#define TESTFENCE_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped whenever a function's meaning changes; new functions keep it. */
+#define TF_API_VERSION 1
+
+/* One project's fence, in one process. Not thread-safe: use it from one thread. */
+typedef struct tf_session tf_session;
+
+int tf_api_version(void);
+
+/* A new, empty session; NULL only when out of memory. Free it with tf_close. */
+tf_session *tf_open(void);
+void tf_close(tf_session *s);
+
+/* The message of the last failed call ("" when none); valid until the next call. */
+const char *tf_error(const tf_session *s);
+/* A warning from tf_load the caller should show (the shim was not found), or NULL. */
+const char *tf_warning(const tf_session *s);
+
+/* Root (NULL: discover upward from the current directory), configuration (NULL:
+ * testfence.toml, else [tool.testfence], else defaults; never an environment variable),
+ * writable set (plus the NALLOW paths ALLOW), and the plan of a new run. Creates nothing.
+ * A configuration error names FILE:LINE:COL. Returns 0 or -1. */
+int tf_load(tf_session *s, const char *root, const char *config, const char *const *allow,
+            size_t nallow);
+
+/* Fail closed: -1 when this kernel cannot block every class of write, or when the
+ * writable set holds a hazard (a hard link to a file outside it). */
+int tf_check(tf_session *s);
+
+/* Create the run workspace (and its placeholders), prune old ones, and write the
+ * shim's configuration for child processes. Returns 0 or -1. */
+int tf_prepare(tf_session *s);
+
+/* Restrict the calling process and all its future children for good (no_new_privs +
+ * landlock_restrict_self). Landlock restricts the calling thread only, so it refuses
+ * (-1) when the process runs more than one thread. */
+int tf_fence(tf_session *s);
+
+/* Join the run a parent process prepared in WORKSPACE (a pytest-xdist worker, a
+ * nested pytest): reads its policy and violation log; creates and fences nothing. */
+int tf_attach(tf_session *s, const char *workspace);
+
+/* What tf_load planned (or tf_attach found). NULL when not applicable. */
+const char *tf_root(const tf_session *s);
+const char *tf_config_source(const tf_session *s);
+const char *tf_workspace(const tf_session *s);
+const char *tf_run_id(const tf_session *s);
+const char *tf_basetemp(const tf_session *s);     /* NULL: [pytest] basetemp = false */
+const char *tf_pytest_cache(const tf_session *s); /* NULL: [pytest] cache_dir = false */
+const char *tf_shim(const tf_session *s);         /* the preload shim, NULL if not found */
+const char *tf_fence_dir(const tf_session *s);    /* "<root>/tests/", for messages */
+int tf_landlock_abi(const tf_session *s);
+
+/* The environment changes of the run, as the final values given the environment
+ * at tf_load time (appended values already joined). */
+size_t tf_env_count(const tf_session *s);
+const char *tf_env_name(const tf_session *s, size_t i);
+const char *tf_env_value(const tf_session *s, size_t i);
+
+/* May PATH be written? 1 yes, 0 outside the writable set, -1 error. NOFOLLOW: the
+ * call acts on the last component itself (unlink, rename, mkdir, O_EXCL). The
+ * resolved path is copied to RESOLVED (LEN bytes) when not NULL. */
+int tf_path_check(tf_session *s, const char *path, int nofollow, char *resolved, size_t len);
+
+/* Append a record of a blocked write to the run's violation log, as the shim does for
+ * child processes. TEST and PHASE may be NULL. BY_US: refused by the caller itself
+ * (not by the kernel). Returns 0 or -1. */
+int tf_record(tf_session *s, const char *op, const char *path, const char *resolved, int err,
+              int by_us, const char *test, const char *phase);
+
+/* Read the violation log (again, from the start); returns the number of records or -1. */
+long tf_violations_load(tf_session *s);
+/* A field of record I: "time" "test" "phase" "op" "path" "resolved" "error" "blocked_by"
+ * "exe"; NULL when absent or unknown. */
+const char *tf_violation_str(const tf_session *s, size_t i, const char *field);
+/* "pid" or "errno"; -1 when unknown. */
+long tf_violation_int(const tf_session *s, size_t i, const char *field);
+/* The one-line "TEST_SANDBOX_VIOLATION: ... How to fix: ..." for record I. */
+const char *tf_violation_line(tf_session *s, size_t i);
+
+/* The end of the run: the summary grouped by test (malloc'd text, "" for a clean run;
+ * free with tf_free) and report.json in the workspace. NULL on error. */
+char *tf_summary(tf_session *s, int status);
+void tf_free(void *p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,476 @@
+"""testfence for plain `pytest`: the test process fences itself (Landlock, through
+libtestfence.so with ctypes), so no test can write outside the project's tests/.
+
+Enable it in pyproject.toml with ``addopts = "-p testfence"`` under
+``[tool.pytest.ini_options]``, or install it (``make install``) and pytest loads it
+through its ``pytest11`` entry point. ``--testfence=off`` runs unfenced, loudly.
+See docs/plugin.md. Standard library only.
+"""
+
+import ctypes
+import errno
+import os
+import sys
+import tempfile
+
+import pytest
+
+# Set by a fenced pytest for its children: its workspace. A pytest-xdist worker (or a
+# pytest a test starts) finds it equal to TESTFENCE_WORKSPACE and joins that run.
+ENV_PLUGIN = "TESTFENCE_PLUGIN"
+# For tests and unusual installs: the path of libtestfence.so. It never selects config.
+ENV_LIBRARY = "TESTFENCE_LIBRARY"
+SHIM_NAME = "libtestfence_preload.so"
+TIOCSTI = 0x5412
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
+
+class FenceError(Exception):
+    """A libtestfence call failed; the message is the library's."""
+
+
+def _library_candidates():
+    given = os.environ.get(ENV_LIBRARY)
+    if given:
+        return [given]
+    here = os.path.dirname(os.path.abspath(__file__))
+    # Installed: PREFIX/lib/python3*/dist-packages/testfence.py and PREFIX/lib/libtestfence.so.0
+    return [os.path.join(here, "..", "..", "libtestfence.so.0"), "libtestfence.so.0"]
+
+
+def _load_library():
+    errors = []
+    for cand in _library_candidates():
+        try:
+            lib = ctypes.CDLL(cand)
+            break
+        except OSError as e:
+            errors.append(str(e))
+    else:
+        raise FenceError("cannot load libtestfence.so (" + "; ".join(errors) + ")")
+    c_p, c_s, c_i, c_sz, c_l = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_size_t, ctypes.c_long
+    protos = {
+        "tf_api_version": (c_i, []),
+        "tf_open": (c_p, []),
+        "tf_close": (None, [c_p]),
+        "tf_error": (c_s, [c_p]),
+        "tf_warning": (c_s, [c_p]),
+        "tf_load": (c_i, [c_p, c_s, c_s, ctypes.POINTER(c_s), c_sz]),
+        "tf_check": (c_i, [c_p]),
+        "tf_prepare": (c_i, [c_p]),
+        "tf_fence": (c_i, [c_p]),
+        "tf_attach": (c_i, [c_p, c_s]),
+        "tf_root": (c_s, [c_p]),
+        "tf_config_source": (c_s, [c_p]),
+        "tf_workspace": (c_s, [c_p]),
+        "tf_basetemp": (c_s, [c_p]),
+        "tf_pytest_cache": (c_s, [c_p]),
+        "tf_shim": (c_s, [c_p]),
+        "tf_fence_dir": (c_s, [c_p]),
+        "tf_landlock_abi": (c_i, [c_p]),
+        "tf_env_count": (c_sz, [c_p]),
+        "tf_env_name": (c_s, [c_p, c_sz]),
+        "tf_env_value": (c_s, [c_p, c_sz]),
+        "tf_path_check": (c_i, [c_p, c_s, c_i, c_s, c_sz]),
+        "tf_record": (c_i, [c_p, c_s, c_s, c_s, c_i, c_i, c_s, c_s]),
+        "tf_violations_load": (c_l, [c_p]),
+        "tf_violation_str": (c_s, [c_p, c_sz, c_s]),
+        "tf_violation_line": (c_s, [c_p, c_sz]),
+        "tf_summary": (c_p, [c_p, c_i]),
+        "tf_free": (None, [c_p]),
+    }
+    for name, (res, args) in protos.items():
+        fn = getattr(lib, name)
+        fn.restype, fn.argtypes = res, args
+    if lib.tf_api_version() != 1:
+        raise FenceError("libtestfence.so has API version %d; this plugin needs 1" % lib.tf_api_version())
+    return lib
+
+
+def _b(s):
+    return None if s is None else os.fsencode(s)
+
+
+def _s(b):
+    return None if b is None else os.fsdecode(b)
+
+
+class Session:
+    """One tf_session: the run this process fences (or joined)."""
+
+    def __init__(self, lib):
+        self.lib = lib
+        self.h = lib.tf_open()
+        if not self.h:
+            raise MemoryError("tf_open")
+
+    def _ok(self, rc):
+        if rc < 0:
+            raise FenceError(_s(self.lib.tf_error(self.h)))
+        return rc
+
+    def load(self, allow):
+        arr = (ctypes.c_char_p * (len(allow) + 1))(*[_b(a) for a in allow], None)
+        self._ok(self.lib.tf_load(self.h, None, None, arr, len(allow)))
+
+    def check(self):
+        self._ok(self.lib.tf_check(self.h))
+
+    def prepare(self):
+        self._ok(self.lib.tf_prepare(self.h))
+
+    def fence(self):
+        self._ok(self.lib.tf_fence(self.h))
+
+    def attach(self, workspace):
+        self._ok(self.lib.tf_attach(self.h, _b(workspace)))
+
+    def get(self, what):
+        return _s(getattr(self.lib, "tf_" + what)(self.h))
+
+    def env(self):
+        n = self.lib.tf_env_count(self.h)
+        return [(_s(self.lib.tf_env_name(self.h, i)), _s(self.lib.tf_env_value(self.h, i))) for i in range(n)]
+
+    def path_check(self, path, nofollow):
+        """(allowed, resolved); allowed is None when the path cannot be resolved."""
+        buf = ctypes.create_string_buffer(4096)
+        rc = self.lib.tf_path_check(self.h, _b(path), int(nofollow), buf, len(buf))
+        return (None if rc < 0 else bool(rc)), _s(buf.value)
+
+    def record(self, op, path, resolved, err, by_us, test, phase):
+        self.lib.tf_record(self.h, op.encode(), _b(path), _b(resolved), err, int(by_us), _b(test), _b(phase))
+
+    def violations(self):
+        """Every record of the log, as dicts with their TEST_SANDBOX_VIOLATION line."""
+        n = self.lib.tf_violations_load(self.h)
+        out = []
+        for i in range(max(n, 0)):
+            rec = {k: _s(self.lib.tf_violation_str(self.h, i, k.encode())) for k in ("test", "phase", "op", "resolved")}
+            rec["line"] = _s(self.lib.tf_violation_line(self.h, i))
+            out.append(rec)
+        return out
+
+    def summary(self, status):
+        p = self.lib.tf_summary(self.h, status)
+        if not p:
+            return "testfence: " + _s(self.lib.tf_error(self.h)) + "\n"
+        try:
+            return ctypes.string_at(p).decode("utf-8", "replace")
+        finally:
+            self.lib.tf_free(p)
+
+
+class _State:
+    def __init__(self):
+        self.mode = None  # "fenced", "joined", "outer-run", "off", "help"
+        self.why = ""
+        self.session = None
+        self.record_in_process = False  # no shim of this run is loaded in this process
+        self.seen = 0  # records of the log already attributed
+        self.fixtures = []  # the fixtures being set up, innermost last
+        self.fixture_of = {}  # (test, resolved) -> fixture name, for in-process writes
+        self.total = 0
+
+
+_state = _State()
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("testfence", "testfence: no test writes outside tests/")
+    group.addoption("--testfence", choices=("on", "off"), default="on",
+                    help="on (default): fence this pytest and its children with Landlock; "
+                         "off: run UNFENCED (loud warning)")
+    group.addoption("--testfence-allow", action="append", default=[], metavar="PATH",
+                    help="also allow writes beneath PATH (must exist), like testfence run --allow")
+
+
+def _warn(msg):
+    sys.stderr.write("testfence: " + msg + "\n")
+    sys.stderr.flush()
+
+
+def _shim_mapped():
+    try:
+        with open("/proc/self/maps", "rb") as f:
+            return SHIM_NAME.encode() in f.read()
+    except OSError:
+        return False
+
+
+def _apply_env(session, config):
+    for name, value in session.env():
+        if name == "PYTEST_ADDOPTS":
+            continue  # this pytest is configured directly; children need no --basetemp of ours
+        os.environ[name] = value
+    os.environ[ENV_PLUGIN] = session.get("workspace")
+    # Read once at start-up by Python and cached by tempfile: set them here too.
+    prefix = os.environ.get("PYTHONPYCACHEPREFIX")
+    if prefix:
+        sys.pycache_prefix = prefix
+    tempfile.tempdir = None
+    cache = session.get("pytest_cache")
+    if cache:
+        # Last -o wins; set before the cache plugin reads it in pytest_configure.
+        config._override_ini = tuple(config._override_ini) + ("cache_dir=" + cache,)
+
+
+def _start_fenced(config, opt):
+    lib = _load_library()
+    s = Session(lib)
+    s.load(opt("testfence_allow") or [])
+    s.check()
+    s.prepare()
+    warning = s.get("warning")
+    if warning:
+        _warn("warning: " + warning)
+    _apply_env(s, config)
+    s.fence()
+    _state.session = s
+    _state.mode = "fenced"
+    _state.record_in_process = True
+    _state.why = "fenced (Landlock ABI %d): writes only beneath %s and the system set; workspace %s" % (
+        lib.tf_landlock_abi(s.h), s.get("fence_dir"), s.get("workspace"))
+
+
+def _start(config, opt):
+    """Decide what this process does; fence it when it is the first pytest of a run."""
+    if _state.mode is not None:
+        return
+    if opt("help") or opt("version"):
+        _state.mode = "help"
+        return
+    if opt("testfence") == "off":
+        _state.mode = "off"
+        _state.why = ("WARNING: --testfence=off: NOTHING IS FENCED; tests can write anywhere "
+                      "you can")
+        _warn(_state.why)
+        return
+    ws = os.environ.get("TESTFENCE_WORKSPACE")
+    try:
+        if ws and os.environ.get(ENV_PLUGIN) == ws:
+            s = Session(_load_library())
+            s.attach(ws)
+            _state.session, _state.mode = s, "joined"
+            _state.record_in_process = not _shim_mapped()
+            _state.why = "joined the fenced run %s (the fence is inherited)" % ws
+            return
+        if ws:
+            _state.mode = "outer-run"
+            _state.why = ("already fenced by `testfence run` (workspace %s); the plugin does "
+                          "nothing" % ws)
+            _warn(_state.why)
+            return
+        _start_fenced(config, opt)
+    except FenceError as e:
+        raise pytest.UsageError("testfence: %s\n(pass --testfence=off to run unfenced)" % e)
+    sys.addaudithook(_audit)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config, parser, args):
+    # Before any conftest.py or test module is imported, while pytest is single-threaded.
+    ns = early_config.known_args_namespace
+    _start(early_config, lambda name: getattr(ns, name, None))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    # Registered too late for pytest_load_initial_conftests (a pytest-xdist worker loads
+    # -p plugins after its conftests): start here.
+    _start(config, lambda name: config.getoption(name, None))
+    if _state.mode == "fenced" and _state.session.get("basetemp"):
+        config.option.basetemp = _state.session.get("basetemp")
+
+
+def pytest_report_header(config):
+    if _state.why:
+        return "testfence: " + _state.why
+    return None
+
+
+# ---- in-process attribution: the kernel blocks; this hook says which test tried ----
+
+def _current():
+    """(test, phase) from PYTEST_CURRENT_TEST, as the shim reads it for children."""
+    v = os.environ.get("PYTEST_CURRENT_TEST")
+    if not v:
+        return None, None
+    for phase in ("setup", "call", "teardown", "collect"):
+        suffix = " (%s)" % phase
+        if v.endswith(suffix):
+            return v[: -len(suffix)], phase
+    return v, None
+
+
+def _pathof(p, dir_fd):
+    if isinstance(p, int) or p is None:
+        return None
+    try:
+        p = os.fsdecode(p)
+    except TypeError:
+        return None
+    if dir_fd is not None and dir_fd >= 0 and not p.startswith("/"):
+        p = "/proc/self/fd/%d/%s" % (dir_fd, p)
+    return p
+
+
+def _arg(args, i):
+    return args[i] if len(args) > i else None
+
+
+# event -> (op, index of the path written, index of its dir_fd, acts on the name itself,
+# metadata: Landlock does not block it, so the hook refuses it)
+_EVENTS = {
+    "os.remove": ("unlink", 0, 1, True, False),
+    "os.rmdir": ("rmdir", 0, 1, True, False),
+    "os.mkdir": ("mkdir", 0, 2, True, False),
+    "os.rename": ("rename", 1, 3, True, False),
+    "os.link": ("link", 1, 3, True, False),
+    "os.symlink": ("symlink", 1, 2, True, False),
+    "os.truncate": ("truncate", 0, None, False, False),
+    "os.chmod": ("chmod", 0, 2, False, True),
+    "os.chown": ("chown", 0, 3, False, True),
+    "os.utime": ("utime", 0, 3, False, True),
+    "os.setxattr": ("setxattr", 0, None, False, True),
+    "os.removexattr": ("removexattr", 0, None, False, True),
+}
+
+
+def _targets(event, args):
+    """[(op, path, nofollow, meta)] a write-like event aims at."""
+    if event == "open":
+        path, mode, flags = args[0], args[1], args[2] or 0
+        writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) or flags & _WRITE_FLAGS
+        if not writes:
+            return []
+        excl = flags & os.O_CREAT and flags & os.O_EXCL
+        return [("open", _pathof(path, None), bool(excl), False)]
+    spec = _EVENTS.get(event)
+    if spec is None:
+        return []
+    op, pi, fi, nofollow, meta = spec
+    out = [(op, _pathof(_arg(args, pi), _arg(args, fi) if fi is not None else None), nofollow, meta)]
+    if event == "os.rename":  # the old name is removed too
+        out.append((op, _pathof(args[0], _arg(args, 2)), True, False))
+    return out
+
+
+def _audit(event, args):
+    st = _state
+    if st.session is None:
+        return
+    if event == "fcntl.ioctl" and len(args) > 1 and args[1] == TIOCSTI:
+        raise PermissionError(errno.EPERM, "testfence: TIOCSTI (typing into the terminal) is refused")
+    if event != "open" and not event.startswith("os."):
+        return
+    try:
+        targets = _targets(event, args)
+    except Exception:
+        return
+    for op, path, nofollow, meta in targets:
+        if not path:
+            continue
+        if meta and not st.record_in_process:
+            continue  # this run's shim is loaded here and refuses it itself
+        allowed, resolved = st.session.path_check(path, nofollow)
+        if allowed is not False:
+            continue
+        test, phase = _current()
+        if st.record_in_process:
+            st.session.record(op, path, resolved, errno.EACCES, meta, test, phase)
+            if st.fixtures and test:
+                st.fixture_of[(test, resolved)] = st.fixtures[-1]
+        if meta:
+            raise PermissionError(errno.EACCES, "testfence: %s outside the writable set is refused" % op, path)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_fixture_setup(fixturedef, request):
+    _state.fixtures.append(fixturedef.argname)
+    try:
+        yield
+    finally:
+        _state.fixtures.pop()
+
+
+def _new_for(nodeid):
+    """The TEST_SANDBOX_VIOLATION lines of records new since the last look, for NODEID."""
+    st = _state
+    recs = st.session.violations()
+    new, st.seen = recs[st.seen:], len(recs)
+    lines = []
+    for r in new:
+        if r["test"] != nodeid:
+            continue
+        line = r["line"]
+        fixture = st.fixture_of.get((nodeid, r["resolved"]))
+        if fixture:
+            line += " (in fixture %s)" % fixture
+        lines.append(line)
+    return lines
+
+
+def _fail(rep, lines):
+    text = "\n".join(lines)
+    if rep.failed:
+        rep.sections.append(("testfence: blocked writes", text))
+        return
+    rep.outcome = "failed"
+    rep.longrepr = text
+    if hasattr(rep, "wasxfail"):
+        del rep.wasxfail  # a blocked write is not the expected failure
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    if _state.session is None:
+        return
+    lines = _new_for(item.nodeid)
+    if lines:
+        _fail(outcome.get_result(), lines)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    if _state.session is None or not collector.nodeid:
+        yield
+        return
+    # Children started while a module is imported are attributed to it through the shim.
+    prev = os.environ.get("PYTEST_CURRENT_TEST")
+    os.environ["PYTEST_CURRENT_TEST"] = collector.nodeid + " (collect)"
+    try:
+        outcome = yield
+    finally:
+        if prev is None:
+            os.environ.pop("PYTEST_CURRENT_TEST", None)
+        else:
+            os.environ["PYTEST_CURRENT_TEST"] = prev
+    lines = _new_for(collector.nodeid)
+    if lines:
+        _fail(outcome.get_result(), lines)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session, exitstatus):
+    # The run that fenced itself owns the log: every worker's records are in it.
+    if _state.mode != "fenced":
+        return
+    _state.total = len(_state.session.violations())
+    if _state.total and session.exitstatus == 0:
+        session.exitstatus = 120  # as testfence run: the tests passed but writes were blocked
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if _state.mode == "off":
+        terminalreporter.write_sep("=", "testfence: OFF", red=True, bold=True)
+        terminalreporter.write_line("testfence: " + _state.why, red=True)
+        return
+    if _state.mode != "fenced":
+        return
+    text = _state.session.summary(int(exitstatus))
+    if text.strip():
+        terminalreporter.write_sep("=", "testfence: blocked writes", red=True)
+        for line in text.strip("\n").splitlines():
+            terminalreporter.write_line(line)

@@ -1,0 +1,576 @@
+/* libtestfence: the public API of include/testfence.h over the modules `testfence run` uses
+ * (plan, hazard, fence, diag/shimconf, vlog, report). Nothing here decides policy itself. */
+#include "testfence.h"
+
+#include "diag.h"
+#include "fence.h"
+#include "hazard.h"
+#include "hint.h"
+#include "path.h"
+#include "plan.h"
+#include "report.h"
+#include "shimconf.h"
+#include "vlog.h"
+#include "workspace.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TF_PUBLIC __attribute__((visibility("default")))
+
+extern char **environ;
+
+/* A record of the violation log, copied out of the reader's scratch buffer. */
+struct tf_viol {
+    char *time, *test, *phase, *op, *path, *resolved, *blocked_by, *exe;
+    long pid;
+    int err;
+};
+
+struct tf_session {
+    tf_err err;
+    char warning[sizeof(tf_err) + 80];
+    bool loaded;   /* tf_load: pl is valid */
+    bool attached; /* tf_attach: conf is valid */
+    struct plan pl;
+    struct shimconf conf;
+    const struct policy *policy; /* pl.policy or conf.policy */
+    char workspace[PATH_MAX], run_id[32], fence_dir[PATH_MAX + 1], shim[PATH_MAX];
+    struct diag d;
+    char **envval; /* final values of pl.env's items */
+    struct tf_viol *v;
+    size_t nv, cap;
+    char line[VLOG_MAX + PATH_MAX];
+};
+
+TF_PUBLIC int tf_api_version(void)
+{
+    return TF_API_VERSION;
+}
+
+TF_PUBLIC tf_session *tf_open(void)
+{
+    tf_session *s = calloc(1, sizeof *s);
+    if (s)
+        s->d.wsfd = -1;
+    return s;
+}
+
+TF_PUBLIC const char *tf_error(const tf_session *s)
+{
+    return s->err.msg;
+}
+
+TF_PUBLIC const char *tf_warning(const tf_session *s)
+{
+    return s->warning[0] ? s->warning : NULL;
+}
+
+/* The directory libtestfence.so was loaded from: the shim is installed beside it. */
+static int library_dir(char *out, size_t len, tf_err *err)
+{
+    Dl_info info;
+    char real[PATH_MAX];
+    if (!dladdr((void *)tf_api_version, &info) || !info.dli_fname ||
+        !realpath(info.dli_fname, real))
+        return tf_errf(err, "cannot find where libtestfence.so was loaded from");
+    path_dirname(out, len, real);
+    return 0;
+}
+
+/* "<first project entry>/" as the shim's live line says it. */
+static void set_fence_dir(tf_session *s)
+{
+    const struct policy *p = s->policy;
+    const char *dir = p->root;
+    for (size_t i = 0; i < p->n; i++)
+        if (p->entries[i].origin == POLICY_PROJECT) {
+            dir = p->entries[i].path;
+            break;
+        }
+    snprintf(s->fence_dir, sizeof s->fence_dir, "%s%s", dir, strcmp(dir, "/") ? "/" : "");
+}
+
+/* The environment the run's children get, as final values: Python sets them one by one. */
+static int final_env(tf_session *s)
+{
+    const struct envplan *e = &s->pl.env;
+    s->envval = calloc(e->n + 1, sizeof *s->envval);
+    if (!s->envval)
+        return tf_errf(&s->err, "out of memory");
+    for (size_t i = 0; i < e->n; i++) {
+        char buf[8192];
+        const char *v = envplan_lookup(e, environ, e->items[i].name, buf, sizeof buf);
+        if (!(s->envval[i] = strdup(v ? v : "")))
+            return tf_errf(&s->err, "out of memory");
+    }
+    return 0;
+}
+
+TF_PUBLIC int tf_load(tf_session *s, const char *root, const char *config, const char *const *allow,
+                      size_t nallow)
+{
+    char dir[PATH_MAX];
+    tf_err shim_err = {{0}};
+    if (s->loaded || s->attached)
+        return tf_errf(&s->err, "this session is already loaded");
+    if (library_dir(dir, sizeof dir, &s->err) < 0)
+        return -1;
+    if (shimconf_locate_near(dir, s->shim, sizeof s->shim, &shim_err) < 0) {
+        s->shim[0] = '\0';
+        snprintf(s->warning, sizeof s->warning,
+                 "%s; blocked writes of child processes will not be reported", shim_err.msg);
+    }
+    /* plan_request's list is not const-qualified all the way down: hand it a copy. */
+    const char **list = calloc(nallow + 1, sizeof *list);
+    if (!list)
+        return tf_errf(&s->err, "out of memory");
+    for (size_t i = 0; i < nallow; i++)
+        list[i] = allow[i];
+    struct plan_request req = {.root = root,
+                               .config = config,
+                               .allow = list,
+                               .nallow = nallow,
+                               .shim = s->shim[0] ? s->shim : NULL};
+    ws_run_id(s->run_id, sizeof s->run_id, time(NULL), getpid());
+    s->loaded = true; /* plan_free is safe on a partly built plan */
+    int rc = plan_build(&s->pl, &req, s->run_id, environ, &s->err);
+    free(list);
+    if (rc < 0)
+        return -1;
+    s->policy = &s->pl.policy;
+    snprintf(s->workspace, sizeof s->workspace, "%s", s->pl.ws.dir);
+    set_fence_dir(s);
+    return final_env(s);
+}
+
+TF_PUBLIC int tf_check(tf_session *s)
+{
+    if (!s->loaded)
+        return tf_errf(&s->err, "tf_check before tf_load");
+    if (fence_require_complete(&s->pl.caps, &s->err) < 0)
+        return -1;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return tf_errf(&s->err, "out of memory");
+    int n = hazard_scan(&s->pl.policy, s->pl.ws.artifacts, f, &s->err);
+    fclose(f);
+    if (n > 0)
+        tf_errf(&s->err, "refusing to run: the writable set holds %d hazard%s:\n%sFix %s first", n,
+                n == 1 ? "" : "s", text, n == 1 ? "it" : "them");
+    free(text);
+    return n == 0 ? 0 : -1;
+}
+
+TF_PUBLIC int tf_prepare(tf_session *s)
+{
+    if (!s->loaded)
+        return tf_errf(&s->err, "tf_prepare before tf_load");
+    if (plan_create_workspace(&s->pl, &s->err) < 0 ||
+        ws_prune(s->pl.ws.artifacts, s->pl.cfg.retain, &s->err) < 0)
+        return -1;
+    /* No seccomp guard in-process (it needs a supervisor outside the fence): the shim
+     * refuses metadata changes in children itself, as run does without the guard. */
+    return diag_prepare(&s->d, &s->pl, SHIM_DIAGNOSE, true, s->pl.cfg.test_env, &s->err);
+}
+
+/* Landlock restricts the calling thread only: a thread started before would escape. */
+static int threads(void)
+{
+    char buf[4096];
+    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    const char *t = strstr(buf, "\nThreads:");
+    return t ? atoi(t + 9) : -1;
+}
+
+TF_PUBLIC int tf_fence(tf_session *s)
+{
+    const char *step = "";
+    if (!s->loaded)
+        return tf_errf(&s->err, "tf_fence before tf_load");
+    if (fence_require_complete(&s->pl.caps, &s->err) < 0)
+        return -1;
+    int nt = threads();
+    if (nt != 1)
+        return tf_errf(&s->err,
+                       "cannot fence this process: it runs %d threads, and Landlock restricts "
+                       "only the calling thread (something started a thread before testfence)",
+                       nt);
+    int fd = fence_prepare(&s->pl.policy, &s->pl.caps, &s->err);
+    if (fd < 0)
+        return -1;
+    int e = fence_enter(fd, &step);
+    close(fd);
+    return e ? tf_errnof(&s->err, e, "%s", step) : 0;
+}
+
+TF_PUBLIC int tf_attach(tf_session *s, const char *workspace)
+{
+    char conf[PATH_MAX];
+    if (s->loaded || s->attached)
+        return tf_errf(&s->err, "this session is already loaded");
+    if (!workspace || workspace[0] != '/' ||
+        path_join(conf, sizeof conf, workspace, SHIMCONF_FILE, &s->err) < 0)
+        return tf_errf(&s->err, "not a run workspace: %s", workspace ? workspace : "(null)");
+    if (shimconf_load(conf, &s->conf, &s->err) < 0)
+        return -1;
+    s->attached = true;
+    s->policy = &s->conf.policy;
+    snprintf(s->workspace, sizeof s->workspace, "%s", workspace);
+    set_fence_dir(s);
+    s->d.wsfd = open(workspace, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (s->d.wsfd < 0)
+        return tf_errnof(&s->err, errno, "cannot open the run workspace %s", workspace);
+    s->d.on = true;
+    return 0;
+}
+
+TF_PUBLIC const char *tf_root(const tf_session *s)
+{
+    return s->policy ? s->policy->root : NULL;
+}
+
+TF_PUBLIC const char *tf_config_source(const tf_session *s)
+{
+    return s->loaded ? s->pl.cfg.source : NULL;
+}
+
+TF_PUBLIC const char *tf_workspace(const tf_session *s)
+{
+    return s->workspace[0] ? s->workspace : NULL;
+}
+
+TF_PUBLIC const char *tf_run_id(const tf_session *s)
+{
+    return s->run_id[0] ? s->run_id : NULL;
+}
+
+TF_PUBLIC const char *tf_basetemp(const tf_session *s)
+{
+    return s->loaded && s->pl.cfg.pytest_basetemp ? s->pl.ws.basetemp : NULL;
+}
+
+TF_PUBLIC const char *tf_pytest_cache(const tf_session *s)
+{
+    return s->loaded && s->pl.cfg.pytest_cache_dir ? s->pl.ws.pytest_cache : NULL;
+}
+
+TF_PUBLIC const char *tf_shim(const tf_session *s)
+{
+    return s->shim[0] ? s->shim : NULL;
+}
+
+TF_PUBLIC const char *tf_fence_dir(const tf_session *s)
+{
+    return s->fence_dir[0] ? s->fence_dir : NULL;
+}
+
+TF_PUBLIC int tf_landlock_abi(const tf_session *s)
+{
+    return s->loaded ? s->pl.caps.abi : 0;
+}
+
+TF_PUBLIC size_t tf_env_count(const tf_session *s)
+{
+    return s->envval ? s->pl.env.n : 0;
+}
+
+TF_PUBLIC const char *tf_env_name(const tf_session *s, size_t i)
+{
+    return i < tf_env_count(s) ? s->pl.env.items[i].name : NULL;
+}
+
+TF_PUBLIC const char *tf_env_value(const tf_session *s, size_t i)
+{
+    return i < tf_env_count(s) ? s->envval[i] : NULL;
+}
+
+/* The call acts on the name itself: resolve its directory, keep the last component. */
+static int resolve_nofollow(const char *p, char *out, size_t len, tf_err *err)
+{
+    char buf[PATH_MAX], dir[PATH_MAX], rdir[PATH_MAX];
+    size_t n = strlen(p);
+    if (n >= sizeof buf)
+        return tf_errf(err, "path too long");
+    memcpy(buf, p, n + 1);
+    while (n > 1 && buf[n - 1] == '/')
+        buf[--n] = '\0';
+    const char *slash = strrchr(buf, '/');
+    const char *name = slash ? slash + 1 : buf;
+    if (!*name || !strcmp(name, ".") || !strcmp(name, ".."))
+        return path_resolve(p, out, len, err);
+    path_dirname(dir, sizeof dir, buf);
+    if (path_resolve(slash ? dir : ".", rdir, sizeof rdir, err) < 0)
+        return -1;
+    return path_join(out, len, rdir, name, err);
+}
+
+TF_PUBLIC int tf_path_check(tf_session *s, const char *path, int nofollow, char *resolved,
+                            size_t len)
+{
+    char r[PATH_MAX];
+    if (!s->policy)
+        return tf_errf(&s->err, "tf_path_check before tf_load or tf_attach");
+    if (!path || !path[0])
+        return tf_errf(&s->err, "empty path");
+    if ((nofollow ? resolve_nofollow(path, r, sizeof r, &s->err)
+                  : path_resolve(path, r, sizeof r, &s->err)) < 0)
+        return -1;
+    if (resolved && len)
+        snprintf(resolved, len, "%s", r);
+    return policy_match(s->policy, r) ? 1 : 0;
+}
+
+/* /proc/self/cmdline, arguments joined by spaces, for the record. */
+static void own_cmdline(char *out, size_t len)
+{
+    out[0] = '\0';
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    ssize_t n = read(fd, out, len - 1);
+    close(fd);
+    if (n <= 0)
+        return;
+    while (n > 0 && out[n - 1] == '\0')
+        n--;
+    for (ssize_t i = 0; i < n; i++)
+        if (out[i] == '\0')
+            out[i] = ' ';
+    out[n] = '\0';
+}
+
+static void now_utc(char *out, size_t len)
+{
+    struct timespec ts;
+    struct tm tm;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    gmtime_r(&ts.tv_sec, &tm);
+    size_t k = strftime(out, len, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(out + k, len - k, ".%03ldZ", ts.tv_nsec / 1000000);
+}
+
+TF_PUBLIC int tf_record(tf_session *s, const char *op, const char *path, const char *resolved,
+                        int err, int by_us, const char *test, const char *phase)
+{
+    char when[40], exe[PATH_MAX], cmd[600], logp[PATH_MAX], line[VLOG_MAX];
+    if (!s->workspace[0])
+        return tf_errf(&s->err, "tf_record without a workspace");
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    own_cmdline(cmd, sizeof cmd);
+    now_utc(when, sizeof when);
+    struct vlog_record r = {.time = when,
+                            .pid = (long)getpid(),
+                            .test = test && test[0] ? test : NULL,
+                            .phase = phase && phase[0] ? phase : NULL,
+                            .op = op,
+                            .path = path ? path : "",
+                            .resolved = resolved,
+                            .err = err,
+                            .blocked_by = by_us ? "shim" : "kernel",
+                            .exe = exe,
+                            .cmdline = cmd};
+    if (path_join(logp, sizeof logp, s->workspace, SHIMCONF_LOG, &s->err) < 0)
+        return -1;
+    size_t len = vlog_format(line, sizeof line, &r);
+    int e = vlog_append(logp, line, len);
+    return e ? tf_errnof(&s->err, e, "cannot append to %s", logp) : 0;
+}
+
+static void viol_free(struct tf_viol *v)
+{
+    char **f[] = {&v->time, &v->test,     &v->phase,      &v->op,
+                  &v->path, &v->resolved, &v->blocked_by, &v->exe};
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        free(*f[i]);
+}
+
+static void viols_clear(tf_session *s)
+{
+    for (size_t i = 0; i < s->nv; i++)
+        viol_free(&s->v[i]);
+    s->nv = 0;
+}
+
+static char *dup_or_null(const char *p, bool *oom)
+{
+    char *d = p ? strdup(p) : NULL;
+    if (p && !d)
+        *oom = true;
+    return d;
+}
+
+static int collect(const struct vlog_record *r, void *ctx)
+{
+    tf_session *s = ctx;
+    if (s->nv == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 64;
+        struct tf_viol *nv = realloc(s->v, cap * sizeof *nv);
+        if (!nv)
+            return -1;
+        s->v = nv;
+        s->cap = cap;
+    }
+    bool oom = false;
+    struct tf_viol v = {.time = dup_or_null(r->time, &oom),
+                        .test = dup_or_null(r->test, &oom),
+                        .phase = dup_or_null(r->phase, &oom),
+                        .op = dup_or_null(r->op, &oom),
+                        .path = dup_or_null(r->path, &oom),
+                        .resolved = dup_or_null(r->resolved, &oom),
+                        .blocked_by = dup_or_null(r->blocked_by, &oom),
+                        .exe = dup_or_null(r->exe, &oom),
+                        .pid = r->pid,
+                        .err = r->err};
+    if (oom) {
+        viol_free(&v);
+        return -1;
+    }
+    s->v[s->nv++] = v;
+    return 0;
+}
+
+TF_PUBLIC long tf_violations_load(tf_session *s)
+{
+    struct vlog_stats st = {0};
+    if (s->d.wsfd < 0)
+        return tf_errf(&s->err, "no run workspace is open");
+    viols_clear(s);
+    if (vlog_read(s->d.wsfd, SHIMCONF_LOG, REPORT_MAX_LOG, collect, s, &st, &s->err) < 0)
+        return -1;
+    return (long)s->nv;
+}
+
+TF_PUBLIC const char *tf_violation_str(const tf_session *s, size_t i, const char *field)
+{
+    if (i >= s->nv || !field)
+        return NULL;
+    const struct tf_viol *v = &s->v[i];
+    const struct {
+        const char *name, *val;
+    } f[] = {{"time", v->time},
+             {"test", v->test},
+             {"phase", v->phase},
+             {"op", v->op},
+             {"path", v->path},
+             {"resolved", v->resolved},
+             {"blocked_by", v->blocked_by},
+             {"exe", v->exe}};
+    for (size_t k = 0; k < sizeof f / sizeof f[0]; k++)
+        if (!strcmp(field, f[k].name))
+            return f[k].val;
+    if (!strcmp(field, "error")) {
+        static __thread char name[32];
+        return vlog_errname(v->err, name, sizeof name);
+    }
+    return NULL;
+}
+
+TF_PUBLIC long tf_violation_int(const tf_session *s, size_t i, const char *field)
+{
+    if (i >= s->nv || !field)
+        return -1;
+    if (!strcmp(field, "pid"))
+        return s->v[i].pid;
+    if (!strcmp(field, "errno"))
+        return s->v[i].err;
+    return -1;
+}
+
+TF_PUBLIC const char *tf_violation_line(tf_session *s, size_t i)
+{
+    char who[700], path[1100];
+    if (i >= s->nv)
+        return NULL;
+    const struct tf_viol *v = &s->v[i];
+    if (v->test) {
+        vlog_printable(who, sizeof who, v->test);
+    } else {
+        const char *base = v->exe ? strrchr(v->exe, '/') : NULL;
+        char exe[256];
+        vlog_printable(exe, sizeof exe, base ? base + 1 : v->exe ? v->exe : "?");
+        snprintf(who, sizeof who, "%s (pid %ld, outside any test)", exe, v->pid);
+    }
+    vlog_printable(path, sizeof path, v->resolved);
+    /* The shim's live line (src/shim.c), so both entry points say the same thing. */
+    int k = snprintf(s->line, sizeof s->line,
+                     "TEST_SANDBOX_VIOLATION: %s attempted to write to %s which is outside %s. "
+                     "How to fix: %s",
+                     who, path, s->fence_dir, hint_for(v->resolved, tf_root(s), getenv("HOME")));
+    if (k < 0)
+        s->line[0] = '\0';
+    return s->line;
+}
+
+TF_PUBLIC char *tf_summary(tf_session *s, int status)
+{
+    struct report r;
+    char *text = NULL;
+    size_t len = 0;
+    if (s->d.wsfd < 0) {
+        tf_errf(&s->err, "no run workspace is open");
+        return NULL;
+    }
+    if (report_load(&r, s->d.wsfd, SHIMCONF_LOG, &s->err) < 0)
+        return NULL;
+    struct report_run run = {.run_id = s->run_id[0] ? s->run_id : "",
+                             .root = tf_root(s),
+                             .workspace = s->workspace,
+                             .backend = "landlock",
+                             .home = getenv("HOME"),
+                             .command_status = status,
+                             .status = status};
+    FILE *f = open_memstream(&text, &len);
+    if (f) {
+        report_print(f, &r, &run);
+        fclose(f);
+    }
+    if (text && report_write_json(&r, &run, s->d.wsfd, SHIMCONF_REPORT, &s->err) < 0) {
+        free(text);
+        text = NULL;
+    }
+    if (!f)
+        tf_errf(&s->err, "out of memory");
+    report_free(&r);
+    return text;
+}
+
+TF_PUBLIC void tf_free(void *p)
+{
+    free(p);
+}
+
+TF_PUBLIC void tf_close(tf_session *s)
+{
+    if (!s)
+        return;
+    if (s->loaded)
+        plan_free(&s->pl);
+    if (s->attached)
+        policy_free(&s->conf.policy);
+    if (s->envval)
+        for (size_t i = 0; s->envval[i]; i++)
+            free(s->envval[i]);
+    free(s->envval);
+    viols_clear(s);
+    free(s->v);
+    diag_close(&s->d);
+    free(s);
+}
