@@ -171,6 +171,7 @@ class _State:
         self.fixtures = []  # the fixtures being set up, innermost last
         self.fixture_of = {}  # (test, resolved) -> fixture name, for in-process writes
         self.total = 0
+        self.config = None  # the pytest run that owns this state (not a pytester inline run)
 
 
 _state = _State()
@@ -237,6 +238,7 @@ def _start(config, opt):
     """Decide what this process does; fence it when it is the first pytest of a run."""
     if _state.mode is not None:
         return
+    _state.config = config
     if opt("help") or opt("version"):
         _state.mode = "help"
         return
@@ -279,7 +281,7 @@ def pytest_configure(config):
     # Registered too late for pytest_load_initial_conftests (a pytest-xdist worker loads
     # -p plugins after its conftests): start here.
     _start(config, lambda name: config.getoption(name, None))
-    if _state.mode == "fenced" and _state.session.get("basetemp"):
+    if _state.mode == "fenced" and config is _state.config and _state.session.get("basetemp"):
         config.option.basetemp = _state.session.get("basetemp")
 
 
@@ -425,7 +427,7 @@ def _fail(rep, lines):
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield
-    if _state.session is None:
+    if _state.session is None or item.config is not _state.config:
         return
     lines = _new_for(item.nodeid)
     if lines:
@@ -434,7 +436,7 @@ def pytest_runtest_makereport(item, call):
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_make_collect_report(collector):
-    if _state.session is None or not collector.nodeid:
+    if _state.session is None or not collector.nodeid or collector.config is not _state.config:
         yield
         return
     # Children started while a module is imported are attributed to it through the shim.
@@ -455,7 +457,7 @@ def pytest_make_collect_report(collector):
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session, exitstatus):
     # The run that fenced itself owns the log: every worker's records are in it.
-    if _state.mode != "fenced":
+    if _state.mode != "fenced" or session.config is not _state.config:
         return
     _state.total = len(_state.session.violations())
     if _state.total and session.exitstatus == 0:
@@ -463,6 +465,8 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if config is not _state.config:
+        return
     if _state.mode == "off":
         terminalreporter.write_sep("=", "testfence: OFF", red=True, bold=True)
         terminalreporter.write_line("testfence: " + _state.why, red=True)

@@ -154,3 +154,28 @@ EOF
     expect_output_has "testfence: OFF"
     [ "$(cat presets.toml)" = clobbered ]
 }
+
+@test "install: DESTDIR tree, pkg-config, and pytest loads the plugin by its entry point" {
+    BIN=$(dirname "$TESTFENCE")
+    DESTDIR="$BATS_TEST_TMPDIR/root" run cmake --install "$BIN" --prefix /opt/tf
+    expect_status 0
+    R="$BATS_TEST_TMPDIR/root/opt/tf"
+    [ -e "$R/include/testfence.h" ]
+    [ -e "$R/lib/testfence/libtestfence_preload.so" ]
+    site=$(dirname "$(ls "$R"/lib/python3*/dist-packages/testfence.py)")
+    ls "$site"/testfence_pytest-*.dist-info/entry_points.txt
+    # A C program builds against the installed header and library through pkg-config.
+    printf '#include <testfence.h>\nint main(void)\n{\n    tf_session *s = tf_open();\n    int ok = tf_load(s, "%s", NULL, NULL, 0) == 0 && tf_api_version() == TF_API_VERSION;\n    tf_close(s);\n    return !ok;\n}\n' "$P" >"$BATS_TEST_TMPDIR/use.c"
+    flags=$(PKG_CONFIG_PATH="$R/lib/pkgconfig" pkg-config --cflags --libs testfence)
+    cc -std=c17 -Wall -Wextra -Werror -o "$BATS_TEST_TMPDIR/use" "$BATS_TEST_TMPDIR/use.c" $flags
+    LD_LIBRARY_PATH="$R/lib" "$BATS_TEST_TMPDIR/use"
+    # No -p, no TESTFENCE_LIBRARY: the entry point loads it, it finds the library.
+    sed -i '/addopts = "-p testfence"/d' pyproject.toml
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+    unset TESTFENCE_LIBRARY
+    PYTHONPATH="$site" run $PY -m pytest tests/test_swallow.py
+    expect_status 1
+    expect_output_has "testfence: fenced (Landlock ABI"
+    expect_output_has "FAILED tests/test_swallow.py::test_swallows_the_error"
+    assert_outside_unchanged
+}
