@@ -146,7 +146,8 @@ class Session:
         n = self.lib.tf_violations_load(self.h)
         out = []
         for i in range(max(n, 0)):
-            rec = {k: _s(self.lib.tf_violation_str(self.h, i, k.encode())) for k in ("test", "phase", "op", "resolved")}
+            rec = {k: _s(self.lib.tf_violation_str(self.h, i, k.encode()))
+                   for k in ("test", "phase", "op", "resolved")}
             rec["line"] = _s(self.lib.tf_violation_line(self.h, i))
             out.append(rec)
         return out
@@ -286,9 +287,15 @@ def pytest_configure(config):
 
 
 def pytest_report_header(config):
-    if _state.why:
-        return "testfence: " + _state.why
-    return None
+    if not _state.why or config is not _state.config:
+        return None
+    lines = ["testfence: " + _state.why]
+    if _state.mode == "fenced":
+        # The seccomp metadata guard of `testfence run` needs a supervisor outside the fence.
+        lines.append("testfence: no seccomp metadata guard in-process: chmod/chown/utime/xattr "
+                     "outside the writable set are refused by this plugin (Python calls) and the "
+                     "shim (dynamic children) only; see docs/plugin.md")
+    return lines
 
 
 # ---- in-process attribution: the kernel blocks; this hook says which test tried ----
@@ -384,7 +391,8 @@ def _audit(event, args):
             if st.fixtures and test:
                 st.fixture_of[(test, resolved)] = st.fixtures[-1]
         if meta:
-            raise PermissionError(errno.EACCES, "testfence: %s outside the writable set is refused" % op, path)
+            raise PermissionError(errno.EACCES,
+                                  "testfence: %s outside the writable set is refused" % op, path)
 
 
 @pytest.hookimpl(hookwrapper=True)

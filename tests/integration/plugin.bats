@@ -59,6 +59,7 @@ expect_clobber_results() {
     expect_status 1
     expect_clobber_results
     expect_output_has "testfence: fenced (Landlock ABI"
+    expect_output_has "testfence: no seccomp metadata guard in-process"
     assert_outside_unchanged
     grep -q 'TEST_SANDBOX_VIOLATION: tests/test_swallow.py::test_swallows_the_error' tests/junit.xml
     [ "$(ls -d tests/artifacts/_isolation_workspace_*/ | wc -l)" -eq 1 ]
