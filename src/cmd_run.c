@@ -53,7 +53,7 @@ static const char help[] =
     "\n"
     "Each run gets a workspace under tests/artifacts/:\n"
     "  _isolation_workspace_<run_id>/      exported as TESTFENCE_WORKSPACE\n"
-    "  _isolation_workspace_<run_id>/tmp/  TMPDIR, TMP and TEMP\n"
+    "  tmp/<run_id>/                       TMPDIR, TMP and TEMP\n"
     "  _pytest_tmp/<run_id>/               pytest --basetemp (via PYTEST_ADDOPTS)\n"
     "  .pytest_cache/ pycache/ .hypothesis/ .coverage   tool state, kept across runs\n"
     "and XDG_CACHE_HOME, XDG_DATA_HOME, XDG_STATE_HOME point into the workspace.\n"

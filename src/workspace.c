@@ -53,7 +53,8 @@ int ws_plan(struct workspace *ws, const char *artifacts, const char *run_id, tf_
         return -1;
     ws->artifacts[strlen(ws->artifacts) - 1] = '\0'; /* drop the trailing '/' */
     const char *a = ws->artifacts;
-    if (fmt(ws->dir, a, WS_PREFIX, run_id, err) < 0 || fmt(ws->tmp, ws->dir, "tmp", "", err) < 0 ||
+    if (fmt(ws->dir, a, WS_PREFIX, run_id, err) < 0 ||
+        fmt(ws->tmp, a, WS_TMP "/", run_id, err) < 0 ||
         fmt(ws->xdg_cache, ws->dir, "xdg/cache", "", err) < 0 ||
         fmt(ws->xdg_data, ws->dir, "xdg/data", "", err) < 0 ||
         fmt(ws->xdg_state, ws->dir, "xdg/state", "", err) < 0 ||
@@ -216,19 +217,29 @@ static int prune_in(int dirfd, const char *prefix, const char *marker, unsigned 
     return removed;
 }
 
+/* Prune the per-run directories named by run id inside SUB (no marker: their
+ * owner empties them, as pytest does its basetemp). */
+static int prune_sub(int fd, const char *sub, unsigned retain, tf_err *err)
+{
+    int sfd = openat(fd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (sfd < 0)
+        return 0;
+    int r = prune_in(sfd, "", NULL, retain, err);
+    close(sfd);
+    return r;
+}
+
 int ws_prune(const char *artifacts, unsigned retain, tf_err *err)
 {
     int fd = open(artifacts, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return errno == ENOENT ? 0 : tf_errnof(err, errno, "cannot open %s", artifacts);
     int removed = prune_in(fd, WS_PREFIX, WS_MARKER, retain, err);
-    int tfd = openat(fd, WS_PYTEST_TMP, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (removed >= 0 && tfd >= 0) {
-        int r = prune_in(tfd, "", NULL, retain, err);
+    const char *subs[] = {WS_PYTEST_TMP, WS_TMP};
+    for (size_t i = 0; removed >= 0 && i < sizeof subs / sizeof subs[0]; i++) {
+        int r = prune_sub(fd, subs[i], retain, err);
         removed = r < 0 ? -1 : removed + r;
     }
-    if (tfd >= 0)
-        close(tfd);
     close(fd);
     return removed;
 }

@@ -14,12 +14,14 @@
 #define WS_PREFIX "_isolation_workspace_"
 #define WS_MARKER ".testfence-workspace"
 #define WS_PYTEST_TMP "_pytest_tmp"
+#define WS_TMP "tmp"
 
 struct workspace {
     char run_id[32];          /* UTC time + pid: 20261129T101438Z-0012345 (sorts by time) */
     char artifacts[PATH_MAX]; /* absolute */
     char dir[PATH_MAX];       /* <artifacts>/_isolation_workspace_<run_id> */
-    char tmp[PATH_MAX];       /* <dir>/tmp: TMPDIR, TMP, TEMP */
+    char tmp[PATH_MAX];       /* <artifacts>/tmp/<run_id>: TMPDIR, TMP, TEMP; short, because an
+                                 AF_UNIX socket path made in it must fit in 108 bytes */
     char xdg_cache[PATH_MAX]; /* <dir>/xdg/cache, data, state */
     char xdg_data[PATH_MAX];
     char xdg_state[PATH_MAX];
@@ -45,7 +47,7 @@ int ws_create(const struct workspace *ws, tf_err *err);
 /* Create the placeholder file NAME (a plain name) in the run workspace with CONTENT. */
 int ws_add_file(const struct workspace *ws, const char *name, const char *content, tf_err *err);
 
-/* Remove run workspaces (and their pytest basetemp) beyond the RETAIN newest.
+/* Remove run workspaces (and their temp dir and pytest basetemp) beyond the RETAIN newest.
  * Only directories named by testfence (and, for workspaces, holding its marker)
  * are touched; symlinks are never followed. Returns how many were removed. */
 int ws_prune(const char *artifacts, unsigned retain, tf_err *err);

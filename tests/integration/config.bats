@@ -67,7 +67,7 @@ TOML
     expect_status 0
     expect_output_has 'key = "placeholder"'
     id=$(sed -n 's/^id=//p' <<<"$output")
-    expect_output_has "all=$P|$P/tests/artifacts|$id|$P/tests/artifacts/_isolation_workspace_$id/tmp|{literal}"
+    expect_output_has "all=$P|$P/tests/artifacts|$id|$P/tests/artifacts/tmp/$id|{literal}"
     [ "$(sed -n '$p' <<<"$output" | head -1)" ] # printed something
     expect_output_has $'\n0\n'
 }
@@ -192,7 +192,7 @@ bad() {
     mkdir tests/artifacts/mine
     run "$TESTFENCE" clean --retain 1
     expect_status 0
-    expect_output_has "removed 4 run directories"
+    expect_output_has "removed 6 run directories"
     [ "$(ls -d tests/artifacts/_isolation_workspace_2026* | wc -l)" -eq 1 ]
     run "$TESTFENCE" clean --all
     expect_status 0

@@ -112,7 +112,7 @@ os.execv(sys.argv[1], sys.argv[1:])' "$TESTFENCE" run -- \
     expect_output_has "root:      $P"
     expect_output_has "$P/tests "
     expect_output_has "/dev/null"
-    expect_output_has "TMPDIR=$P/tests/artifacts/_isolation_workspace_"
+    expect_output_has "TMPDIR=$P/tests/artifacts/tmp/"
     expect_output_has "PYTEST_ADDOPTS="
     expect_output_has "command:   pytest -x"
     [ ! -e tests/artifacts ]
@@ -128,11 +128,12 @@ os.execv(sys.argv[1], sys.argv[1:])' "$TESTFENCE" run -- \
     id=$(sed -n 's/^id=//p' <<<"$output")
     ws="$P/tests/artifacts/_isolation_workspace_$id"
     expect_output_has "ws=$ws"
-    expect_output_has "tmp=$ws/tmp $ws/tmp $ws/tmp"
+    t="$P/tests/artifacts/tmp/$id"
+    expect_output_has "tmp=$t $t $t"
     expect_output_has "addopts=-q --basetemp=$P/tests/artifacts/_pytest_tmp/$id -o cache_dir=$P/tests/artifacts/.pytest_cache"
     expect_output_has "pycache=$P/tests/artifacts/pycache"
     expect_output_has "testfence run workspace $id"
-    [ -d "$ws/tmp" ]
+    [ -d "$t" ]
 }
 
 @test "old run workspaces beyond --retain are removed, nothing else" {

@@ -53,6 +53,7 @@ int main(void)
     CHECK(!exists("artifacts")); /* planning creates nothing */
     CHECK_STR(ws.dir + strlen(base), "/artifacts/_isolation_workspace_20261130T005320Z-0000042");
     CHECK_STR(ws.basetemp + strlen(base), "/artifacts/_pytest_tmp/20261130T005320Z-0000042");
+    CHECK_STR(ws.tmp + strlen(base), "/artifacts/tmp/20261130T005320Z-0000042");
 
     /* Four runs, retention 2: the two oldest go, with their basetemp. */
     const char *ids[] = {"20260101T000000Z-0000001", "20260102T000000Z-0000001",
@@ -62,7 +63,7 @@ int main(void)
         CHECK(ws_create(&ws, &err) == 0);
     }
     CHECK(ws_create(&ws, &err) < 0); /* a run workspace is always fresh */
-    touch("artifacts/_isolation_workspace_20260101T000000Z-0000001/tmp/file");
+    touch("artifacts/tmp/20260101T000000Z-0000001/file");
     /* Things testfence did not make must survive: no marker, wrong name, a symlink. */
     mkdir(at("artifacts/_isolation_workspace_20250101T000000Z-0000009"), 0755);
     mkdir(at("artifacts/keepme"), 0755);
@@ -74,13 +75,15 @@ int main(void)
         symlink(victim, at("artifacts/_pytest_tmp/20240101T000000Z-0000001")) < 0)
         return perror("symlink"), 1;
 
-    CHECK(ws_prune(art, 2, &err) == 4);
+    CHECK(ws_prune(art, 2, &err) == 6);
     CHECK(!exists("artifacts/_isolation_workspace_20260101T000000Z-0000001"));
     CHECK(!exists("artifacts/_isolation_workspace_20260102T000000Z-0000001"));
     CHECK(exists("artifacts/_isolation_workspace_20260103T000000Z-0000001"));
     CHECK(exists("artifacts/_isolation_workspace_20260104T000000Z-0000001"));
     CHECK(!exists("artifacts/_pytest_tmp/20260101T000000Z-0000001"));
     CHECK(exists("artifacts/_pytest_tmp/20260104T000000Z-0000001"));
+    CHECK(!exists("artifacts/tmp/20260101T000000Z-0000001"));
+    CHECK(exists("artifacts/tmp/20260104T000000Z-0000001"));
     CHECK(exists("artifacts/_isolation_workspace_20250101T000000Z-0000009"));
     CHECK(exists("artifacts/keepme"));
     CHECK(exists("victim/precious"));
