@@ -157,6 +157,10 @@ EOF
 }
 
 @test "install: DESTDIR tree, pkg-config, and pytest loads the plugin by its entry point" {
+    if [ -n "${TESTFENCE_RUN_ID:-}" ]; then
+        # Rightly so: cmake --install writes install_manifest.txt into the build dir.
+        skip "nested under testfence: cmake --install writes into the build dir, outside tests/"
+    fi
     BIN=$(dirname "$TESTFENCE")
     DESTDIR="$BATS_TEST_TMPDIR/root" run cmake --install "$BIN" --prefix /opt/tf
     expect_status 0
