@@ -1,7 +1,9 @@
 #include "hint.h"
 
 #include "path.h"
+#include "vlog.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* Does PATH have a component named NAME? */
@@ -51,4 +53,24 @@ const char *hint_for(const char *resolved, const char *root, const char *home)
                "or the setting that names this file) instead of the real one.";
     return "write under tmp_path or the run workspace ($TESTFENCE_WORKSPACE); if this write "
            "is really needed, allow it with --allow PATH.";
+}
+
+int hint_violation_line(char *out, size_t len, const struct hint_who *who, const char *resolved,
+                        const char *fence, const char *root, const char *home)
+{
+    char name[700], path[1100];
+    if (who->test) {
+        vlog_printable(name, sizeof name, who->test);
+    } else {
+        const char *exe = who->exe ? who->exe : "?";
+        const char *base = strrchr(exe, '/');
+        char printable[256];
+        vlog_printable(printable, sizeof printable, base ? base + 1 : exe);
+        snprintf(name, sizeof name, "%s (pid %ld, outside any test)", printable, who->pid);
+    }
+    vlog_printable(path, sizeof path, resolved);
+    return snprintf(out, len,
+                    "TEST_SANDBOX_VIOLATION: %s attempted to write to %s which is outside %s. "
+                    "How to fix: %s",
+                    name, path, fence, hint_for(resolved, root, home));
 }

@@ -3,8 +3,25 @@
 #ifndef TESTFENCE_HINT_H
 #define TESTFENCE_HINT_H
 
+#include <stddef.h>
+
 /* A hint for a write to RESOLVED (absolute) in the project ROOT, with HOME the
  * user's home directory (may be NULL). Never NULL; static text. */
 const char *hint_for(const char *resolved, const char *root, const char *home);
+
+/* Who made a blocked write, for the violation line: the test, or, outside any
+ * test, "EXE (pid N, outside any test)" with EXE's directory dropped. */
+struct hint_who {
+    const char *test; /* NULL outside a test */
+    const char *exe;
+    long pid;
+};
+
+/* The seed's line, without a newline, every field made printable:
+ * "TEST_SANDBOX_VIOLATION: WHO attempted to write to RESOLVED which is outside
+ * FENCE. How to fix: HINT". The shim prints it live and the pytest plugin in
+ * its failures, so both entry points say the same thing. Returns snprintf's. */
+int hint_violation_line(char *out, size_t len, const struct hint_who *who, const char *resolved,
+                        const char *fence, const char *root, const char *home);
 
 #endif

@@ -496,24 +496,12 @@ TF_PUBLIC long tf_violation_int(const tf_session *s, size_t i, const char *field
 
 TF_PUBLIC const char *tf_violation_line(tf_session *s, size_t i)
 {
-    char who[700], path[1100];
     if (i >= s->nv)
         return NULL;
     const struct tf_viol *v = &s->v[i];
-    if (v->test) {
-        vlog_printable(who, sizeof who, v->test);
-    } else {
-        const char *base = v->exe ? strrchr(v->exe, '/') : NULL;
-        char exe[256];
-        vlog_printable(exe, sizeof exe, base ? base + 1 : v->exe ? v->exe : "?");
-        snprintf(who, sizeof who, "%s (pid %ld, outside any test)", exe, v->pid);
-    }
-    vlog_printable(path, sizeof path, v->resolved);
-    /* The shim's live line (src/shim.c), so both entry points say the same thing. */
-    int k = snprintf(s->line, sizeof s->line,
-                     "TEST_SANDBOX_VIOLATION: %s attempted to write to %s which is outside %s. "
-                     "How to fix: %s",
-                     who, path, s->fence_dir, hint_for(v->resolved, tf_root(s), getenv("HOME")));
+    struct hint_who who = {v->test, v->exe, v->pid};
+    int k = hint_violation_line(s->line, sizeof s->line, &who, v->resolved, s->fence_dir,
+                                tf_root(s), getenv("HOME"));
     if (k < 0)
         s->line[0] = '\0';
     return s->line;

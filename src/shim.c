@@ -197,28 +197,21 @@ static void live_line(const struct vlog_record *r)
     unsigned n = __atomic_add_fetch(&live_count, 1, __ATOMIC_RELAXED);
     if (n > LIVE_MAX)
         return;
-    char who[700], path[1100], line[VLOG_MAX];
-    if (r->test) {
-        vlog_printable(who, sizeof who, r->test);
-    } else {
-        const char *base = strrchr(r->exe, '/');
-        char exe[256];
-        vlog_printable(exe, sizeof exe, base ? base + 1 : r->exe);
-        snprintf(who, sizeof who, "%s (pid %ld, outside any test)", exe, r->pid);
-    }
-    vlog_printable(path, sizeof path, r->resolved);
-    int k = snprintf(line, sizeof line,
-                     "TEST_SANDBOX_VIOLATION: %s attempted to write to %s which is outside %s. "
-                     "How to fix: %s%s\n",
-                     who, path, shim.fence,
-                     hint_for(r->resolved, shim.conf.policy.root, getenv("HOME")),
-                     n == LIVE_MAX ? " (further violations in this process are only logged; "
-                                     "see the summary at the end of the run)"
-                                   : "");
-    if (k > 0) {
-        ssize_t w = write(STDERR_FILENO, line, (size_t)k < sizeof line ? (size_t)k : sizeof line);
-        (void)w;
-    }
+    const char *more = n == LIVE_MAX ? " (further violations in this process are only logged; "
+                                       "see the summary at the end of the run)"
+                                     : "";
+    char line[VLOG_MAX];
+    size_t room = sizeof line - strlen(more) - 2; /* the suffix and "\n" always fit */
+    struct hint_who who = {r->test, r->exe, r->pid};
+    int k = hint_violation_line(line, room, &who, r->resolved, shim.fence, shim.conf.policy.root,
+                                getenv("HOME"));
+    if (k < 0)
+        return;
+    if ((size_t)k >= room)
+        k = (int)room - 1;
+    k += snprintf(line + k, sizeof line - (size_t)k, "%s\n", more);
+    ssize_t w = write(STDERR_FILENO, line, (size_t)k);
+    (void)w;
 }
 
 static void record(const char *op, const char *given, const char *resolved, int err, const char *by)
