@@ -10,6 +10,7 @@ PY=/usr/bin/python3
 setup() {
     [ -e "$LIB" ] || skip "libtestfence.so not built (include cmake/lib.cmake)"
     # The suite may itself run under `testfence run`: this pytest must not think so.
+    OUTER_RUN_ID=${TESTFENCE_RUN_ID:-}
     unset TESTFENCE_WORKSPACE TESTFENCE_RUN_ID TESTFENCE_PLUGIN PYTEST_ADDOPTS
     export PYTHONPATH="$TESTFENCE_SRC/python" TESTFENCE_LIBRARY="$LIB"
     P="$BATS_TEST_TMPDIR/proj"
@@ -157,11 +158,11 @@ EOF
 }
 
 @test "install: DESTDIR tree, pkg-config, and pytest loads the plugin by its entry point" {
-    if [ -n "${TESTFENCE_RUN_ID:-}" ]; then
-        # Rightly so: cmake --install writes install_manifest.txt into the build dir.
-        skip "nested under testfence: cmake --install writes into the build dir, outside tests/"
-    fi
     BIN=$(dirname "$TESTFENCE")
+    if [ -n "$OUTER_RUN_ID" ]; then
+        # Rightly so: cmake --install writes install_manifest.txt into the build dir.
+        skip "under testfence run: cmake --install writes into the build dir, outside tests/"
+    fi
     DESTDIR="$BATS_TEST_TMPDIR/root" run cmake --install "$BIN" --prefix /opt/tf
     expect_status 0
     R="$BATS_TEST_TMPDIR/root/opt/tf"
