@@ -8,7 +8,7 @@ groups=("$@")
 
 declare -A pkgs=(
     [build]="gcc make cmake pkg-config libc6-dev libtree-sitter-dev nodejs npm ca-certificates"
-    [test]="bats busybox-static python3 python3-pytest python3-pytest-xdist util-linux git liburing-dev sqlite3 attr e2fsprogs"
+    [test]="bats busybox-static python3 python3-pytest python3-pytest-xdist util-linux procps git liburing-dev sqlite3 attr e2fsprogs"
     [bench]="hyperfine bubblewrap libpython3.11-testsuite python3.11"
     [fuzz]="clang libclang-rt-14-dev"
 )

@@ -29,12 +29,10 @@ tarball="$work/$name-$version.tgz"
 [ -f "$tarball" ] || { echo "fetch-grammar.sh: npm pack produced no $name-$version.tgz" >&2; exit 1; }
 
 # npm's integrity is "sha512-" + base64 of the raw digest of the tarball.
+# Node is here whenever npm is; a fresh Debian 12 need not have openssl or xxd.
 sri_sha512() {
-    if command -v openssl >/dev/null; then
-        openssl dgst -sha512 -binary "$1" | base64 -w0
-    else
-        sha512sum "$1" | cut -d' ' -f1 | xxd -r -p | base64 -w0
-    fi
+    node -e 'const c = require("crypto"), f = require("fs");
+process.stdout.write(c.createHash("sha512").update(f.readFileSync(process.argv[1])).digest("base64"));' "$1"
 }
 actual="sha512-$(sri_sha512 "$tarball")"
 if [ "$actual" != "$integrity" ]; then
