@@ -124,7 +124,7 @@ static int check_hazards(const struct opts *o, const struct plan *pl, tf_err *er
 
 /* Create the workspace, prune old ones, and build the fence. Returns the
  * ruleset fd (-1 for --backend none) or -2 on error. */
-static int prepare(const struct opts *o, const struct plan *pl, tf_err *err)
+static int prepare(const struct opts *o, struct plan *pl, tf_err *err)
 {
     bool fenced = !strcmp(o->backend, "landlock");
     if (fenced && fence_require_complete(&pl->caps, err) < 0)

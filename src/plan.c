@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int plan_policy(struct plan *pl, const struct plan_request *req, tf_err *err)
 {
@@ -128,21 +129,23 @@ int plan_build(struct plan *pl, const struct plan_request *req, const char *run_
     if (ws_plan(&pl->ws, artifacts, run_id, err) < 0 || env_plan(pl, envp, err) < 0)
         return -1;
     /* Appended: a user's own preloads keep working (LD_PRELOAD splits on spaces). */
-    if (req->shim && envplan_add(&pl->env, "LD_PRELOAD", req->shim, ENV_APPEND,
-                                 "the diagnostics shim: reports each blocked write and its test",
-                                 err) < 0)
+    if (req->shim &&
+        envplan_add(&pl->env, "LD_PRELOAD", req->shim, ENV_APPEND,
+                    "the diagnostics shim: reports each blocked write and its test", err) < 0)
         return -1;
     return 0;
 }
 
-int plan_create_workspace(const struct plan *pl, tf_err *err)
+int plan_create_workspace(struct plan *pl, tf_err *err)
 {
     if (ws_create(&pl->ws, err) < 0)
         return -1;
     for (size_t i = 0; i < pl->cfg.nfiles; i++)
         if (ws_add_file(&pl->ws, pl->cfg.files[i].name, pl->cfg.files[i].value, err) < 0)
             return -1;
-    return 0;
+    pl->hold_fd = ws_hold(&pl->ws, err);
+    pl->held = pl->hold_fd >= 0;
+    return pl->held ? 0 : -1;
 }
 
 void plan_print_policy(FILE *f, const struct plan *pl)
@@ -176,6 +179,9 @@ void plan_print(FILE *f, const struct plan *pl, char *const *envp)
 
 void plan_free(struct plan *pl)
 {
+    if (pl->held)
+        close(pl->hold_fd);
+    pl->held = false;
     config_free(&pl->cfg);
     policy_free(&pl->policy);
     envplan_free(&pl->env);

@@ -11,6 +11,7 @@
 #include "workspace.h"
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 /* What the user chose on the command line. */
@@ -29,6 +30,8 @@ struct plan {
     struct workspace ws;
     struct envplan env;
     struct fence_caps caps;
+    bool held; /* hold_fd is open: the workspace is live (ws_hold) until plan_free */
+    int hold_fd;
 };
 
 /* Root, config and writable set only: enough for explain and doctor. */
@@ -39,8 +42,9 @@ int plan_policy(struct plan *pl, const struct plan_request *req, tf_err *err);
 int plan_build(struct plan *pl, const struct plan_request *req, const char *run_id,
                char *const *envp, tf_err *err);
 
-/* Create the run workspace with the config's placeholder files, fresh. */
-int plan_create_workspace(const struct plan *pl, tf_err *err);
+/* Create the run workspace with the config's placeholder files, fresh, and
+ * hold it live (plan_free lets go) so concurrent runs do not prune it. */
+int plan_create_workspace(struct plan *pl, tf_err *err);
 
 void plan_print_policy(FILE *f, const struct plan *pl);
 void plan_print(FILE *f, const struct plan *pl, char *const *envp);

@@ -6,9 +6,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -197,7 +199,24 @@ static int list_runs(int dirfd, const char *prefix, const char *marker, char ***
     return 0;
 }
 
-static int prune_in(int dirfd, const char *prefix, const char *marker, unsigned retain, tf_err *err)
+/* Is run ID still running? Its testfence holds a shared flock on the marker
+ * for the whole run (ws_hold), so an exclusive try-lock fails. */
+static bool is_live(int artifacts_fd, const char *run_id)
+{
+    char m[NAME_MAX * 2 + 2];
+    snprintf(m, sizeof m, WS_PREFIX "%s/" WS_MARKER, run_id);
+    int fd = openat(artifacts_fd, m, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    bool live = flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+    close(fd); /* drops our lock, if we got it */
+    return live;
+}
+
+/* Remove the runs in DIRFD beyond the RETAIN newest, never one still running.
+ * PREFIX + run id names each; ARTIFACTS_FD is where their workspaces live. */
+static int prune_in(int artifacts_fd, int dirfd, const char *prefix, const char *marker,
+                    unsigned retain, tf_err *err)
 {
     char **names = NULL;
     size_t n = 0;
@@ -205,7 +224,8 @@ static int prune_in(int dirfd, const char *prefix, const char *marker, unsigned 
     if (list_runs(dirfd, prefix, marker, &names, &n) < 0)
         return tf_errnof(err, errno, "cannot list run workspaces");
     for (size_t i = 0; i < n; i++) {
-        if (i >= retain && removed >= 0) {
+        const char *id = names[i] + strlen(prefix);
+        if (i >= retain && removed >= 0 && !is_live(artifacts_fd, id)) {
             if (remove_tree_at(dirfd, names[i], 0, err) < 0)
                 removed = -1;
             else
@@ -224,7 +244,7 @@ static int prune_sub(int fd, const char *sub, unsigned retain, tf_err *err)
     int sfd = openat(fd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (sfd < 0)
         return 0;
-    int r = prune_in(sfd, "", NULL, retain, err);
+    int r = prune_in(fd, sfd, "", NULL, retain, err);
     close(sfd);
     return r;
 }
@@ -234,7 +254,7 @@ int ws_prune(const char *artifacts, unsigned retain, tf_err *err)
     int fd = open(artifacts, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return errno == ENOENT ? 0 : tf_errnof(err, errno, "cannot open %s", artifacts);
-    int removed = prune_in(fd, WS_PREFIX, WS_MARKER, retain, err);
+    int removed = prune_in(fd, fd, WS_PREFIX, WS_MARKER, retain, err);
     const char *subs[] = {WS_PYTEST_TMP, WS_TMP};
     for (size_t i = 0; removed >= 0 && i < sizeof subs / sizeof subs[0]; i++) {
         int r = prune_sub(fd, subs[i], retain, err);
@@ -242,4 +262,20 @@ int ws_prune(const char *artifacts, unsigned retain, tf_err *err)
     }
     close(fd);
     return removed;
+}
+
+int ws_hold(const struct workspace *ws, tf_err *err)
+{
+    char path[PATH_MAX];
+    if (path_join(path, sizeof path, ws->dir, WS_MARKER, err) < 0)
+        return -1;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return tf_errnof(err, errno, "cannot open %s", path);
+    if (flock(fd, LOCK_SH) < 0) {
+        int e = errno;
+        close(fd);
+        return tf_errnof(err, e, "cannot lock %s", path);
+    }
+    return fd;
 }

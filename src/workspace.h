@@ -47,9 +47,15 @@ int ws_create(const struct workspace *ws, tf_err *err);
 /* Create the placeholder file NAME (a plain name) in the run workspace with CONTENT. */
 int ws_add_file(const struct workspace *ws, const char *name, const char *content, tf_err *err);
 
+/* Mark the run's workspace live until the returned fd is closed (a shared
+ * flock on its marker), so that another run's ws_prune leaves it alone.
+ * Close-on-exec: the lock stays with testfence, not the command. */
+int ws_hold(const struct workspace *ws, tf_err *err);
+
 /* Remove run workspaces (and their temp dir and pytest basetemp) beyond the RETAIN newest.
  * Only directories named by testfence (and, for workspaces, holding its marker)
- * are touched; symlinks are never followed. Returns how many were removed. */
+ * are touched, never one whose run is still going (see ws_hold); symlinks are
+ * never followed. Returns how many were removed. */
 int ws_prune(const char *artifacts, unsigned retain, tf_err *err);
 
 #endif

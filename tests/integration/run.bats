@@ -221,3 +221,21 @@ PY
     run "$TESTFENCE" run --backend none --verify --allow-violations -- true
     expect_status 0
 }
+
+@test "a run still going is never pruned by another run's retention" {
+    "$TESTFENCE" run -- sh -c 'echo up > tests/up; sleep 3
+        test -d "$TESTFENCE_WORKSPACE" && test -d "$TMPDIR" && echo alive > tests/alive' &
+    pid=$!
+    for _ in $(seq 100); do [ -f tests/up ] && break; sleep 0.05; done
+    sleep 1.1 # a newer run id
+    run "$TESTFENCE" run --retain 1 -- true
+    expect_status 0
+    status=0; wait "$pid" || status=$?
+    expect_status 0
+    [ "$(cat tests/alive)" = alive ]
+    # Once it has ended, it is fair game.
+    sleep 1.1
+    "$TESTFENCE" run --retain 1 -- true
+    [ "$(ls -d tests/artifacts/_isolation_workspace_* | wc -l)" -eq 1 ]
+    [ "$(ls tests/artifacts/tmp | wc -l)" -eq 1 ]
+}

@@ -90,6 +90,18 @@ int main(void)
     CHECK(exists("artifacts/_isolation_workspace_20240101T000000Z-0000001"));
     CHECK(ws_prune(at("nonexistent"), 2, &err) == 0);
 
+    /* A held (running) workspace survives even --all; released, it goes. */
+    CHECK(ws_plan(&ws, art, "20260105T000000Z-0000001", &err) == 0);
+    CHECK(ws_create(&ws, &err) == 0);
+    int hold = ws_hold(&ws, &err);
+    CHECK(hold >= 0);
+    CHECK(ws_prune(art, 0, &err) == 6); /* the two older runs' three dirs each */
+    CHECK(exists("artifacts/_isolation_workspace_20260105T000000Z-0000001"));
+    CHECK(exists("artifacts/tmp/20260105T000000Z-0000001"));
+    close(hold);
+    CHECK(ws_prune(art, 0, &err) == 3);
+    CHECK(!exists("artifacts/_isolation_workspace_20260105T000000Z-0000001"));
+
     char cmd[PATH_MAX + 16];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
     if (system(cmd) != 0)
