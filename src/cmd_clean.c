@@ -8,11 +8,13 @@
 static const char help[] =
     "usage: testfence clean [--root DIR] [--config FILE] [--retain N | --all]\n"
     "\n"
-    "Remove run workspaces (tests/artifacts/_isolation_workspace_<run_id>/ and\n"
-    "their _pytest_tmp/<run_id>/) beyond the newest N (the config's retain, 3),\n"
-    "or all of them with --all. Only directories testfence made are touched\n"
+    "Remove run workspaces (tests/artifacts/_isolation_workspace_<run_id>/, with\n"
+    "their tmp/<run_id>/ and _pytest_tmp/<run_id>/) beyond the newest N (the\n"
+    "config's retain, 3), or all of them with --all. Only directories testfence\n"
+    "made are touched\n"
     "(recognised by name and by the marker file inside); symlinks are never\n"
-    "followed; caches kept across runs (.pytest_cache, pycache) stay.\n"
+    "followed; a run still going is never removed; caches kept across runs\n"
+    "(.pytest_cache, pycache) stay.\n"
     "\n"
     "exit status: 0 done, 125 error.\n";
 

@@ -1,5 +1,6 @@
 #include "envplan.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,22 +35,31 @@ static const char *env_get(char *const *envp, const char *name)
     return NULL;
 }
 
-const char *envplan_lookup(const struct envplan *plan, char *const *envp, const char *name,
-                           char *buf, size_t len)
+int envplan_value(const struct envplan *plan, char *const *envp, const char *name, char **out)
 {
-    const char *val = env_get(envp, name);
+    const char *user = env_get(envp, name);
+    char *val = user ? strdup(user) : NULL;
+    *out = NULL;
+    if (user && !val)
+        return -1;
     for (size_t i = 0; i < plan->n; i++) {
         const struct envplan_item *it = &plan->items[i];
         if (strcmp(it->name, name))
             continue;
+        char *next = NULL;
         if (it->op == ENV_APPEND && val && val[0]) {
-            snprintf(buf, len, "%s %s", val, it->value);
-            val = buf;
+            if (asprintf(&next, "%s %s", val, it->value) < 0)
+                next = NULL;
         } else {
-            val = it->value;
+            next = strdup(it->value);
         }
+        free(val);
+        if (!next)
+            return -1;
+        val = next;
     }
-    return val;
+    *out = val;
+    return 0;
 }
 
 static int planned(const struct envplan *plan, const char *entry)
@@ -81,12 +91,16 @@ char **envplan_apply(const struct envplan *plan, char *const *envp, tf_err *err)
             dup |= !strcmp(plan->items[j].name, name);
         if (dup)
             continue;
-        char buf[8192];
-        const char *val = envplan_lookup(plan, envp, name, buf, sizeof buf);
-        size_t len = strlen(name) + strlen(val) + 2;
-        if (!(out[k] = malloc(len)))
+        char *val;
+        if (envplan_value(plan, envp, name, &val) < 0)
             goto oom;
-        snprintf(out[k++], len, "%s=%s", name, val);
+        int r = asprintf(&out[k], "%s=%s", name, val ? val : "");
+        free(val);
+        if (r < 0) {
+            out[k] = NULL;
+            goto oom;
+        }
+        k++;
     }
     return out;
 oom:

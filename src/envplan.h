@@ -27,10 +27,10 @@ struct envplan {
 int envplan_add(struct envplan *plan, const char *name, const char *value, enum envplan_op op,
                 const char *why, tf_err *err);
 
-/* The value NAME will have in the child, given the parent's environment ENVP;
- * NULL when the plan leaves it unset. Points into the plan or into ENVP. */
-const char *envplan_lookup(const struct envplan *plan, char *const *envp, const char *name,
-                           char *buf, size_t len);
+/* The value NAME will have in the child, given the parent's environment ENVP:
+ * *out is malloc'd (free it), or NULL when the plan leaves NAME unset.
+ * Returns -1 when out of memory. No length limit: a value is never cut. */
+int envplan_value(const struct envplan *plan, char *const *envp, const char *name, char **out);
 
 /* A new NULL-terminated environment: ENVP with the plan applied. Free with envplan_free_env. */
 char **envplan_apply(const struct envplan *plan, char *const *envp, tf_err *err);

@@ -64,6 +64,11 @@ static int write_full(int fd, const char *data, size_t len)
 
 int fileio_replace(const char *path, const char *data, size_t len, int exclusive, tf_err *err)
 {
+    /* A symlinked file is replaced where it really lives; rename() would
+     * otherwise turn the link into a plain file. */
+    char real[PATH_MAX];
+    if (!exclusive && realpath(path, real))
+        path = real;
     struct stat st;
     mode_t mode = 0644;
     if (stat(path, &st) == 0) {

@@ -184,49 +184,87 @@ static int proc_link(pid_t pid, const char *what, char *out, size_t len)
     return 0;
 }
 
-/* Resolve the target of the call into RESOLVED. Returns 1 when it is not a
- * filesystem path at all (a pipe, a socket), 0 when resolved, -1 when the fd
- * is not open or the path cannot be read from the child. */
-static int target_of(const struct seccomp_notif *req, const struct meta_call *c, char *resolved,
-                     size_t len)
+/* What a guarded call aims at, read from its arguments. */
+struct target {
+    int fd;              /* >= 0: the open file itself */
+    int dirfd;           /* else PATH is relative to this (AT_FDCWD: the cwd) */
+    char path[PATH_MAX]; /* as the child wrote it */
+    bool nofollow;       /* the call acts on a final symlink itself */
+};
+
+/* Read the call's arguments into T. -1 when the kernel will fail the call
+ * anyway (a pointer the child cannot read, a NULL path with no dirfd). */
+static int read_target(const struct seccomp_notif *req, const struct meta_call *c, struct target *t)
 {
-    pid_t pid = (pid_t)req->pid;
     const unsigned long long *a = req->data.args;
-    char path[PATH_MAX], base[PATH_MAX], full[PATH_MAX * 2 + 2], what[32];
     int flags = c->flags_arg >= 0 ? (int)a[c->flags_arg] : 0;
-    int fd = c->fd_arg >= 0 ? (int)a[c->fd_arg] : -1;
-    path[0] = '\0';
-    if (c->path_arg >= 0 && a[c->path_arg] &&
-        read_string(pid, a[c->path_arg], path, sizeof path) < 0)
+    t->fd = c->fd_arg >= 0 ? (int)a[c->fd_arg] : -1;
+    t->dirfd = c->dirfd_arg >= 0 ? (int)a[c->dirfd_arg] : AT_FDCWD;
+    t->nofollow = c->nofollow || (flags & AT_SYMLINK_NOFOLLOW);
+    t->path[0] = '\0';
+    if (c->path_arg < 0)
+        return 0;
+    if (a[c->path_arg] && read_string((pid_t)req->pid, a[c->path_arg], t->path, sizeof t->path) < 0)
         return -1;
-    if (c->path_arg >= 0 && !path[0]) /* utimensat(fd, NULL), AT_EMPTY_PATH: the dirfd itself */
-        fd = (int)a[c->dirfd_arg >= 0 ? c->dirfd_arg : 0];
-    if (fd >= 0 || path[0] != '/') {
-        if (fd >= 0 || (c->dirfd_arg >= 0 && (int)a[c->dirfd_arg] != AT_FDCWD))
-            snprintf(what, sizeof what, "fd/%d", fd >= 0 ? fd : (int)a[c->dirfd_arg]);
-        else
-            snprintf(what, sizeof what, "cwd");
-        if (proc_link(pid, what, base, sizeof base) < 0)
-            return -1;
-        if (base[0] != '/')
-            return 1;
-    }
-    if (fd >= 0)
-        snprintf(full, sizeof full, "%s", base);
-    else if (path[0] == '/')
-        snprintf(full, sizeof full, "%s", path);
+    if (t->path[0])
+        return 0;
+    /* utimensat(fd, NULL, ...) or AT_EMPTY_PATH: the dirfd itself is the target. */
+    if (t->dirfd == AT_FDCWD)
+        return -1;
+    t->fd = t->dirfd;
+    return 0;
+}
+
+/* The absolute path of T as the child sees it, from /proc/PID/{fd/N,cwd}.
+ * 1 when it is no filesystem object (a pipe, a socket), -1 on failure. */
+static int locate(pid_t pid, const struct target *t, char *full, size_t len)
+{
+    char what[32], base[PATH_MAX];
+    if (t->fd < 0 && t->path[0] == '/')
+        return snprintf(full, len, "%s", t->path) < (int)len ? 0 : -1;
+    int fd = t->fd >= 0 ? t->fd : t->dirfd;
+    if (fd == AT_FDCWD)
+        snprintf(what, sizeof what, "cwd");
     else
-        snprintf(full, sizeof full, "%s/%s", base, path);
-    bool nofollow = c->nofollow || (flags & AT_SYMLINK_NOFOLLOW);
-    if (!nofollow || fd >= 0)
+        snprintf(what, sizeof what, "fd/%d", fd);
+    if (proc_link(pid, what, base, sizeof base) < 0)
+        return -1;
+    if (base[0] != '/')
+        return 1;
+    int n =
+        t->fd >= 0 ? snprintf(full, len, "%s", base) : snprintf(full, len, "%s/%s", base, t->path);
+    return n >= 0 && (size_t)n < len ? 0 : -1;
+}
+
+/* A nofollow call acts on its last component, so only the directory is
+ * resolved; "", "." and ".." are never symlinks and resolve in full (else
+ * "tests/.." would pass for a name inside tests/). */
+static int resolve_target(const char *full, bool nofollow, char *resolved, size_t len)
+{
+    const char *last = strrchr(full, '/');
+    last = last ? last + 1 : full;
+    if (!nofollow || !*last || !strcmp(last, ".") || !strcmp(last, ".."))
         return path_resolve(full, resolved, len, NULL);
-    /* The final component itself: resolve its directory only. */
     char dir[PATH_MAX], rdir[PATH_MAX];
-    const char *slash = strrchr(full, '/');
     path_dirname(dir, sizeof dir, full);
     if (path_resolve(dir, rdir, sizeof rdir, NULL) < 0)
         return -1;
-    return path_join(resolved, len, rdir, slash + 1, NULL);
+    return path_join(resolved, len, rdir, last, NULL);
+}
+
+/* Resolve the target of the call into RESOLVED: 0 resolved, 1 not a filesystem
+ * object, -1 when the kernel will fail the call anyway. */
+static int target_of(const struct seccomp_notif *req, const struct meta_call *c, char *resolved,
+                     size_t len)
+{
+    struct target t;
+    char full[PATH_MAX * 2 + 2];
+    if (read_target(req, c, &t) < 0)
+        return -1;
+    int r = locate((pid_t)req->pid, &t, full, sizeof full);
+    if (r != 0)
+        return r;
+    return resolve_target(full, t.nofollow && t.fd < 0, resolved, len);
 }
 
 static int respond(int listener, const struct seccomp_notif *req, int error)

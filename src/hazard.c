@@ -6,7 +6,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -22,7 +24,7 @@ struct linked {
 
 struct scan {
     const struct policy *p;
-    const char *skip;
+    const char *artifacts; /* beneath it, only hard links count */
     FILE *out;
     struct linked *v;
     size_t n, cap;
@@ -60,26 +62,47 @@ static void check_symlink(struct scan *s, const char *path)
     s->found++;
 }
 
-static int walk(struct scan *s, const char *dir, int depth, tf_err *err)
+/* A subtree the scan could not look into may hide a hazard: say so. */
+static void unchecked(struct scan *s, const char *path, const char *why)
 {
-    if (depth > 128 || !strcmp(dir, s->skip))
+    fprintf(s->out, "  %s could not be checked (%s); make it readable, or remove it\n", path, why);
+    s->found++;
+}
+
+/* Walk DIR. Under the artifacts dir only hard links count: old runs' temp dirs
+ * hold whatever symlinks their tests made, and writes through those are
+ * blocked anyway, while a hard link is a way out. */
+static int walk(struct scan *s, const char *dir, int depth, bool links_only, tf_err *err)
+{
+    if (depth > 128) {
+        unchecked(s, dir, "nested more than 128 levels deep");
         return 0;
+    }
+    links_only = links_only || !strcmp(dir, s->artifacts);
     DIR *d = opendir(dir);
-    if (!d)
-        return errno == EACCES ? 0 : tf_errnof(err, errno, "cannot scan %s", dir);
+    if (!d) {
+        if (errno != EACCES)
+            return tf_errnof(err, errno, "cannot scan %s", dir);
+        unchecked(s, dir, strerror(errno));
+        return 0;
+    }
     int rc = 0;
     for (struct dirent *e; rc == 0 && (e = readdir(d));) {
         char path[PATH_MAX];
         struct stat st;
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
-            path_join(path, sizeof path, dir, e->d_name, NULL) < 0 ||
-            fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
             continue;
-        if (S_ISLNK(st.st_mode))
+        if (path_join(path, sizeof path, dir, e->d_name, NULL) < 0) {
+            unchecked(s, dir, "a name in it makes the path too long");
+            continue;
+        }
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+            continue;
+        if (S_ISLNK(st.st_mode) && !links_only)
             check_symlink(s, path);
         else if (S_ISDIR(st.st_mode))
-            rc = walk(s, path, depth + 1, err);
-        else if (st.st_nlink > 1 && remember(s, &st, path) < 0)
+            rc = walk(s, path, depth + 1, links_only, err);
+        else if (!S_ISLNK(st.st_mode) && st.st_nlink > 1 && remember(s, &st, path) < 0)
             rc = tf_errf(err, "out of memory");
     }
     closedir(d);
@@ -115,25 +138,26 @@ static void report_links(struct scan *s)
     }
 }
 
-/* Is entry I beneath another project entry? Then that walk covers it, and
- * walking it twice would double-count its links. */
+/* Is entry I beneath another project entry, or the same as an earlier one?
+ * Then that walk covers it; walking it twice would double-count its links and
+ * hide a link to the outside. */
 static bool nested(const struct policy *p, size_t i)
 {
     for (size_t j = 0; j < p->n; j++)
         if (j != i && p->entries[j].origin == POLICY_PROJECT &&
             path_is_within(p->entries[i].path, p->entries[j].path) &&
-            strcmp(p->entries[i].path, p->entries[j].path))
+            (strcmp(p->entries[i].path, p->entries[j].path) || j < i))
             return true;
     return false;
 }
 
-int hazard_scan(const struct policy *p, const char *skip, FILE *out, tf_err *err)
+int hazard_scan(const struct policy *p, const char *artifacts, FILE *out, tf_err *err)
 {
-    struct scan s = {.p = p, .skip = skip, .out = out};
+    struct scan s = {.p = p, .artifacts = artifacts, .out = out};
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < p->n; i++)
         if (p->entries[i].origin == POLICY_PROJECT && p->entries[i].is_dir && !nested(p, i))
-            rc = walk(&s, p->entries[i].path, 0, err);
+            rc = walk(&s, p->entries[i].path, 0, false, err);
     if (rc == 0)
         report_links(&s);
     for (size_t i = 0; i < s.n; i++)

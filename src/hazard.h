@@ -8,9 +8,9 @@
 
 #include <stdio.h>
 
-/* Scan the project entries of P (not the system set, not --allow), skipping the
- * directory SKIP (the artifacts dir: testfence's own). Prints one line per
+/* Scan the project entries of P (not the system set, not --allow); beneath
+ * ARTIFACTS (testfence's own dir) only hard links count. Prints one line per
  * hazard to OUT and returns how many it found, or -1 on error. */
-int hazard_scan(const struct policy *p, const char *skip, FILE *out, tf_err *err);
+int hazard_scan(const struct policy *p, const char *artifacts, FILE *out, tf_err *err);
 
 #endif

@@ -106,9 +106,9 @@ static int final_env(tf_session *s)
     if (!s->envval)
         return tf_errf(&s->err, "out of memory");
     for (size_t i = 0; i < e->n; i++) {
-        char buf[8192];
-        const char *v = envplan_lookup(e, environ, e->items[i].name, buf, sizeof buf);
-        if (!(s->envval[i] = strdup(v ? v : "")))
+        char *v;
+        if (envplan_value(e, environ, e->items[i].name, &v) < 0 ||
+            !(s->envval[i] = v ? v : strdup("")))
             return tf_errf(&s->err, "out of memory");
     }
     return 0;

@@ -170,10 +170,14 @@ void plan_print(FILE *f, const struct plan *pl, char *const *envp)
     fprintf(f, "artifacts: %s\nenv:\n", pl->ws.artifacts);
     for (size_t i = 0; i < pl->env.n; i++) {
         const struct envplan_item *it = &pl->env.items[i];
-        char buf[8192];
-        const char *val = envplan_lookup(&pl->env, envp, it->name, buf, sizeof buf);
-        fprintf(f, "  %s=%s\n      (%s%s)\n", it->name, val, it->why,
-                it->op == ENV_APPEND ? "; appended to your value" : "");
+        char *val = NULL;
+        int oom = envplan_value(&pl->env, envp, it->name, &val) < 0;
+        fprintf(f, "  %s=%s\n      (%s%s)\n", it->name,
+                oom   ? "(out of memory)"
+                : val ? val
+                      : "",
+                it->why, it->op == ENV_APPEND ? "; appended to your value" : "");
+        free(val);
     }
 }
 

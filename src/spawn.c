@@ -165,6 +165,13 @@ static int exit_code(int wstatus)
     return WEXITSTATUS(wstatus);
 }
 
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
 /* One signal from the signalfd: forward it, follow job control, or reap.
  * Returns the exit code once the child has exited, else -1. */
 static int on_signal(int sig, pid_t pid, bool tty)
@@ -193,15 +200,17 @@ static int on_signal(int sig, pid_t pid, bool tty)
 
 /* Wait for the child, forwarding signals to its group, following job control,
  * and answering the metadata guard's questions (LISTENER, or -1). */
-static int supervise(pid_t pid, bool tty, int sfd, int listener, const struct policy *guard)
+static int supervise(pid_t pid, bool tty, int sfd, int *listener, const struct policy *guard)
 {
-    struct pollfd fds[2] = {{.fd = sfd, .events = POLLIN}, {.fd = listener, .events = POLLIN}};
+    struct pollfd fds[2] = {{.fd = sfd, .events = POLLIN}, {.fd = *listener, .events = POLLIN}};
     for (;;) {
-        if (poll(fds, listener >= 0 ? 2 : 1, -1) < 0)
+        if (poll(fds, *listener >= 0 ? 2 : 1, -1) < 0)
             continue;
-        if (fds[1].revents & POLLIN) {
-            if (guard_answer(listener, guard) < 0)
-                fds[1].fd = -1;
+        if ((fds[1].revents & POLLIN) && guard_answer(*listener, guard) < 0) {
+            /* A listener we cannot serve would leave every later metadata call
+             * blocked; closed, the kernel fails them (ENOSYS) instead. */
+            close_fd(listener);
+            fds[1].fd = -1;
         } else if (fds[1].revents & (POLLHUP | POLLERR)) {
             fds[1].fd = -1; /* every guarded process is gone */
         }
@@ -232,13 +241,6 @@ static int open_channels(const struct spawn_opts *o, const sigset_t *set, struct
     if ((ch->sfd = signalfd(-1, set, SFD_CLOEXEC)) < 0)
         return tf_errnof(err, errno, "signalfd");
     return 0;
-}
-
-static void close_fd(int *fd)
-{
-    if (*fd >= 0)
-        close(*fd);
-    *fd = -1;
 }
 
 static void close_channels(struct channels *ch)
@@ -273,7 +275,7 @@ int spawn_run(const struct spawn_opts *o, int *status, tf_err *err)
             give_terminal(pid);
         int listener = o->guard ? recv_fd(ch.guard[0]) : -1; /* GUARD_DECLINED: nested */
         rc = child_report(ch.err[0], o, status, err);
-        code = supervise(pid, tty, ch.sfd, listener, o->guard);
+        code = supervise(pid, tty, ch.sfd, &listener, o->guard);
         close_fd(&listener);
         if (tty)
             give_terminal(getpgrp());

@@ -99,17 +99,52 @@ static int write_marker(const struct workspace *ws, tf_err *err)
     return 0;
 }
 
+/* mkdir -p of PATH beneath BASE (an existing directory), refusing to pass
+ * through a symlink: testfence runs unfenced here, so a planted
+ * tests/artifacts/tmp -> /elsewhere must not make it create /elsewhere/<id>. */
+static int mkdirs_beneath(const char *base, const char *path, mode_t mode, tf_err *err)
+{
+    size_t n = strlen(base);
+    if (strncmp(path, base, n) || (path[n] != '/' && path[n] != '\0'))
+        return tf_errf(err, "%s is not beneath %s", path, base);
+    int fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return tf_errnof(err, errno, "cannot open %s", base);
+    char rest[PATH_MAX];
+    snprintf(rest, sizeof rest, "%s", path + n);
+    char *save = NULL;
+    for (char *c = strtok_r(rest, "/", &save); c && fd >= 0; c = strtok_r(NULL, "/", &save)) {
+        if (mkdirat(fd, c, mode) < 0 && errno != EEXIST) {
+            tf_errnof(err, errno, "cannot create %s/%s", base, c);
+            close(fd);
+            return -1;
+        }
+        int next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (next < 0)
+            tf_errf(err,
+                    "refusing to use %s: \"%s\" in it is a symlink or not a directory; "
+                    "testfence makes its run directories only in real directories (remove it)",
+                    path, c);
+        close(fd);
+        fd = next;
+    }
+    if (fd < 0)
+        return -1;
+    close(fd);
+    return 0;
+}
+
 int ws_create(const struct workspace *ws, tf_err *err)
 {
     if (mkdirs(ws->artifacts, 0755, err) < 0)
         return -1;
-    if (mkdir(ws->dir, 0755) < 0)
-        return tf_errnof(err, errno, "cannot create the run workspace %s", ws->dir);
+    if (mkdirs_beneath(ws->artifacts, ws->dir, 0755, err) < 0)
+        return -1;
     if (write_marker(ws, err) < 0)
         return -1;
     const char *dirs[] = {ws->tmp, ws->xdg_cache, ws->xdg_data, ws->xdg_state, ws->basetemp};
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
-        if (mkdirs(dirs[i], 0700, err) < 0)
+        if (mkdirs_beneath(ws->artifacts, dirs[i], 0700, err) < 0)
             return -1;
     return 0;
 }
@@ -184,12 +219,15 @@ static int list_runs(int dirfd, const char *prefix, const char *marker, char ***
         if (marker && fstatat(dirfd, m, &st, AT_SYMLINK_NOFOLLOW) < 0)
             continue;
         char **nv = realloc(v, (*n + 1) * sizeof *v);
-        if (!nv || !(nv[*n] = strdup(e->d_name))) {
-            free(nv ? nv : v);
+        if (nv)
+            v = nv;
+        if (!nv || !(v[*n] = strdup(e->d_name))) {
+            for (size_t i = 0; i < *n; i++)
+                free(v[i]);
+            free(v);
             closedir(d);
             return -1;
         }
-        v = nv;
         (*n)++;
     }
     closedir(d);

@@ -208,3 +208,41 @@ setup() { mkproject; }
     [ "$(cat tests/inner)" = in ]
     assert_outside_unchanged
 }
+
+@test "hazards hide nowhere: a repeated writable entry, the artifacts dir" {
+    ln credentials.toml tests/creds-link
+    printf 'writable = ["tests", "./tests"]\n' >testfence.toml
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+    run "$TESTFENCE" run -- sh -c 'echo pwned >> tests/creds-link'
+    expect_status 125
+    expect_output_has "tests/creds-link is a hard link"
+    rm tests/creds-link testfence.toml
+    mkdir -p tests/artifacts && ln credentials.toml tests/artifacts/creds-link
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+    run "$TESTFENCE" run -- sh -c 'echo pwned >> tests/artifacts/creds-link'
+    expect_status 125
+    expect_output_has "tests/artifacts/creds-link is a hard link"
+    rm tests/artifacts/creds-link
+    assert_outside_unchanged
+}
+
+@test "a symlink planted in the artifacts dir never makes testfence write outside" {
+    mkdir "$BATS_TEST_TMPDIR/elsewhere" tests/artifacts
+    ln -s "$BATS_TEST_TMPDIR/elsewhere" tests/artifacts/tmp
+    run "$TESTFENCE" run -- true
+    expect_status 125
+    expect_output_has '"tmp" in it is a symlink or not a directory'
+    [ -z "$(ls -A "$BATS_TEST_TMPDIR/elsewhere")" ]
+}
+
+@test "the metadata guard resolves a final '..' instead of trusting the name" {
+    if [ -n "${TESTFENCE_RUN_ID:-}" ]; then
+        skip "nested under testfence: the outer run's guard holds the one seccomp listener"
+    fi
+    touch -d '2020-01-01 00:00' .
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+    run "$TESTFENCE" run -- sh -c 'touch -h tests/..; cd tests && touch -h -d 2001-01-01 ..'
+    [ "$status" -ne 0 ]
+    expect_output_has "Permission denied"
+    assert_outside_unchanged
+}

@@ -239,3 +239,10 @@ PY
     [ "$(ls -d tests/artifacts/_isolation_workspace_* | wc -l)" -eq 1 ]
     [ "$(ls tests/artifacts/tmp | wc -l)" -eq 1 ]
 }
+
+@test "a long PYTEST_ADDOPTS is appended to, never cut" {
+    long="-p $(printf 'x%.0s' $(seq 9000))"
+    PYTEST_ADDOPTS="$long" run "$TESTFENCE" run -- sh -c 'printf %s "$PYTEST_ADDOPTS"'
+    expect_status 0
+    [[ "$output" == "$long --basetemp="*" -o cache_dir="* ]]
+}
