@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/time.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -206,6 +209,28 @@ EXPORT int mkfifo(const char *path, mode_t mode)
 EXPORT int mkfifoat(int dirfd, const char *path, mode_t mode)
 {
     FENCED(mkfifoat, -1, SHIM_NOFOLLOW, dirfd, path, dirfd, path, mode);
+}
+
+/* The filesystem path a unix socket address names, copied NUL-terminated into
+ * BUF; NULL for abstract sockets and other families, which make no file. */
+static const char *unix_path(const struct sockaddr *addr, socklen_t len, char *buf, size_t size)
+{
+    const struct sockaddr_un *un = (const struct sockaddr_un *)(const void *)addr;
+    size_t off = offsetof(struct sockaddr_un, sun_path);
+    if (!addr || len <= off || addr->sa_family != AF_UNIX || un->sun_path[0] == '\0')
+        return NULL;
+    size_t n = len - off < size - 1 ? len - off : size - 1;
+    memcpy(buf, un->sun_path, n);
+    buf[n] = '\0';
+    return buf;
+}
+
+/* bind() of a unix socket creates a file at its path, like mknod. */
+EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
+{
+    char buf[sizeof((struct sockaddr_un *)0)->sun_path + 1];
+    const char *path = unix_path(addr, len, buf, sizeof buf);
+    FENCED(bind, -1, path ? SHIM_NOFOLLOW : SHIM_SKIP, AT_FDCWD, path, fd, addr, len);
 }
 
 EXPORT int unlink(const char *path)

@@ -27,8 +27,6 @@ declare -A XFAIL=(
 # Cases whose attempt is blocked but which the report does not list although the
 # shim could see the call (strict too: a case listed here that is reported fails).
 declare -A REPORT_XFAIL=(
-    # TODO(shim): bind() of a unix socket is not interposed, so not recorded.
-    [bind_socket]="the shim does not interpose bind()"
 )
 
 # newproj DIR: a project with root files worth protecting; cd into it; P names it.
