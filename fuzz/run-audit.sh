@@ -22,7 +22,8 @@ flags="-std=c17 -D_GNU_SOURCE -g -O1 -Isrc"
     src/audit.c src/audit_rules.c src/audit_pathval.c src/audit_python.c src/audit_output.c \
     src/err.c "$out/parser.o" "$out/scanner.o" -ltree-sitter -lpthread
 
-# New inputs go to the build dir; the committed seed corpus stays small.
+# New inputs go to the build dir. Seeds: the golden cases themselves (one copy
+# in the repo) and the hand-written stress inputs in fuzz/corpus/audit.
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     "$out/audit_fuzz" -runs="$runs" -max_len=2048 -timeout=10 -rss_limit_mb=2048 \
-    -print_final_stats=1 "$out/corpus" fuzz/corpus/audit
+    -print_final_stats=1 "$out/corpus" fuzz/corpus/audit tests/audit/cases

@@ -1,3 +1,0 @@
-# audit-args: --strict
-def test_strict():
-    open("config.toml", "w")
