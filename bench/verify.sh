@@ -12,7 +12,7 @@ command -v hyperfine >/dev/null || { echo "bench: hyperfine is needed" >&2; exit
 work=$(mktemp -d "${TMPDIR:-/tmp}/tf-verify-bench-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 gcc -std=c17 -O2 -D_GNU_SOURCE -Wall -Wextra -Werror -Isrc \
-    src/err.c src/path.c src/policy.c src/verify.c bench/verify_bench.c -o "$work/verify_bench"
+    src/base/err.c src/base/vec.c src/core/path.c src/core/walk.c src/core/policy.c src/core/verify.c bench/verify_bench.c -o "$work/verify_bench"
 
 # The tree: 100 top dirs x 10 subdirs x N files, sizes 0..8 KiB (source-tree-like),
 # plus a tests/ dir (the writable set, skipped) and a .git/objects (skipped).

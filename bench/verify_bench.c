@@ -1,7 +1,7 @@
 /* verify_bench: one `testfence run --verify` worth of work, for bench/verify.sh.
  * usage: verify_bench ROOT HASH_LIMIT [-v]: snapshot, snapshot again, diff. */
-#include "policy.h"
-#include "verify.h"
+#include "core/policy.h"
+#include "core/verify.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 /* audit_fuzz: libFuzzer target over the Python parser, the rules and every output format.
  * Any input must give findings without crashing, leaking or reading out of bounds. */
-#include "audit.h"
-#include "audit_output.h"
-#include "audit_python.h"
+#include "audit/audit.h"
+#include "audit/audit_output.h"
+#include "audit/audit_python.h"
 
 #include <stdint.h>
 #include <stdio.h>

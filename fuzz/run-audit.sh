@@ -19,8 +19,8 @@ flags="-std=c17 -D_GNU_SOURCE -g -O1 -Isrc"
 "$cc" $flags ${san/fuzzer,/fuzzer-no-link,} -w -I"$grammar" -c "$grammar/parser.c" -o "$out/parser.o"
 "$cc" $flags ${san/fuzzer,/fuzzer-no-link,} -w -I"$grammar" -c "$grammar/scanner.c" -o "$out/scanner.o"
 "$cc" $flags $san -Wall -Wextra -Werror -o "$out/audit_fuzz" fuzz/audit_fuzz.c \
-    src/audit.c src/audit_rules.c src/audit_pathval.c src/audit_python.c src/audit_output.c \
-    src/err.c "$out/parser.o" "$out/scanner.o" -ltree-sitter -lpthread
+    src/audit/audit.c src/audit/audit_rules.c src/audit/audit_pathval.c src/audit/audit_python.c \
+    src/audit/audit_output.c src/base/err.c src/base/vec.c "$out/parser.o" "$out/scanner.o" -ltree-sitter -lpthread
 
 # New inputs go to the build dir. Seeds: the golden cases themselves (one copy
 # in the repo) and the hand-written stress inputs in fuzz/corpus/audit.

@@ -1,6 +1,6 @@
-/* toml_fuzz: libFuzzer target for src/toml.c (build and run with fuzz/run.sh toml).
+/* toml_fuzz: libFuzzer target for src/toml/toml.c (build and run with fuzz/run.sh toml).
  * Parses every input as TOML 1.0 and 1.1, walks the tree and exercises the lookups. */
-#include "toml.h"
+#include "toml/toml.h"
 
 #include <stdlib.h>
 #include <string.h>

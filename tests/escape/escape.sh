@@ -169,7 +169,7 @@ fenced_holds() {
 # check_report: the run's report.json lists the attempt on TARGET (space-separated
 # paths relative to the root, any of which may be a glob; a directory matches below it).
 # ---- REPORT ASSERTION (the shim's part of the issue) ----
-# report.json is written by `run` into the workspace (src/report.c). Cases where the
+# report.json is written by `run` into the workspace (src/core/report.c). Cases where the
 # shim cannot see the call (raw syscalls, static binaries, io_uring, a cleared
 # environment) set SHIM=0; for them the report is allowed to be silent.
 check_report() {
@@ -402,8 +402,8 @@ c_core_dump() {
 }
 W=$3
 TESTFENCE=$TF
-# shellcheck source=../integration/helpers.bash
-. "$(dirname "$0")/../integration/helpers.bash"
+# shellcheck source=../support/helpers.bash
+. "$(dirname "$0")/../support/helpers.bash"
 RESULT=FAILED DETAIL=""
 rc=0
 escape "$1" "$2" || rc=$?

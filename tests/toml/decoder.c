@@ -1,6 +1,6 @@
-/* decoder: the toml-test "decoder" interface to src/toml.c, for the conformance runner.
+/* decoder: the toml-test "decoder" interface to src/toml/toml.c, for the conformance runner.
  * Reads TOML (stdin or FILE), prints toml-test's tagged JSON; exits 1 on invalid TOML. */
-#include "toml.h"
+#include "toml/toml.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,0 +1,90 @@
+/* testfence doctor: what this machine can enforce, and which root and writable set apply. */
+#include "cmds.h"
+#include "opts.h"
+#include "core/shimconf.h"
+#include "linux/fence.h"
+
+#include <stdio.h>
+
+static const char help[] =
+    "usage: testfence doctor [--root DIR] [--allow PATH]...\n"
+    "\n"
+    "Print the kernel, its Landlock ABI and which classes of filesystem write the\n"
+    "fence enforces on it, whether user namespaces and seccomp are available, and\n"
+    "the project root and writable set 'testfence run' would use from here.\n"
+    "\n"
+    "exit status: 0 'testfence run' can enforce the fence here, 1 it cannot\n"
+    "(it would refuse to run), 125 error.\n";
+
+static void print_caps(const struct fence_caps *c)
+{
+    printf("kernel:    %s\n", c->kernel);
+    if (c->abi)
+        printf("landlock:  ABI %d\n", c->abi);
+    else
+        printf("landlock:  unavailable: %s\n", c->why);
+    printf("enforced write classes:\n");
+    for (const struct fence_class *k = fence_classes; k->name; k++)
+        printf("  %-32s %s (ABI %d+)\n", k->name, fence_enforces(c, k) ? "yes" : "NO ", k->abi);
+    printf("never covered by Landlock: %s\n", fence_never_covered);
+    printf("metadata guard: %s\n",
+           c->seccomp_notify ? "yes: testfence's seccomp supervisor refuses those outside the "
+                               "writable set"
+                             : "NO: seccomp user notification is unavailable");
+    if (c->seccomp_filters > 0)
+        printf("           note: this process already runs under %d seccomp filter(s); if one\n"
+               "           has a listener (an outer testfence run), the kernel allows no second\n"
+               "           one, and the outer run's guard (and writable set) applies instead\n",
+               c->seccomp_filters);
+    printf("user namespaces: %s\n", c->userns ? "available" : "unavailable");
+    printf("seccomp:   %s%s\n", c->seccomp ? "available" : "unavailable",
+           c->seccomp_notify ? " (with user notification)" : "");
+}
+
+/* The diagnostics shim, and the weaker backend it makes possible. */
+static void print_shim(void)
+{
+    char path[PATH_MAX];
+    tf_err err;
+    if (shimconf_locate(path, sizeof path, &err) < 0) {
+        printf("diagnostics: unavailable: %s\n", err.msg);
+        printf("preload backend: unavailable (needs the shim)\n");
+        return;
+    }
+    printf("diagnostics: %s (LD_PRELOAD; reports each blocked write and its test)\n", path);
+    printf("preload backend: available with --backend preload only; WEAKER than landlock: the\n"
+           "           shim refuses writes itself, so static binaries, raw syscalls and\n"
+           "           processes with a cleared environment are NOT fenced\n");
+}
+
+int cmd_doctor(int argc, char **argv)
+{
+    struct opts o;
+    struct plan pl = {0};
+    tf_err err = {{0}};
+    int r = opts_parse(argc, argv, 0, help, &o, &err);
+    if (r == 1)
+        return 0;
+    if (r == 0 && o.argi < argc)
+        r = tf_errf(&err, "unexpected argument \"%s\"; see 'testfence doctor --help'",
+                    argv[o.argi]);
+    if (r < 0) {
+        fprintf(stderr, "testfence: %s\n", err.msg);
+        opts_free(&o);
+        return TF_EXIT_OWN_ERROR;
+    }
+    struct fence_caps caps;
+    fence_probe(&caps);
+    print_caps(&caps);
+    if (plan_policy(&pl, &o.req, &err) < 0)
+        printf("project:   none usable from here: %s\n", err.msg);
+    else
+        plan_print_policy(stdout, &pl);
+    print_shim();
+    int complete = fence_require_complete(&caps, &err) == 0;
+    printf("verdict:   %s\n",
+           complete ? "testfence run enforces the fence on this machine" : err.msg);
+    plan_free(&pl);
+    opts_free(&o);
+    return complete ? 0 : 1;
+}

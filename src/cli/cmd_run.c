@@ -1,0 +1,215 @@
+/* testfence run: run a command that cannot write outside the project's tests/. */
+#include "cmds.h"
+#include "core/shimconf.h"
+#include "core/verify.h"
+#include "linux/session.h"
+#include "linux/spawn.h"
+#include "opts.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static const char help[] =
+    "usage: testfence run [OPTIONS] [--] COMMAND [ARG...]\n"
+    "\n"
+    "Run COMMAND so that neither it nor any process it starts can write outside the\n"
+    "project's tests/ directory. The Linux kernel enforces it (Landlock): static\n"
+    "binaries, raw syscalls and children with a cleared environment are fenced too.\n"
+    "Reading and executing are not restricted.\n"
+    "\n"
+    "options:\n"
+    "  --root DIR      project root (default: the nearest directory upward holding\n"
+    "                  testfence.toml, pyproject.toml or .git)\n"
+    "  --allow PATH    also allow writes beneath PATH; repeatable; PATH must exist\n"
+    "                  and may be outside the root\n"
+    "  --backend B     landlock (default); preload: for kernels without Landlock, the\n"
+    "                  LD_PRELOAD shim refuses the writes itself (WEAKER: static\n"
+    "                  binaries, raw syscalls and cleared environments escape it);\n"
+    "                  none: run unfenced, with a warning\n"
+    "  --allow-violations  exit with the command's status even when writes were\n"
+    "                  blocked (default: 120 if the command exited 0)\n"
+    "  --test-env NAME the variable naming the running test in the violation report\n"
+    "                  (default: the config's [report] test_env, PYTEST_CURRENT_TEST)\n"
+    "  --config FILE   read the configuration from FILE (default: testfence.toml,\n"
+    "                  else [tool.testfence] in pyproject.toml; never an env var)\n"
+    "  --retain N      run workspaces to keep, counting this one (default: the\n"
+    "                  config's retain, 3)\n"
+    "  --verify        fingerprint every file under the root outside the writable\n"
+    "                  set before and after, and report any change (the ground truth\n"
+    "                  for what the kernel cannot see); a change counts as a violation\n"
+    "  --allow-hazards run even when the writable set holds a hard link to a file\n"
+    "                  outside it, or a symlink leading out (refused by default)\n"
+    "  --dry-run       print the plan (root, writable set, workspace, environment)\n"
+    "                  and exit without running or creating anything\n"
+    "  -h, --help      this text;  --version  the version\n"
+    "\n"
+    "Always writable (the system set, which holds no user data):\n"
+    "  /dev/null /dev/zero /dev/full /dev/tty /dev/ptmx /dev/pts/ /dev/shm/\n"
+    "\n"
+    "Each run gets a workspace under tests/artifacts/:\n"
+    "  _isolation_workspace_<run_id>/      exported as TESTFENCE_WORKSPACE\n"
+    "  tmp/<run_id>/                       TMPDIR, TMP and TEMP\n"
+    "  _pytest_tmp/<run_id>/               pytest --basetemp (via PYTEST_ADDOPTS)\n"
+    "  .pytest_cache/ pycache/ .hypothesis/ .coverage   tool state, kept across runs\n"
+    "and XDG_CACHE_HOME, XDG_DATA_HOME, XDG_STATE_HOME point into the workspace.\n"
+    "Tool-state variables you already point inside the writable set are kept.\n"
+    "Old workspaces beyond --retain are removed; nothing else ever is.\n"
+    "\n"
+    "Every blocked write is reported as it happens (TEST_SANDBOX_VIOLATION: on\n"
+    "stderr), logged with its test in the workspace (violations.jsonl), summarised\n"
+    "at the end, and written to the workspace's report.json.\n"
+    "\n"
+    "exit status: the command's own (128+N if killed by signal N); 120 the command\n"
+    "exited 0 but writes were blocked (see --allow-violations); 125 testfence\n"
+    "failed (bad option, no root, fence not enforceable); 126 COMMAND cannot be\n"
+    "executed; 127 COMMAND not found.\n";
+
+static enum session_backend backend_of(const struct opts *o)
+{
+    if (!strcmp(o->backend, "preload"))
+        return SESSION_PRELOAD;
+    return strcmp(o->backend, "none") ? SESSION_LANDLOCK : SESSION_NONE;
+}
+
+static void print_dry_run(const struct opts *o, const struct session *s, char **cmd)
+{
+    printf("backend:   %s", o->backend);
+    if (s->backend == SESSION_LANDLOCK)
+        printf(" (Landlock ABI %d)", s->caps.abi);
+    if (s->backend == SESSION_PRELOAD)
+        printf(" (%s)", session_weak_label);
+    putchar('\n');
+    plan_print(stdout, &s->pl, environ);
+    printf("retain:    %u run workspaces\ncommand:  ", opts_retain(o, &s->pl.cfg));
+    for (char **a = cmd; *a; a++)
+        printf(" %s", *a);
+    printf("\n(dry run: nothing was created and nothing was run)\n");
+}
+
+/* The diagnostics shim: required by --backend preload, best effort behind Landlock
+ * (the kernel fences without it), not used with --backend none. */
+static int find_shim(const struct opts *o, char *out, size_t len, tf_err *err)
+{
+    out[0] = '\0';
+    if (!strcmp(o->backend, "none") || shimconf_locate(out, len, err) == 0)
+        return 0;
+    if (!strcmp(o->backend, "preload"))
+        return -1;
+    fprintf(stderr, "testfence: warning: %s; blocked writes will not be reported\n", err->msg);
+    out[0] = '\0';
+    return 0;
+}
+
+/* Checks, workspace, shim configuration and ruleset; then say what is not fenced. */
+static int prepare(const struct opts *o, struct session *s, tf_err *err)
+{
+    const char *test_env = o->test_env ? o->test_env : s->pl.cfg.test_env;
+    if (session_check(s, o->allow_hazards, "pass --allow-hazards to run anyway", stderr, err) < 0 ||
+        session_start(s, opts_retain(o, &s->pl.cfg), test_env, false, err) < 0)
+        return -1;
+    if (s->backend == SESSION_PRELOAD)
+        fprintf(stderr, "testfence: WARNING: --backend preload: %s\n", session_weak_label);
+    if (s->backend == SESSION_NONE)
+        fprintf(stderr, "testfence: WARNING: --backend none: NOTHING IS FENCED; the command "
+                        "can write anywhere you can\n");
+    /* Nested in another run, the outer guard holds the one listener slot; the
+     * outer policy then guards metadata (doctor says so; run stays quiet, as its
+     * stderr is the command's). */
+    if (s->backend == SESSION_LANDLOCK && !s->guard)
+        fprintf(stderr, "testfence: warning: seccomp user notification is unavailable; "
+                        "chmod/chown/utime/xattr outside the writable set are not blocked\n");
+    return 0;
+}
+
+/* --verify, after the run: report every change outside the writable set, and
+ * count it as a violation (120) when the command itself succeeded. */
+static int verify_after(const struct opts *o, const struct plan *pl,
+                        const struct verify_snap *before, int *status, tf_err *err)
+{
+    struct verify_snap after = {0};
+    if (verify_snapshot(pl->root, &pl->policy, NULL, &after, err) < 0)
+        return -1;
+    size_t n = verify_diff(before, &after, stderr);
+    if (n == 0)
+        fprintf(stderr,
+                "testfence: --verify: nothing outside the writable set changed (%zu "
+                "entries compared)\n",
+                after.n);
+    else
+        fprintf(stderr, "testfence: --verify: %zu path%s outside the writable set changed\n", n,
+                n == 1 ? "" : "s");
+    if (n > 0 && *status == 0 && !o->allow_violations)
+        *status = TF_EXIT_VIOLATIONS;
+    verify_free(&after);
+    return 0;
+}
+
+/* Run the command under the fence and the guard; with --verify, fingerprint the
+ * tree outside the writable set around it. */
+static int launch(const struct opts *o, const struct session *s, char **cmd, int *status,
+                  tf_err *err)
+{
+    const struct plan *pl = &s->pl;
+    struct verify_snap before = {0};
+    char **env = envplan_apply(&pl->env, environ, err);
+    if (!env || (o->verify && verify_snapshot(pl->root, &pl->policy, NULL, &before, err) < 0)) {
+        envplan_free_env(env);
+        return -1;
+    }
+    struct spawn_opts so = {.argv = cmd,
+                            .envp = env,
+                            .ruleset_fd = s->ruleset_fd,
+                            .guard = s->guard ? &pl->policy : NULL};
+    int rc = spawn_run(&so, status, err);
+    if (rc == 0 && o->verify)
+        rc = verify_after(o, pl, &before, status, err);
+    verify_free(&before);
+    envplan_free_env(env);
+    return rc;
+}
+
+static int run(const struct opts *o, char **cmd, tf_err *err, int *status)
+{
+    char shim[PATH_MAX];
+    struct session s;
+    struct plan_request req = o->req;
+    if (find_shim(o, shim, sizeof shim, err) < 0)
+        return -1;
+    req.shim = shim[0] ? shim : NULL;
+    int rc = session_plan(&s, &req, backend_of(o), err);
+    if (rc == 0 && o->dry_run) {
+        print_dry_run(o, &s, cmd);
+        *status = 0;
+    } else if (rc == 0) {
+        rc = prepare(o, &s, err);
+        if (rc == 0)
+            rc = launch(o, &s, cmd, status, err);
+        if (rc == 0)
+            *status = session_finish(&s, stderr, cmd, *status, o->allow_violations);
+    }
+    session_free(&s);
+    return rc;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    struct opts o;
+    tf_err err = {{0}};
+    int status = TF_EXIT_OWN_ERROR;
+    int r = opts_parse(argc, argv, OPT_RUN, help, &o, &err);
+    if (r == 0 && o.argi >= argc) {
+        r = -1;
+        snprintf(err.msg, sizeof err.msg,
+                 "no command given; usage: testfence run [OPTIONS] -- COMMAND [ARG...]");
+    }
+    if (r == 0 && run(&o, argv + o.argi, &err, &status) < 0)
+        r = -1;
+    if (r < 0)
+        fprintf(stderr, "testfence: %s\n", err.msg);
+    opts_free(&o);
+    return r == 1 ? 0 : status;
+}

@@ -1,0 +1,41 @@
+/* opts: the command-line options the commands share (--root, --config, --allow, --help, --version).
+ * Each command parses its own extra options through the same table-driven loop. */
+#ifndef TESTFENCE_OPTS_H
+#define TESTFENCE_OPTS_H
+
+#include "core/plan.h"
+
+#include <stdbool.h>
+
+/* Extra options a command accepts beyond --root/--allow/--help/--version. */
+enum {
+    OPT_RUN = 1 << 0,   /* --backend, --dry-run, --retain */
+    OPT_CLEAN = 1 << 1, /* --all, --retain */
+    OPT_INIT = 1 << 2,  /* --dry-run */
+};
+
+struct opts {
+    struct plan_request req;
+    const char *backend;   /* "landlock", "preload" or "none" */
+    bool allow_violations; /* --allow-violations: keep the command's status */
+    const char *test_env;  /* --test-env: the variable naming the current test, or NULL */
+    bool dry_run;
+    bool allow_hazards;
+    bool verify;
+    unsigned retain; /* 0: not given, use the config's */
+    bool all;
+    size_t allow_cap; /* room in req.allow */
+    int argi;         /* index of the first operand in argv */
+};
+
+/* Parse ARGV (argv[0] is the command name). Returns 0 to go on, 1 when --help or
+ * --version was answered, -1 on a usage error (err filled). Stops at the first
+ * operand or at "--" so the test command's own options are never touched. */
+int opts_parse(int argc, char **argv, unsigned accepted, const char *help, struct opts *o,
+               tf_err *err);
+
+unsigned opts_retain(const struct opts *o, const struct config *cfg);
+
+void opts_free(struct opts *o);
+
+#endif

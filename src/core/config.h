@@ -1,0 +1,56 @@
+/* config: testfence's own settings, from --config, testfence.toml or [tool.testfence].
+ * Never from an environment variable: a silent env fallback caused the data loss we prevent. */
+#ifndef TESTFENCE_CONFIG_H
+#define TESTFENCE_CONFIG_H
+
+#include "base/err.h"
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* A name and a value: a placeholder file and its content, or a variable and its template. */
+struct config_pair {
+    char *name;
+    char *value;
+};
+
+struct config_list {
+    char **v;
+    size_t n;
+};
+
+struct config {
+    char source[PATH_MAX + 64];  /* "/p/pyproject.toml [tool.testfence]" or "built-in defaults" */
+    struct config_list writable; /* relative to the root; default {"tests"} */
+    char *artifacts;             /* relative to the root; default "tests/artifacts" */
+    unsigned retain;             /* default 3 */
+    struct config_pair *files;   /* [workspace.files], document order */
+    size_t nfiles;
+    struct config_pair *env; /* [env]: values are templates, see config_expand */
+    size_t nenv;
+    bool pytest_basetemp;  /* [pytest] basetemp: add --basetemp (default true) */
+    bool pytest_cache_dir; /* [pytest] cache_dir: move .pytest_cache (default true) */
+    struct config_list audit_include, audit_exclude, audit_protected;
+    char *test_env; /* [report] test_env; default PYTEST_CURRENT_TEST */
+};
+
+/* Load the configuration for ROOT: OPT_CONFIG (--config) when not NULL, else
+ * <root>/testfence.toml, else [tool.testfence] in <root>/pyproject.toml, else
+ * the defaults. Unknown keys, wrong types and bad values are errors naming
+ * FILE:LINE:COL and the key. */
+int config_load(struct config *c, const char *root, const char *opt_config, tf_err *err);
+
+/* The values placeholders in [env] expand to. */
+struct config_vars {
+    const char *root, *workspace, *artifacts, *run_id, *tmp;
+};
+
+/* Expand {root} {workspace} {artifacts} {run_id} {tmp} ("{{" and "}}" are
+ * literal braces) in TEMPLATE. Fails on an unknown placeholder or overflow. */
+int config_expand(const char *template, const struct config_vars *vars, char *out, size_t len,
+                  tf_err *err);
+
+void config_free(struct config *c);
+
+#endif

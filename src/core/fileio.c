@@ -1,0 +1,109 @@
+#include "fileio.h"
+
+#include "base/vec.h"
+#include "path.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Read the regular file open on FD, at most MAX bytes, into a NUL-terminated buffer. */
+static int read_fd(int fd, const char *path, size_t max, char **buf, size_t *len, tf_err *err)
+{
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        return tf_errnof(err, errno, "cannot read %s", path);
+    if (!S_ISREG(st.st_mode))
+        return tf_errf(err, "cannot read %s: not a regular file", path);
+    char *b = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        char *nb = n <= max ? vec_grow(b, &cap, n + 8192, 1) : NULL;
+        if (!nb) {
+            free(b);
+            return n <= max ? tf_errf(err, "%s: out of memory", path)
+                            : tf_errf(err, "%s is larger than %zu bytes", path, max);
+        }
+        b = nb;
+        ssize_t r = read(fd, b + n, cap - n - 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            int e = errno;
+            free(b);
+            return tf_errnof(err, e, "cannot read %s", path);
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    b[n] = '\0';
+    *buf = b;
+    *len = n;
+    return 0;
+}
+
+int fileio_read_all(const char *path, size_t max, char **buf, size_t *len, tf_err *err)
+{
+    /* O_NONBLOCK: a FIFO put where a file was expected must not hang us. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return tf_errnof(err, errno, "cannot read %s", path);
+    int rc = read_fd(fd, path, max, buf, len, err);
+    close(fd);
+    return rc;
+}
+
+static int write_full(int fd, const char *data, size_t len)
+{
+    while (len > 0) {
+        ssize_t w = write(fd, data, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return -1;
+        data += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+int fileio_replace(const char *path, const char *data, size_t len, int exclusive, tf_err *err)
+{
+    /* A symlinked file is replaced where it really lives; rename() would
+     * otherwise turn the link into a plain file. */
+    char real[PATH_MAX];
+    if (!exclusive && realpath(path, real))
+        path = real;
+    struct stat st;
+    mode_t mode = 0644;
+    if (stat(path, &st) == 0) {
+        if (exclusive)
+            return tf_errf(err, "%s already exists", path);
+        mode = st.st_mode & 07777;
+    }
+    char dir[PATH_MAX], tmp[PATH_MAX];
+    path_dirname(dir, sizeof dir, path);
+    if (path_join(tmp, sizeof tmp, dir, ".testfence-tmp-XXXXXX", err) < 0)
+        return -1;
+    int fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0)
+        return tf_errnof(err, errno, "cannot create a temporary file in %s", dir);
+    int ok = fchmod(fd, mode) == 0 && write_full(fd, data, len) == 0 && fsync(fd) == 0;
+    int e = errno;
+    ok = close(fd) == 0 && ok;
+    if (ok && exclusive)
+        ok = link(tmp, path) == 0; /* fails if PATH appeared meanwhile */
+    else if (ok)
+        ok = rename(tmp, path) == 0;
+    if (!ok)
+        e = errno ? errno : e;
+    if (!ok || exclusive)
+        unlink(tmp);
+    return ok ? 0 : tf_errnof(err, e, "cannot write %s", path);
+}

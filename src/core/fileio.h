@@ -1,0 +1,22 @@
+/* fileio: whole-file reads and all-or-nothing replacement of a file.
+ * A config file is either fully rewritten or left as it was, never half written. */
+#ifndef TESTFENCE_FILEIO_H
+#define TESTFENCE_FILEIO_H
+
+#include "base/err.h"
+
+#include <stddef.h>
+
+/* The largest configuration file testfence reads or rewrites (pyproject.toml, testfence.toml). */
+#define FILEIO_CONFIG_MAX (16u << 20)
+
+/* Read the regular file PATH, at most MAX bytes, into a NUL-terminated malloc'd buffer
+ * (*len excludes the NUL). Anything else where the file should be (a FIFO, a device, a
+ * directory) is an error, never a hang. */
+int fileio_read_all(const char *path, size_t max, char **buf, size_t *len, tf_err *err);
+
+/* Replace PATH with DATA: write a temp file beside it, keep PATH's mode (0644
+ * for a new file), fsync, rename over. With EXCLUSIVE, fail if PATH exists. */
+int fileio_replace(const char *path, const char *data, size_t len, int exclusive, tf_err *err);
+
+#endif

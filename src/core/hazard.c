@@ -1,0 +1,176 @@
+#include "hazard.h"
+
+#include "path.h"
+#include "base/vec.h"
+#include "walk.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* A file with more than one link, seen during the walk. */
+struct linked {
+    dev_t dev;
+    ino_t ino;
+    nlink_t nlink;
+    char *path;
+};
+
+struct scan {
+    const struct policy *p;
+    const char *artifacts; /* beneath it, only hard links count */
+    FILE *out;
+    tf_err *err;
+    struct linked *v;
+    size_t n, cap;
+    int found;
+};
+
+static int remember(struct scan *s, const struct stat *st, const char *path)
+{
+    struct linked *v = vec_grow(s->v, &s->cap, s->n, sizeof *v);
+    if (!v)
+        return -1;
+    s->v = v;
+    struct linked *l = &s->v[s->n];
+    *l = (struct linked){st->st_dev, st->st_ino, st->st_nlink, strdup(path)};
+    if (!l->path)
+        return -1;
+    s->n++;
+    return 0;
+}
+
+/* A symlink whose target lies outside the writable set: writes through it fail. */
+static void check_symlink(struct scan *s, const char *path)
+{
+    char resolved[PATH_MAX];
+    if (path_resolve(path, resolved, sizeof resolved, NULL) < 0 || policy_match(s->p, resolved))
+        return;
+    fprintf(s->out,
+            "  %s is a symlink to %s, outside the writable set: a test writing through it "
+            "is blocked; point it inside, or remove it\n",
+            path, resolved);
+    s->found++;
+}
+
+/* A subtree the scan could not look into may hide a hazard: say so. */
+static void unchecked(struct scan *s, const char *path, const char *why)
+{
+    fprintf(s->out, "  %s could not be checked (%s); make it readable, or remove it\n", path, why);
+    s->found++;
+}
+
+/* Under the artifacts dir only hard links count: old runs' temp dirs hold whatever
+ * symlinks their tests made, and writes through those are blocked anyway, while a
+ * hard link is a way out. */
+static bool links_only(const struct scan *s, const char *path)
+{
+    return path_is_within(path, s->artifacts) && strcmp(path, s->artifacts) != 0;
+}
+
+static int visit(void *ctx, struct walk_entry *e)
+{
+    struct scan *s = ctx;
+    struct stat st;
+    if (fstatat(e->dirfd, e->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        return 0;
+    if (S_ISDIR(st.st_mode))
+        return 1;
+    if (S_ISLNK(st.st_mode)) {
+        if (!links_only(s, e->path))
+            check_symlink(s, e->path);
+    } else if (st.st_nlink > 1 && remember(s, &st, e->path) < 0) {
+        return tf_errf(s->err, "out of memory");
+    }
+    return 0;
+}
+
+/* A subtree the scan could not look into may hide a hazard: say so, and count it. */
+static int problem(void *ctx, const struct walk_entry *dir, enum walk_problem what, int errnum)
+{
+    struct scan *s = ctx;
+    if (what == WALK_TOO_DEEP)
+        unchecked(s, dir->path, "nested more than 128 levels deep");
+    else if (what == WALK_PATH_TOO_LONG)
+        unchecked(s, dir->path, "a name in it makes the path too long");
+    else if (errnum == EACCES)
+        unchecked(s, dir->path, strerror(errnum));
+    else
+        return tf_errnof(s->err, errnum, "cannot scan %s", dir->path);
+    return 0;
+}
+
+static int walk(struct scan *s, const char *dir)
+{
+    static const struct walk_ops ops = {.visit = visit, .problem = problem, .max_depth = 128};
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        struct walk_entry e = {.path = dir, .len = strlen(dir), .depth = -1};
+        return problem(s, &e, WALK_UNLISTED, errno);
+    }
+    return walk_fd(fd, dir, 0, &ops, s);
+}
+
+static int by_inode(const void *a, const void *b)
+{
+    const struct linked *x = a, *y = b;
+    if (x->dev != y->dev)
+        return x->dev < y->dev ? -1 : 1;
+    return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+/* Group the multiply-linked files by inode: fewer links seen than the inode
+ * has means some link lives outside the writable set. */
+static void report_links(struct scan *s)
+{
+    if (s->n == 0)
+        return; /* qsort(NULL, 0, ...) is undefined */
+    qsort(s->v, s->n, sizeof *s->v, by_inode);
+    for (size_t i = 0, j; i < s->n; i = j) {
+        for (j = i + 1; j < s->n && !by_inode(&s->v[i], &s->v[j]); j++)
+            ;
+        if (j - i >= s->v[i].nlink)
+            continue;
+        fprintf(s->out,
+                "  %s is a hard link to a file that also has %ju link(s) outside the writable "
+                "set: writing it changes that file too; replace it with a copy "
+                "(cp --remove-destination SRC %s)\n",
+                s->v[i].path, (uintmax_t)(s->v[i].nlink - (j - i)), s->v[i].path);
+        s->found++;
+    }
+}
+
+/* Is entry I beneath another project entry, or the same as an earlier one?
+ * Then that walk covers it; walking it twice would double-count its links and
+ * hide a link to the outside. */
+static bool nested(const struct policy *p, size_t i)
+{
+    for (size_t j = 0; j < p->n; j++)
+        if (j != i && p->entries[j].origin == POLICY_PROJECT &&
+            path_is_within(p->entries[i].path, p->entries[j].path) &&
+            (strcmp(p->entries[i].path, p->entries[j].path) || j < i))
+            return true;
+    return false;
+}
+
+int hazard_scan(const struct policy *p, const char *artifacts, FILE *out, tf_err *err)
+{
+    struct scan s = {.p = p, .artifacts = artifacts, .out = out, .err = err};
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < p->n; i++)
+        if (p->entries[i].origin == POLICY_PROJECT && p->entries[i].is_dir && !nested(p, i))
+            rc = walk(&s, p->entries[i].path);
+    if (rc == 0)
+        report_links(&s);
+    for (size_t i = 0; i < s.n; i++)
+        free(s.v[i].path);
+    free(s.v);
+    return rc < 0 ? -1 : s.found;
+}

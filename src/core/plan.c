@@ -1,0 +1,183 @@
+#include "plan.h"
+
+#include "path.h"
+#include "project.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int plan_policy(struct plan *pl, const struct plan_request *req, tf_err *err)
+{
+    memset(pl, 0, sizeof *pl);
+    if (project_find_root(req->root, pl->root, sizeof pl->root, err) < 0 ||
+        config_load(&pl->cfg, pl->root, req->config, err) < 0 ||
+        policy_init(&pl->policy, pl->root, err) < 0)
+        return -1;
+    for (size_t i = 0; i < pl->cfg.writable.n; i++)
+        if (policy_add(&pl->policy, pl->cfg.writable.v[i], POLICY_PROJECT, err) < 0)
+            return -1;
+    for (size_t i = 0; i < req->nallow; i++)
+        if (policy_add(&pl->policy, req->allow[i], POLICY_ALLOW, err) < 0)
+            return -1;
+    if (policy_add_system(&pl->policy, err) < 0)
+        return -1;
+    return 0;
+}
+
+/* Point NAME at VALUE, unless the user already points it inside the writable set. */
+static int redirect(struct plan *pl, char *const *envp, const char *name, const char *value,
+                    const char *why, tf_err *err)
+{
+    const char *cur = envplan_getenv(envp, name);
+    char resolved[PATH_MAX];
+    if (cur && cur[0] && path_resolve(cur, resolved, sizeof resolved, NULL) == 0) {
+        const struct policy_entry *e = policy_match(&pl->policy, resolved);
+        if (e && e->origin != POLICY_SYSTEM)
+            return 0;
+    }
+    return envplan_add(&pl->env, name, value, ENV_SET, why, err);
+}
+
+static int pytest_addopts(struct plan *pl, tf_err *err)
+{
+    char a[PATH_MAX * 2] = "", b[PATH_MAX * 2] = "", opts[PATH_MAX * 5];
+    char basetemp[PATH_MAX + 16], cache[PATH_MAX + 16];
+    snprintf(basetemp, sizeof basetemp, "--basetemp=%s", pl->ws.basetemp);
+    snprintf(cache, sizeof cache, "cache_dir=%s", pl->ws.pytest_cache);
+    if ((pl->cfg.pytest_basetemp && envplan_shell_quote(a, sizeof a, basetemp) < 0) ||
+        (pl->cfg.pytest_cache_dir && envplan_shell_quote(b, sizeof b, cache) < 0))
+        return tf_errf(err, "artifacts path too long: %s", pl->ws.artifacts);
+    if (!a[0] && !b[0])
+        return 0;
+    snprintf(opts, sizeof opts, "%s%s%s%s", a, a[0] && b[0] ? " " : "", b[0] ? "-o " : "", b);
+    return envplan_add(&pl->env, "PYTEST_ADDOPTS", opts, ENV_APPEND,
+                       "pytest's tmp_path and cache under the artifacts dir", err);
+}
+
+/* The [env] table of the config, placeholders expanded; set last, so it wins. */
+static int config_env(struct plan *pl, tf_err *err)
+{
+    const struct workspace *ws = &pl->ws;
+    struct config_vars vars = {pl->root, ws->dir, ws->artifacts, ws->run_id, ws->tmp};
+    for (size_t i = 0; i < pl->cfg.nenv; i++) {
+        char val[PATH_MAX * 2];
+        if (config_expand(pl->cfg.env[i].value, &vars, val, sizeof val, err) < 0 ||
+            envplan_add(&pl->env, pl->cfg.env[i].name, val, ENV_SET, "[env] in the config", err) <
+                0)
+            return -1;
+    }
+    return 0;
+}
+
+static int env_plan(struct plan *pl, char *const *envp, tf_err *err)
+{
+    const struct workspace *ws = &pl->ws;
+    char coverage[PATH_MAX];
+    if (path_join(coverage, sizeof coverage, ws->artifacts, ".coverage", err) < 0)
+        return -1;
+    const char *tmp_why = "private temp dir";
+    if (envplan_add(&pl->env, "TMPDIR", ws->tmp, ENV_SET, tmp_why, err) < 0 ||
+        envplan_add(&pl->env, "TMP", ws->tmp, ENV_SET, tmp_why, err) < 0 ||
+        envplan_add(&pl->env, "TEMP", ws->tmp, ENV_SET, tmp_why, err) < 0 ||
+        pytest_addopts(pl, err) < 0 ||
+        redirect(pl, envp, "PYTHONPYCACHEPREFIX", ws->pycache,
+                 "Python bytecode caches, never next to the sources", err) < 0 ||
+        redirect(pl, envp, "HYPOTHESIS_STORAGE_DIRECTORY", ws->hypothesis,
+                 "Hypothesis' example database (default ./.hypothesis)", err) < 0 ||
+        redirect(pl, envp, "COVERAGE_FILE", coverage, "coverage.py data (default ./.coverage)",
+                 err) < 0 ||
+        redirect(pl, envp, "XDG_CACHE_HOME", ws->xdg_cache, "per-user caches (~/.cache)", err) <
+            0 ||
+        redirect(pl, envp, "XDG_DATA_HOME", ws->xdg_data, "per-user data (~/.local/share)", err) <
+            0 ||
+        redirect(pl, envp, "XDG_STATE_HOME", ws->xdg_state, "per-user state (~/.local/state)",
+                 err) < 0 ||
+        envplan_add(&pl->env, "TESTFENCE_WORKSPACE", ws->dir, ENV_SET,
+                    "the run workspace, for fixtures", err) < 0 ||
+        envplan_add(&pl->env, "TESTFENCE_RUN_ID", ws->run_id, ENV_SET, "the run id", err) < 0 ||
+        config_env(pl, err) < 0)
+        return -1;
+    return 0;
+}
+
+int plan_build(struct plan *pl, const struct plan_request *req, const char *run_id,
+               char *const *envp, tf_err *err)
+{
+    char joined[PATH_MAX], artifacts[PATH_MAX];
+    if (plan_policy(pl, req, err) < 0)
+        return -1;
+    if (path_join(joined, sizeof joined, pl->root, pl->cfg.artifacts, err) < 0 ||
+        path_resolve(joined, artifacts, sizeof artifacts, err) < 0)
+        return -1;
+    const struct policy_entry *e = policy_match(&pl->policy, artifacts);
+    if (!e || e->origin == POLICY_SYSTEM)
+        return tf_errf(err,
+                       "the artifacts dir %s (\"%s\") is outside the writable set; it must "
+                       "lie beneath a writable directory",
+                       artifacts, pl->cfg.artifacts);
+    if (ws_plan(&pl->ws, artifacts, run_id, err) < 0 || env_plan(pl, envp, err) < 0)
+        return -1;
+    /* Appended: a user's own preloads keep working (LD_PRELOAD splits on spaces). */
+    pl->shim = req->shim != NULL;
+    if (req->shim &&
+        envplan_add(&pl->env, "LD_PRELOAD", req->shim, ENV_APPEND,
+                    "the diagnostics shim: reports each blocked write and its test", err) < 0)
+        return -1;
+    return 0;
+}
+
+int plan_create_workspace(struct plan *pl, tf_err *err)
+{
+    if (ws_create(&pl->ws, err) < 0)
+        return -1;
+    for (size_t i = 0; i < pl->cfg.nfiles; i++)
+        if (ws_add_file(&pl->ws, pl->cfg.files[i].name, pl->cfg.files[i].value, err) < 0)
+            return -1;
+    pl->hold_fd = ws_hold(&pl->ws, err);
+    pl->held = pl->hold_fd >= 0;
+    return pl->held ? 0 : -1;
+}
+
+void plan_print_policy(FILE *f, const struct plan *pl)
+{
+    fprintf(f, "root:      %s\nconfig:    %s\nwritable:\n", pl->root, pl->cfg.source);
+    for (size_t i = 0; i < pl->policy.n; i++) {
+        const struct policy_entry *e = &pl->policy.entries[i];
+        fprintf(f, "  %-40s %s", e->path, policy_origin_name(e->origin));
+        if (e->origin != POLICY_SYSTEM)
+            fprintf(f, " \"%s\"", e->given);
+        fputc('\n', f);
+    }
+}
+
+void plan_print(FILE *f, const struct plan *pl, char *const *envp)
+{
+    plan_print_policy(f, pl);
+    fprintf(f, "workspace: %s\n", pl->ws.dir);
+    for (size_t i = 0; i < pl->cfg.nfiles; i++)
+        fprintf(f, "  %s (placeholder, %zu bytes)\n", pl->cfg.files[i].name,
+                strlen(pl->cfg.files[i].value));
+    fprintf(f, "artifacts: %s\nenv:\n", pl->ws.artifacts);
+    for (size_t i = 0; i < pl->env.n; i++) {
+        const struct envplan_item *it = &pl->env.items[i];
+        char *val = NULL;
+        int oom = envplan_value(&pl->env, envp, it->name, &val) < 0;
+        fprintf(f, "  %s=%s\n      (%s%s)\n", it->name,
+                oom   ? "(out of memory)"
+                : val ? val
+                      : "",
+                it->why, it->op == ENV_APPEND ? "; appended to your value" : "");
+        free(val);
+    }
+}
+
+void plan_free(struct plan *pl)
+{
+    if (pl->held)
+        close(pl->hold_fd);
+    pl->held = false;
+    config_free(&pl->cfg);
+    policy_free(&pl->policy);
+    envplan_free(&pl->env);
+}

@@ -1,0 +1,53 @@
+/* plan: everything a command decides before it acts: root, writable set, workspace, env.
+ * run, --dry-run, doctor and explain build the same plan, so what they print is what run does. */
+#ifndef TESTFENCE_PLAN_H
+#define TESTFENCE_PLAN_H
+
+#include "config.h"
+#include "envplan.h"
+#include "base/err.h"
+#include "policy.h"
+#include "workspace.h"
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+/* What the user chose on the command line. */
+struct plan_request {
+    const char *root;   /* --root, or NULL to discover */
+    const char *config; /* --config, or NULL to discover */
+    const char **allow; /* --allow entries */
+    size_t nallow;
+    const char *shim; /* the diagnostics shim to add to LD_PRELOAD, or NULL */
+};
+
+struct plan {
+    char root[PATH_MAX];
+    struct config cfg;
+    struct policy policy;
+    struct workspace ws;
+    struct envplan env;
+    bool shim; /* the diagnostics shim is preloaded (LD_PRELOAD in env) */
+    bool held; /* hold_fd is open: the workspace is live (ws_hold) until plan_free */
+    int hold_fd;
+};
+
+/* Root, config and writable set only: enough for explain and doctor. */
+int plan_policy(struct plan *pl, const struct plan_request *req, tf_err *err);
+
+/* The whole plan for a run: policy, workspace paths for RUN_ID, env changes
+ * given the current environment ENVP. No file is created. */
+int plan_build(struct plan *pl, const struct plan_request *req, const char *run_id,
+               char *const *envp, tf_err *err);
+
+/* Create the run workspace with the config's placeholder files, fresh, and
+ * hold it live (plan_free lets go) so concurrent runs do not prune it. */
+int plan_create_workspace(struct plan *pl, tf_err *err);
+
+void plan_print_policy(FILE *f, const struct plan *pl);
+void plan_print(FILE *f, const struct plan *pl, char *const *envp);
+
+void plan_free(struct plan *pl);
+
+#endif

@@ -1,0 +1,142 @@
+#include "policy.h"
+
+#include "path.h"
+#include "base/vec.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+const char *const policy_system_paths[] = {
+    "/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts", "/dev/shm", NULL,
+};
+
+int policy_init(struct policy *p, const char *root, tf_err *err)
+{
+    char resolved[PATH_MAX];
+    memset(p, 0, sizeof *p);
+    if (!realpath(root, resolved))
+        return tf_errnof(err, errno, "project root %s", root);
+    p->root = strdup(resolved);
+    if (!p->root)
+        return tf_errf(err, "out of memory");
+    return 0;
+}
+
+/* An entry's path and given name share one allocation (path first; free the path). */
+static int push(struct policy *p, const char *path, const char *given, enum policy_origin o,
+                bool is_dir, tf_err *err)
+{
+    size_t lp = strlen(path) + 1, lg = strlen(given) + 1;
+    struct policy_entry *v = vec_grow(p->entries, &p->cap, p->n, sizeof *v);
+    if (v)
+        p->entries = v;
+    char *both = v ? malloc(lp + lg) : NULL;
+    if (!both)
+        return tf_errf(err, "out of memory");
+    memcpy(both, path, lp);
+    memcpy(both + lp, given, lg);
+    v[p->n++] = (struct policy_entry){both, both + lp, o, is_dir};
+    return 0;
+}
+
+int policy_add(struct policy *p, const char *given, enum policy_origin origin, tf_err *err)
+{
+    char joined[PATH_MAX], resolved[PATH_MAX];
+    const char *path = given;
+    if (origin == POLICY_PROJECT) {
+        if (given[0] == '/')
+            return tf_errf(err, "writable entry \"%s\" must be relative to the project root",
+                           given);
+        if (path_join(joined, sizeof joined, p->root, given, err) < 0)
+            return -1;
+        path = joined;
+    }
+    if (!realpath(path, resolved)) {
+        if (origin == POLICY_SYSTEM)
+            return 0;
+        return tf_errnof(err, errno, "writable path %s cannot be used (it must exist)", path);
+    }
+    if (origin == POLICY_PROJECT && !path_is_within(resolved, p->root))
+        return tf_errf(err,
+                       "writable entry \"%s\" resolves to %s, outside the project root %s; "
+                       "make it a real directory inside the root, or name the target "
+                       "explicitly with --allow",
+                       given, resolved, p->root);
+    struct stat st;
+    if (stat(resolved, &st) < 0)
+        return tf_errnof(err, errno, "writable path %s", resolved);
+    return push(p, resolved, given, origin, S_ISDIR(st.st_mode), err);
+}
+
+int policy_add_resolved(struct policy *p, const char *resolved, const char *given,
+                        enum policy_origin origin, bool is_dir, tf_err *err)
+{
+    if (resolved[0] != '/')
+        return tf_errf(err, "writable entry %s is not absolute", resolved);
+    return push(p, resolved, given, origin, is_dir, err);
+}
+
+int policy_add_system(struct policy *p, tf_err *err)
+{
+    for (size_t i = 0; policy_system_paths[i]; i++)
+        if (policy_add(p, policy_system_paths[i], POLICY_SYSTEM, err) < 0)
+            return -1;
+    return 0;
+}
+
+const struct policy_entry *policy_match(const struct policy *p, const char *resolved)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        const struct policy_entry *e = &p->entries[i];
+        if (e->is_dir ? path_is_within(resolved, e->path) : !strcmp(resolved, e->path))
+            return e;
+    }
+    return NULL;
+}
+
+int policy_check(const struct policy *p, const char *path, char *resolved, size_t len,
+                 const struct policy_entry **match, tf_err *err)
+{
+    if (path_resolve(path, resolved, len, err) < 0)
+        return -1;
+    *match = policy_match(p, resolved);
+    return 0;
+}
+
+const char *policy_origin_name(enum policy_origin origin)
+{
+    switch (origin) {
+    case POLICY_PROJECT:
+        return "project";
+    case POLICY_ALLOW:
+        return "--allow";
+    case POLICY_SYSTEM:
+        return "system";
+    }
+    return "?";
+}
+
+void policy_free(struct policy *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        free(p->entries[i].path); /* given is in the same allocation */
+    }
+    free(p->entries);
+    free(p->root);
+    memset(p, 0, sizeof *p);
+}
+
+void policy_fence_label(const struct policy *p, char *out, size_t len)
+{
+    const char *dir = p->root;
+    for (size_t i = 0; i < p->n; i++)
+        if (p->entries[i].origin == POLICY_PROJECT) {
+            dir = p->entries[i].path;
+            break;
+        }
+    snprintf(out, len, "%s%s", dir, strcmp(dir, "/") ? "/" : "");
+}

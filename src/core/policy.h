@@ -1,0 +1,65 @@
+/* policy: the writable set and the one decision "may this path be written?".
+ * The kernel fence, explain, --dry-run and the diagnostics shim all ask this module. */
+#ifndef TESTFENCE_POLICY_H
+#define TESTFENCE_POLICY_H
+
+#include "base/err.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Where an entry of the writable set came from; printed by explain and --dry-run. */
+enum policy_origin {
+    POLICY_PROJECT, /* a project directory (default "tests"): must stay inside the root */
+    POLICY_ALLOW,   /* named by the user with --allow: may be anywhere */
+    POLICY_SYSTEM,  /* the built-in system set that holds no user data */
+};
+
+struct policy_entry {
+    char *path;  /* absolute, symlinks resolved */
+    char *given; /* as written by the user or the defaults (allocated with path) */
+    enum policy_origin origin;
+    bool is_dir; /* a directory allows writes beneath it, a file only to itself */
+};
+
+struct policy {
+    char *root; /* absolute, symlinks resolved */
+    struct policy_entry *entries;
+    size_t n, cap;
+};
+
+/* The system set: device files and directories that hold no user data. */
+extern const char *const policy_system_paths[];
+
+int policy_init(struct policy *p, const char *root, tf_err *err);
+
+/* Add an entry. PROJECT entries are relative to the root and must resolve
+ * inside it; ALLOW entries may be anywhere; both must exist. SYSTEM entries
+ * that do not exist on this machine are skipped silently. */
+int policy_add(struct policy *p, const char *given, enum policy_origin origin, tf_err *err);
+
+/* Add an entry that was resolved elsewhere (the shim loads the set run resolved):
+ * RESOLVED is taken as it is, nothing is checked on disk. */
+int policy_add_resolved(struct policy *p, const char *resolved, const char *given,
+                        enum policy_origin origin, bool is_dir, tf_err *err);
+
+/* The entries every run has: the system set. */
+int policy_add_system(struct policy *p, tf_err *err);
+
+/* The entry that allows a write to RESOLVED (absolute, symlinks resolved),
+ * or NULL when the write is outside the writable set. */
+const struct policy_entry *policy_match(const struct policy *p, const char *resolved);
+
+/* Like policy_match, resolving PATH first (relative to the current directory). */
+int policy_check(const struct policy *p, const char *path, char *resolved, size_t len,
+                 const struct policy_entry **match, tf_err *err);
+
+const char *policy_origin_name(enum policy_origin origin);
+
+/* How a violation line names the fence: "<first project entry>/" (the root when the set
+ * has no project entry), as the shim prints it live and the plugin in its failures. */
+void policy_fence_label(const struct policy *p, char *out, size_t len);
+
+void policy_free(struct policy *p);
+
+#endif

@@ -1,0 +1,410 @@
+#include "report.h"
+
+#include "hint.h"
+#include "base/vec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The summary stays readable whatever the log holds: this many tests, this many writes each. */
+enum { SHOW_TESTS = 20, SHOW_WRITES = 10 };
+
+/* ---- loading --------------------------------------------------------------- */
+
+static uint64_t fnv(uint64_t h, const char *s)
+{
+    for (; s && *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return (h ^ 0xff) * 1099511628211u; /* a separator, so ("ab","c") != ("a","bc") */
+}
+
+static uint64_t key_hash(const char *test, const char *op, const char *resolved)
+{
+    return fnv(fnv(fnv(14695981039346656037u, test ? test : "\x01"), op), resolved);
+}
+
+static bool same_str(const char *a, const char *b)
+{
+    return a == b || (a && b && !strcmp(a, b));
+}
+
+static bool same(const struct report_entry *e, const struct vlog_record *rec)
+{
+    return same_str(e->test, rec->test) && !strcmp(e->op, rec->op) &&
+           !strcmp(e->resolved, rec->resolved);
+}
+
+static int grow_index(struct report *r)
+{
+    size_t n = r->nslots ? r->nslots * 2 : 1024;
+    size_t *s = calloc(n, sizeof *s);
+    if (!s)
+        return -1;
+    for (size_t i = 0; i < r->n; i++) {
+        const struct report_entry *e = &r->v[i];
+        size_t k = key_hash(e->test, e->op, e->resolved) & (n - 1);
+        while (s[k])
+            k = (k + 1) & (n - 1);
+        s[k] = i + 1;
+    }
+    free(r->slots);
+    r->slots = s;
+    r->nslots = n;
+    return 0;
+}
+
+static char *dup_or_null(const char *s, bool *oom)
+{
+    if (!s)
+        return NULL;
+    char *d = strdup(s);
+    *oom |= !d;
+    return d;
+}
+
+static void entry_free(struct report_entry *e)
+{
+    char *all[] = {e->test,     e->phase,      e->op,  e->path,
+                   e->resolved, e->blocked_by, e->exe, e->first_time};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        free(all[i]);
+}
+
+static int add_entry(struct report *r, const struct vlog_record *rec)
+{
+    struct report_entry *v = vec_grow(r->v, &r->cap, r->n, sizeof *v);
+    if (!v)
+        return -1;
+    r->v = v;
+    bool oom = false;
+    struct report_entry *e = &r->v[r->n];
+    *e = (struct report_entry){
+        .test = dup_or_null(rec->test, &oom),
+        .phase = dup_or_null(rec->phase, &oom),
+        .op = dup_or_null(rec->op, &oom),
+        .path = dup_or_null(rec->path ? rec->path : "", &oom),
+        .resolved = dup_or_null(rec->resolved, &oom),
+        .blocked_by = dup_or_null(rec->blocked_by, &oom),
+        .exe = dup_or_null(rec->exe ? rec->exe : "", &oom),
+        .first_time = dup_or_null(rec->time ? rec->time : "", &oom),
+        .err = rec->err,
+        .count = 1,
+        .seq = r->n,
+    };
+    if (oom) {
+        entry_free(e);
+        return -1;
+    }
+    r->n++;
+    return 0;
+}
+
+static int take(const struct vlog_record *rec, void *ctx)
+{
+    struct report *r = ctx;
+    r->total++;
+    r->unattributed += rec->test == NULL;
+    if ((r->n + 1) * 2 > r->nslots && grow_index(r) < 0)
+        return -1;
+    size_t k = key_hash(rec->test, rec->op, rec->resolved) & (r->nslots - 1);
+    for (; r->slots[k]; k = (k + 1) & (r->nslots - 1))
+        if (same(&r->v[r->slots[k] - 1], rec)) {
+            r->v[r->slots[k] - 1].count++;
+            return 0;
+        }
+    if (r->n >= REPORT_MAX_DISTINCT) {
+        r->dropped++;
+        return 0;
+    }
+    if (add_entry(r, rec) < 0)
+        return -1;
+    r->slots[k] = r->n;
+    return 0;
+}
+
+int report_load(struct report *r, int dirfd, const char *name, tf_err *err)
+{
+    memset(r, 0, sizeof *r);
+    tf_err e;
+    if (vlog_read(dirfd, name, REPORT_MAX_LOG, take, r, &r->stats, &e) < 0) {
+        if (strstr(e.msg, "out of memory"))
+            return tf_errf(err, "%s", e.msg);
+        r->log_unreadable = true;
+        snprintf(r->log_error, sizeof r->log_error, "%s", e.msg);
+    }
+    return 0;
+}
+
+void report_free(struct report *r)
+{
+    for (size_t i = 0; i < r->n; i++)
+        entry_free(&r->v[i]);
+    free(r->v);
+    free(r->slots);
+    memset(r, 0, sizeof *r);
+}
+
+/* ---- ordering: tests in the order they first hit the fence, outside any test last ---- */
+
+static int by_test(const void *a, const void *b)
+{
+    const struct report_entry *x = *(struct report_entry *const *)a;
+    const struct report_entry *y = *(struct report_entry *const *)b;
+    if (!x->test != !y->test)
+        return x->test ? -1 : 1;
+    int c = x->test ? strcmp(x->test, y->test) : 0;
+    return c ? c : (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static int by_group(const void *a, const void *b)
+{
+    const struct report_entry *x = *(struct report_entry *const *)a;
+    const struct report_entry *y = *(struct report_entry *const *)b;
+    if (x->gseq != y->gseq)
+        return x->gseq < y->gseq ? -1 : 1;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static size_t group_end(struct report_entry **s, size_t n, size_t i);
+
+static struct report_entry **sorted(const struct report *r)
+{
+    struct report_entry **s = malloc((r->n ? r->n : 1) * sizeof *s);
+    if (!s)
+        return NULL;
+    for (size_t i = 0; i < r->n; i++)
+        s[i] = &r->v[i];
+    qsort(s, r->n, sizeof *s, by_test);
+    for (size_t i = 0, end; i < r->n; i = end) {
+        end = group_end(s, r->n, i);
+        for (size_t k = i; k < end; k++)
+            s[k]->gseq = s[i]->test ? s[i]->seq : SIZE_MAX;
+    }
+    qsort(s, r->n, sizeof *s, by_group);
+    return s;
+}
+
+/* The end of the group of entries that starts at I. */
+static size_t group_end(struct report_entry **s, size_t n, size_t i)
+{
+    size_t j = i + 1;
+    while (j < n && same_str(s[j]->test, s[i]->test))
+        j++;
+    return j;
+}
+
+/* ---- the summary ----------------------------------------------------------- */
+
+static const char unshimmed_note[] =
+    "testfence: programs that run without the shim (static binaries, a cleared environment\n"
+    "           or LD_PRELOAD) are still fenced by the kernel, but their blocked writes are\n"
+    "           not recorded, so this list may be incomplete.\n";
+
+static const char weak_note[] =
+    "testfence: WARNING: --backend preload: the shim blocked these writes itself; static\n"
+    "           binaries, raw syscalls and processes with a cleared environment were NOT\n"
+    "           fenced. Use the default landlock backend where the kernel supports it.\n";
+
+static void print_entry(FILE *f, const struct report_entry *e, const struct report_run *run)
+{
+    char path[1100], given[1100], en[32];
+    vlog_printable(path, sizeof path, e->resolved);
+    fprintf(f, "    %-10s %s (%s%s)", e->op, path, vlog_errname(e->err, en, sizeof en),
+            strcmp(e->blocked_by, "shim") ? "" : ", refused by the shim");
+    if (e->count > 1)
+        fprintf(f, " x%zu", e->count);
+    if (!e->test) {
+        const char *base = strrchr(e->exe, '/');
+        vlog_printable(given, sizeof given, base ? base + 1 : e->exe);
+        fprintf(f, " by %s", given);
+    }
+    fputc('\n', f);
+    (void)run;
+}
+
+static void print_group(FILE *f, struct report_entry **s, size_t i, size_t end,
+                        const struct report_run *run)
+{
+    char test[700];
+    size_t writes = 0;
+    for (size_t k = i; k < end; k++)
+        writes += s[k]->count;
+    vlog_printable(test, sizeof test, s[i]->test ? s[i]->test : "(outside any test)");
+    fprintf(f, "  %s: %zu blocked write%s\n", test, writes, writes == 1 ? "" : "s");
+    const char *last_hint = NULL;
+    for (size_t k = i; k < end && k < i + SHOW_WRITES; k++) {
+        print_entry(f, s[k], run);
+        const char *h = hint_for(s[k]->resolved, run->root, run->home);
+        if (h != last_hint)
+            fprintf(f, "      how to fix: %s\n", h);
+        last_hint = h;
+    }
+    if (end - i > SHOW_WRITES)
+        fprintf(f, "    ... and %zu more distinct writes (see report.json)\n",
+                end - i - SHOW_WRITES);
+}
+
+static void print_groups(FILE *f, const struct report *r, const struct report_run *run)
+{
+    struct report_entry **s = sorted(r);
+    if (!s)
+        return;
+    size_t groups = 0;
+    for (size_t i = 0; i < r->n; i = group_end(s, r->n, i), groups++)
+        if (groups < SHOW_TESTS)
+            print_group(f, s, i, group_end(s, r->n, i), run);
+    if (groups > SHOW_TESTS)
+        fprintf(f, "  ... and %zu more tests (see report.json)\n", groups - SHOW_TESTS);
+    free(s);
+}
+
+void report_print(FILE *f, const struct report *r, const struct report_run *run)
+{
+    bool noisy = r->total || r->stats.malformed || r->log_unreadable || r->stats.cut;
+    if (!noisy && !run->weak)
+        return;
+    if (r->total)
+        fprintf(f, "\ntestfence: %zu write%s outside the writable set %s blocked (%zu distinct):\n",
+                r->total, r->total == 1 ? "" : "s", r->total == 1 ? "was" : "were", r->n);
+    else
+        fprintf(f, "\ntestfence: no blocked writes were recorded\n");
+    print_groups(f, r, run);
+    if (r->dropped)
+        fprintf(f, "testfence: %zu more records of other writes were counted, not listed\n",
+                r->dropped);
+    if (r->stats.malformed)
+        fprintf(f, "testfence: %zu malformed line%s in the violation log %s skipped\n",
+                r->stats.malformed, r->stats.malformed == 1 ? "" : "s",
+                r->stats.malformed == 1 ? "was" : "were");
+    if (r->stats.cut)
+        fprintf(f, "testfence: the violation log is larger than %u MiB; the rest was ignored\n",
+                REPORT_MAX_LOG >> 20);
+    if (r->log_unreadable)
+        fprintf(f, "testfence: %s\n", r->log_error);
+    fputs(run->weak ? weak_note : unshimmed_note, f);
+    if (run->status != run->command_status)
+        fprintf(f,
+                "testfence: the command exited %d; exiting %d because writes were blocked "
+                "(--allow-violations keeps the command's status)\n",
+                run->command_status, run->status);
+    fprintf(f, "testfence: report: %s/report.json\n", run->workspace);
+}
+
+/* ---- report.json ----------------------------------------------------------- */
+
+static void json_str(FILE *f, const char *s)
+{
+    if (!s) {
+        fputs("null", f);
+        return;
+    }
+    size_t cap = strlen(s) * 6 + 3;
+    char *buf = malloc(cap);
+    bool cut = false;
+    if (!buf) {
+        fputs("null", f);
+        return;
+    }
+    vlog_escape(buf, cap, s, &cut);
+    fputs(buf, f);
+    free(buf);
+}
+
+static void json_kv(FILE *f, const char *indent, const char *key, const char *val, bool comma)
+{
+    fprintf(f, "%s\"%s\": ", indent, key);
+    json_str(f, val);
+    fputs(comma ? ",\n" : "\n", f);
+}
+
+static void json_entry(FILE *f, const struct report_entry *e, const struct report_run *run,
+                       bool comma)
+{
+    const char *in = "        ";
+    char en[32];
+    fputs("      {\n", f);
+    json_kv(f, in, "op", e->op, true);
+    json_kv(f, in, "path", e->path, true);
+    json_kv(f, in, "resolved", e->resolved, true);
+    fprintf(f, "%s\"errno\": %d,\n", in, e->err);
+    json_kv(f, in, "error", vlog_errname(e->err, en, sizeof en), true);
+    json_kv(f, in, "blocked_by", e->blocked_by, true);
+    fprintf(f, "%s\"count\": %zu,\n", in, e->count);
+    json_kv(f, in, "phase", e->phase, true);
+    json_kv(f, in, "first_time", e->first_time, true);
+    json_kv(f, in, "exe", e->exe, true);
+    json_kv(f, in, "hint", hint_for(e->resolved, run->root, run->home), false);
+    fputs(comma ? "      },\n" : "      }\n", f);
+}
+
+static void json_tests(FILE *f, const struct report *r, const struct report_run *run)
+{
+    struct report_entry **s = sorted(r);
+    fputs("  \"tests\": [", f);
+    for (size_t i = 0; s && i < r->n;) {
+        size_t end = group_end(s, r->n, i), writes = 0;
+        for (size_t k = i; k < end; k++)
+            writes += s[k]->count;
+        fputs(i ? ",\n    {\n" : "\n    {\n", f);
+        json_kv(f, "      ", "test", s[i]->test, true);
+        fprintf(f, "      \"blocked\": %zu,\n      \"writes\": [\n", writes);
+        for (size_t k = i; k < end; k++)
+            json_entry(f, s[k], run, k + 1 < end);
+        fputs("      ]\n    }", f);
+        i = end;
+    }
+    fputs(r->n ? "\n  ],\n" : "],\n", f);
+    free(s);
+}
+
+static void json_report(FILE *f, const struct report *r, const struct report_run *run)
+{
+    fputs("{\n  \"schema\": \"testfence-report/1\",\n", f);
+    json_kv(f, "  ", "run_id", run->run_id, true);
+    json_kv(f, "  ", "root", run->root, true);
+    json_kv(f, "  ", "workspace", run->workspace, true);
+    json_kv(f, "  ", "backend", run->backend, true);
+    fputs("  \"command\": [", f);
+    for (char *const *a = run->argv; a && *a; a++) {
+        fputs(a == run->argv ? "" : ", ", f);
+        json_str(f, *a);
+    }
+    fprintf(f, "],\n  \"command_status\": %d,\n  \"status\": %d,\n", run->command_status,
+            run->status);
+    fprintf(f, "  \"blocked\": %zu,\n  \"distinct\": %zu,\n  \"unattributed\": %zu,\n", r->total,
+            r->n, r->unattributed);
+    fprintf(f, "  \"not_listed\": %zu,\n  \"malformed_lines\": %zu,\n", r->dropped,
+            r->stats.malformed);
+    fprintf(f, "  \"log_cut\": %s,\n  \"log_unreadable\": %s,\n", r->stats.cut ? "true" : "false",
+            r->log_unreadable ? "true" : "false");
+    json_tests(f, r, run);
+    fprintf(f, "  \"weak_backend\": %s\n}\n", run->weak ? "true" : "false");
+}
+
+int report_write_json(const struct report *r, const struct report_run *run, int dirfd,
+                      const char *name, tf_err *err)
+{
+    char tmp[256];
+    snprintf(tmp, sizeof tmp, ".%s.%ld.tmp", name, (long)getpid());
+    int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return tf_errnof(err, errno, "cannot write %s/%s", run->workspace, name);
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        close(fd);
+        unlinkat(dirfd, tmp, 0);
+        return tf_errnof(err, errno, "cannot write %s/%s", run->workspace, name);
+    }
+    json_report(f, r, run);
+    bool bad = ferror(f) != 0;
+    if (fclose(f) != 0 || bad || renameat(dirfd, tmp, dirfd, name) < 0) {
+        int e = errno;
+        unlinkat(dirfd, tmp, 0);
+        return tf_errnof(err, e, "cannot write %s/%s", run->workspace, name);
+    }
+    return 0;
+}

@@ -1,0 +1,64 @@
+/* report: what run says after the command: every blocked write from the violation log,
+ * grouped by test and deduplicated with counts, on stderr and as report.json. */
+#ifndef TESTFENCE_REPORT_H
+#define TESTFENCE_REPORT_H
+
+#include "base/err.h"
+#include "vlog.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* One distinct blocked write: the same test, operation and resolved path. */
+struct report_entry {
+    char *test; /* NULL: outside any test */
+    char *phase, *op, *path, *resolved, *blocked_by, *exe, *first_time;
+    int err;
+    size_t count;
+    size_t seq;  /* order of first appearance */
+    size_t gseq; /* the first appearance of its test (for ordering the groups) */
+};
+
+struct report {
+    struct report_entry *v;
+    size_t n, cap;
+    size_t *slots; /* open-addressing hash index into v (value + 1; 0 is empty) */
+    size_t nslots;
+    size_t total;        /* well-formed records */
+    size_t unattributed; /* records outside any test */
+    size_t dropped;      /* records of distinct writes beyond REPORT_MAX_DISTINCT */
+    struct vlog_stats stats;
+    bool log_unreadable;
+    char log_error[sizeof(tf_err)];
+};
+
+/* Distinct writes kept in memory; more are counted, not listed. */
+#define REPORT_MAX_DISTINCT 100000
+/* The log is read up to this size; a bigger one is cut (and said so). */
+#define REPORT_MAX_LOG (256u << 20)
+
+/* What the summary and report.json say about the run besides the log. */
+struct report_run {
+    const char *run_id, *root, *workspace, *backend, *home;
+    char *const *argv;
+    int command_status; /* the command's own */
+    int status;         /* what testfence exits with */
+    bool weak;          /* --backend preload: say loudly what escapes it */
+};
+
+/* Read the log NAME in the directory DIRFD (opened by run before the command started,
+ * so a test that swaps the path for a symlink cannot redirect it). Never fails on bad
+ * content: malformed lines are counted, an unreadable log is noted. */
+int report_load(struct report *r, int dirfd, const char *name, tf_err *err);
+
+/* The summary for people. Prints nothing for a clean run unless WEAK. */
+void report_print(FILE *f, const struct report *r, const struct report_run *run);
+
+/* Write report.json as NAME in DIRFD: a fresh file renamed into place, never through a symlink. */
+int report_write_json(const struct report *r, const struct report_run *run, int dirfd,
+                      const char *name, tf_err *err);
+
+void report_free(struct report *r);
+
+#endif

@@ -1,0 +1,49 @@
+/* shimconf: how run hands the diagnostics shim its configuration (a file in the run
+ * workspace holding the policy as run resolved it), and where run finds the shim. */
+#ifndef TESTFENCE_SHIMCONF_H
+#define TESTFENCE_SHIMCONF_H
+
+#include "base/err.h"
+#include "policy.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Files in the run workspace. */
+#define SHIMCONF_FILE "testfence-shim.conf"
+#define SHIMCONF_LOG "violations.jsonl"
+#define SHIMCONF_REPORT "report.json"
+#define SHIMCONF_SO "libtestfence_preload.so"
+#define SHIMCONF_DEFAULT_TEST_ENV "PYTEST_CURRENT_TEST"
+/* The largest shim configuration read (the writable set, as run resolved it). */
+#define SHIMCONF_MAX (4u << 20)
+
+enum shim_mode {
+    SHIM_DIAGNOSE, /* the kernel blocks; the shim reports what failed */
+    SHIM_BLOCK,    /* --backend preload: the shim itself refuses writes outside the set */
+};
+
+struct shimconf {
+    enum shim_mode mode;
+    bool precheck_meta; /* refuse chmod/chown/utime/xattr outside the set beforehand: nothing
+                           in the kernel blocks them (no seccomp guard) */
+    char test_env[128]; /* the variable naming the current test */
+    struct policy policy;
+};
+
+/* Write CONF to PATH (created fresh, mode 0444). */
+int shimconf_write(const char *path, const struct shimconf *conf, tf_err *err);
+
+/* Parse the text shimconf_write wrote. CONF's policy is filled; free it with policy_free. */
+int shimconf_parse(const char *buf, size_t len, struct shimconf *conf, tf_err *err);
+
+/* Read and parse PATH. */
+int shimconf_load(const char *path, struct shimconf *conf, tf_err *err);
+
+/* The shim next to the running binary (build dir) or in ../lib/testfence (installed). */
+int shimconf_locate(char *out, size_t len, tf_err *err);
+
+/* The shim in DIR, DIR/testfence (beside an installed libtestfence.so) or DIR/../lib/testfence. */
+int shimconf_locate_near(const char *dir, char *out, size_t len, tf_err *err);
+
+#endif

@@ -1,0 +1,101 @@
+#include "walk.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+struct walk {
+    const struct walk_ops *ops;
+    void *ctx;
+    char path[PATH_MAX];
+};
+
+static int problem(struct walk *w, const struct walk_entry *dir, enum walk_problem what, int e)
+{
+    return w->ops->problem ? w->ops->problem(w->ctx, dir, what, e) : 0;
+}
+
+static int walk_dir(struct walk *w, int fd, struct walk_entry *dir);
+
+/* Enter the directory E, open it beneath its parent without following a link. */
+static int enter(struct walk *w, struct walk_entry *e)
+{
+    if (e->depth >= w->ops->max_depth)
+        return problem(w, e, WALK_TOO_DEEP, 0);
+    int fd = openat(e->dirfd, e->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return problem(w, e, WALK_UNLISTED, errno);
+    int rc = walk_dir(w, fd, e);
+    if (rc == 0 && w->ops->leave)
+        rc = w->ops->leave(w->ctx, e);
+    return rc;
+}
+
+/* One child NAME of DIR (w->path holds DIR's path, LEN long). */
+static int child(struct walk *w, DIR *d, const struct walk_entry *dir, const struct dirent *de)
+{
+    /* Children of "/" are "/x", not "//x". */
+    size_t base = dir->len == 1 && w->path[0] == '/' ? 0 : dir->len;
+    size_t nlen = strlen(de->d_name);
+    if (base + 1 + nlen >= sizeof w->path)
+        return problem(w, dir, WALK_PATH_TOO_LONG, ENAMETOOLONG);
+    w->path[base] = '/';
+    memcpy(w->path + base + 1, de->d_name, nlen + 1);
+    struct walk_entry e = {.dirfd = dirfd(d),
+                           .name = de->d_name,
+                           .path = w->path,
+                           .len = base + 1 + nlen,
+                           .type = de->d_type,
+                           .depth = dir->depth + 1};
+    int rc = w->ops->visit(w->ctx, &e);
+    if (rc > 0)
+        rc = enter(w, &e);
+    w->path[dir->len] = '\0';
+    return rc;
+}
+
+/* Walk the directory open on FD (consumed); w->path holds DIR's path. */
+static int walk_dir(struct walk *w, int fd, struct walk_entry *dir)
+{
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        int e = errno;
+        close(fd);
+        return problem(w, dir, WALK_UNLISTED, e);
+    }
+    struct walk_entry here = *dir;
+    here.path = w->path;
+    int rc = 0;
+    struct dirent *de;
+    while (rc == 0 && (errno = 0, de = readdir(d))) {
+        const char *n = de->d_name;
+        if (n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2])))
+            continue;
+        rc = child(w, d, &here, de);
+    }
+    if (rc == 0 && errno)
+        rc = problem(w, &here, WALK_UNLISTED, errno);
+    closedir(d);
+    return rc;
+}
+
+int walk_fd(int fd, const char *path, long tag, const struct walk_ops *ops, void *ctx)
+{
+    struct walk w = {.ops = ops, .ctx = ctx};
+    size_t len = strlen(path);
+    struct walk_entry start = {.dirfd = fd,
+                               .name = ".",
+                               .path = w.path,
+                               .len = len,
+                               .type = DT_DIR,
+                               .depth = -1,
+                               .tag = tag};
+    if (len >= sizeof w.path) {
+        close(fd);
+        return problem(&w, &start, WALK_PATH_TOO_LONG, ENAMETOOLONG);
+    }
+    memcpy(w.path, path, len + 1);
+    return walk_dir(&w, fd, &start);
+}

@@ -1,0 +1,41 @@
+/* walk: the one walker of directory trees under the writable set and the root.
+ * It starts from a directory fd, enters directories with O_NOFOLLOW and never follows a link. */
+#ifndef TESTFENCE_WALK_H
+#define TESTFENCE_WALK_H
+
+#include <limits.h>
+#include <stddef.h>
+
+struct walk_entry {
+    int dirfd;          /* the directory holding the entry, open for the *at() calls */
+    const char *name;   /* the entry's name in dirfd ("." for the start directory) */
+    const char *path;   /* the start's path + "/" + the path below it */
+    size_t len;         /* strlen(path) */
+    unsigned char type; /* d_type from readdir; DT_UNKNOWN when the file system gives none */
+    int depth;          /* 0 for the children of the start directory, -1 for the start */
+    long tag;           /* the visitor's own note, handed back in leave() and problem() */
+};
+
+enum walk_problem {
+    WALK_TOO_DEEP,      /* a directory at max_depth: not entered */
+    WALK_UNLISTED,      /* a directory that could not be opened or listed (errnum says why) */
+    WALK_PATH_TOO_LONG, /* a name in the directory makes a path longer than PATH_MAX: skipped */
+};
+
+struct walk_ops {
+    /* Every entry below the start, parents first. Return 1 to enter it (when it is a
+     * directory), 0 to pass over it, -1 to stop the walk with that error. */
+    int (*visit)(void *ctx, struct walk_entry *e);
+    /* After the children of a directory that was entered; NULL when not needed. */
+    int (*leave)(void *ctx, const struct walk_entry *e);
+    /* What could not be walked, told about the directory concerned; NULL ignores it.
+     * Return 0 to go on, -1 to stop. */
+    int (*problem)(void *ctx, const struct walk_entry *dir, enum walk_problem what, int errnum);
+    int max_depth; /* directories at this depth are not entered */
+};
+
+/* Walk the directory open on FD (taken over: closed before returning) whose path is PATH;
+ * TAG is the start directory's tag. Returns 0, or -1 when a callback stopped the walk. */
+int walk_fd(int fd, const char *path, long tag, const struct walk_ops *ops, void *ctx);
+
+#endif

@@ -1,0 +1,472 @@
+/* libtestfence: the public API of include/testfence.h over the modules `testfence run` uses
+ * (plan, hazard, fence, diag/shimconf, vlog, report). Nothing here decides policy itself. */
+#include "testfence.h"
+
+#include "core/hint.h"
+#include "core/path.h"
+#include "core/report.h"
+#include "core/shimconf.h"
+#include "base/vec.h"
+#include "core/vlog.h"
+#include "linux/session.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define TF_PUBLIC __attribute__((visibility("default")))
+
+extern char **environ;
+
+/* A record of the violation log, copied out of the reader's scratch buffer. */
+struct tf_viol {
+    char *time, *test, *phase, *op, *path, *resolved, *blocked_by, *exe;
+    long pid;
+    int err;
+};
+
+struct tf_session {
+    tf_err err;
+    char warning[sizeof(tf_err) + 80];
+    bool loaded;   /* tf_load: ses is valid */
+    bool attached; /* tf_attach: conf and d are valid */
+    struct session ses;
+    struct shimconf conf;
+    const struct policy *policy; /* ses.pl.policy or conf.policy */
+    char workspace[PATH_MAX], run_id[32], fence_dir[PATH_MAX + 1], shim[PATH_MAX];
+    struct diag d; /* tf_attach's view of the run it joined */
+    char **envval; /* final values of pl.env's items */
+    struct tf_viol *v;
+    size_t nv, cap;
+    char line[VLOG_MAX + PATH_MAX];
+};
+
+TF_PUBLIC int tf_api_version(void)
+{
+    return TF_API_VERSION;
+}
+
+TF_PUBLIC tf_session *tf_open(void)
+{
+    tf_session *s = calloc(1, sizeof *s);
+    if (s)
+        s->d.wsfd = -1;
+    return s;
+}
+
+TF_PUBLIC const char *tf_error(const tf_session *s)
+{
+    return s->err.msg;
+}
+
+TF_PUBLIC const char *tf_warning(const tf_session *s)
+{
+    return s->warning[0] ? s->warning : NULL;
+}
+
+/* The directory libtestfence.so was loaded from: the shim is installed beside it. */
+static int library_dir(char *out, size_t len, tf_err *err)
+{
+    Dl_info info;
+    char real[PATH_MAX];
+    if (!dladdr((void *)tf_api_version, &info) || !info.dli_fname ||
+        !realpath(info.dli_fname, real))
+        return tf_errf(err, "cannot find where libtestfence.so was loaded from");
+    path_dirname(out, len, real);
+    return 0;
+}
+
+/* The environment the run's children get, as final values: Python sets them one by one. */
+static int final_env(tf_session *s)
+{
+    const struct envplan *e = &s->ses.pl.env;
+    s->envval = calloc(e->n + 1, sizeof *s->envval);
+    if (!s->envval)
+        return tf_errf(&s->err, "out of memory");
+    for (size_t i = 0; i < e->n; i++) {
+        char *v;
+        if (envplan_value(e, environ, e->items[i].name, &v) < 0 ||
+            !(s->envval[i] = v ? v : strdup("")))
+            return tf_errf(&s->err, "out of memory");
+    }
+    return 0;
+}
+
+TF_PUBLIC int tf_load(tf_session *s, const char *root, const char *config, const char *const *allow,
+                      size_t nallow)
+{
+    char dir[PATH_MAX];
+    tf_err shim_err = {{0}};
+    if (s->loaded || s->attached)
+        return tf_errf(&s->err, "this session is already loaded");
+    if (library_dir(dir, sizeof dir, &s->err) < 0)
+        return -1;
+    if (shimconf_locate_near(dir, s->shim, sizeof s->shim, &shim_err) < 0) {
+        s->shim[0] = '\0';
+        snprintf(s->warning, sizeof s->warning,
+                 "%s; blocked writes of child processes will not be reported", shim_err.msg);
+    }
+    /* plan_request's list is not const-qualified all the way down: hand it a copy. */
+    const char **list = calloc(nallow + 1, sizeof *list);
+    if (!list)
+        return tf_errf(&s->err, "out of memory");
+    for (size_t i = 0; i < nallow; i++)
+        list[i] = allow[i];
+    struct plan_request req = {.root = root,
+                               .config = config,
+                               .allow = list,
+                               .nallow = nallow,
+                               .shim = s->shim[0] ? s->shim : NULL};
+    s->loaded = true; /* session_free is safe on a partly built plan */
+    int rc = session_plan(&s->ses, &req, SESSION_LANDLOCK, &s->err);
+    free(list);
+    if (rc < 0)
+        return -1;
+    snprintf(s->run_id, sizeof s->run_id, "%s", s->ses.pl.ws.run_id);
+    s->policy = &s->ses.pl.policy;
+    snprintf(s->workspace, sizeof s->workspace, "%s", s->ses.pl.ws.dir);
+    policy_fence_label(s->policy, s->fence_dir, sizeof s->fence_dir);
+    return final_env(s);
+}
+
+TF_PUBLIC int tf_check(tf_session *s)
+{
+    if (!s->loaded)
+        return tf_errf(&s->err, "tf_check before tf_load");
+    return session_check(&s->ses, false, NULL, stderr, &s->err);
+}
+
+TF_PUBLIC int tf_prepare(tf_session *s)
+{
+    if (!s->loaded)
+        return tf_errf(&s->err, "tf_prepare before tf_load");
+    /* No seccomp guard in-process (it needs a supervisor outside the fence): the shim
+     * refuses metadata changes in children itself. */
+    return session_start(&s->ses, s->ses.pl.cfg.retain, s->ses.pl.cfg.test_env, true, &s->err);
+}
+
+/* Landlock restricts the calling thread only: a thread started before would escape. */
+static int threads(void)
+{
+    char buf[4096];
+    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    const char *t = strstr(buf, "\nThreads:");
+    return t ? atoi(t + 9) : -1;
+}
+
+TF_PUBLIC int tf_fence(tf_session *s)
+{
+    const char *step = "";
+    if (!s->loaded)
+        return tf_errf(&s->err, "tf_fence before tf_load");
+    if (fence_require_complete(&s->ses.caps, &s->err) < 0)
+        return -1;
+    if (s->ses.ruleset_fd < 0)
+        return tf_errf(&s->err, "tf_fence before tf_prepare");
+    int nt = threads();
+    if (nt != 1)
+        return tf_errf(&s->err,
+                       "cannot fence this process: it runs %d threads, and Landlock restricts "
+                       "only the calling thread (something started a thread before testfence)",
+                       nt);
+    int e = fence_enter(s->ses.ruleset_fd, &step);
+    close(s->ses.ruleset_fd);
+    s->ses.ruleset_fd = -1;
+    return e ? tf_errnof(&s->err, e, "%s", step) : 0;
+}
+
+TF_PUBLIC int tf_attach(tf_session *s, const char *workspace)
+{
+    char conf[PATH_MAX];
+    if (s->loaded || s->attached)
+        return tf_errf(&s->err, "this session is already loaded");
+    if (!workspace || workspace[0] != '/' ||
+        path_join(conf, sizeof conf, workspace, SHIMCONF_FILE, &s->err) < 0)
+        return tf_errf(&s->err, "not a run workspace: %s", workspace ? workspace : "(null)");
+    if (shimconf_load(conf, &s->conf, &s->err) < 0)
+        return -1;
+    s->attached = true;
+    s->policy = &s->conf.policy;
+    snprintf(s->workspace, sizeof s->workspace, "%s", workspace);
+    policy_fence_label(s->policy, s->fence_dir, sizeof s->fence_dir);
+    s->d.wsfd = open(workspace, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (s->d.wsfd < 0)
+        return tf_errnof(&s->err, errno, "cannot open the run workspace %s", workspace);
+    s->d.on = true;
+    return 0;
+}
+
+TF_PUBLIC const char *tf_root(const tf_session *s)
+{
+    return s->policy ? s->policy->root : NULL;
+}
+
+TF_PUBLIC const char *tf_config_source(const tf_session *s)
+{
+    return s->loaded ? s->ses.pl.cfg.source : NULL;
+}
+
+TF_PUBLIC const char *tf_workspace(const tf_session *s)
+{
+    return s->workspace[0] ? s->workspace : NULL;
+}
+
+TF_PUBLIC const char *tf_run_id(const tf_session *s)
+{
+    return s->run_id[0] ? s->run_id : NULL;
+}
+
+TF_PUBLIC const char *tf_basetemp(const tf_session *s)
+{
+    return s->loaded && s->ses.pl.cfg.pytest_basetemp ? s->ses.pl.ws.basetemp : NULL;
+}
+
+TF_PUBLIC const char *tf_pytest_cache(const tf_session *s)
+{
+    return s->loaded && s->ses.pl.cfg.pytest_cache_dir ? s->ses.pl.ws.pytest_cache : NULL;
+}
+
+TF_PUBLIC const char *tf_shim(const tf_session *s)
+{
+    return s->shim[0] ? s->shim : NULL;
+}
+
+TF_PUBLIC const char *tf_fence_dir(const tf_session *s)
+{
+    return s->fence_dir[0] ? s->fence_dir : NULL;
+}
+
+TF_PUBLIC int tf_landlock_abi(const tf_session *s)
+{
+    return s->loaded ? s->ses.caps.abi : 0;
+}
+
+TF_PUBLIC size_t tf_env_count(const tf_session *s)
+{
+    return s->envval ? s->ses.pl.env.n : 0;
+}
+
+TF_PUBLIC const char *tf_env_name(const tf_session *s, size_t i)
+{
+    return i < tf_env_count(s) ? s->ses.pl.env.items[i].name : NULL;
+}
+
+TF_PUBLIC const char *tf_env_value(const tf_session *s, size_t i)
+{
+    return i < tf_env_count(s) ? s->envval[i] : NULL;
+}
+
+TF_PUBLIC int tf_path_check(tf_session *s, const char *path, int nofollow, char *resolved,
+                            size_t len)
+{
+    char r[PATH_MAX];
+    if (!s->policy)
+        return tf_errf(&s->err, "tf_path_check before tf_load or tf_attach");
+    if (!path || !path[0])
+        return tf_errf(&s->err, "empty path");
+    if ((nofollow ? path_resolve_parent(path, r, sizeof r, &s->err)
+                  : path_resolve(path, r, sizeof r, &s->err)) < 0)
+        return -1;
+    if (resolved && len)
+        snprintf(resolved, len, "%s", r);
+    return policy_match(s->policy, r) ? 1 : 0;
+}
+
+TF_PUBLIC int tf_record(tf_session *s, const char *op, const char *path, const char *resolved,
+                        int err, int by_us, const char *test, const char *phase)
+{
+    char logp[PATH_MAX], line[VLOG_MAX];
+    struct vlog_self self;
+    struct vlog_record r;
+    if (!s->workspace[0])
+        return tf_errf(&s->err, "tf_record without a workspace");
+    vlog_record_self(&r, &self);
+    r.test = test && test[0] ? test : NULL;
+    r.phase = phase && phase[0] ? phase : NULL;
+    r.op = op;
+    r.path = path ? path : "";
+    r.resolved = resolved;
+    r.err = err;
+    r.blocked_by = by_us ? "shim" : "kernel";
+    if (path_join(logp, sizeof logp, s->workspace, SHIMCONF_LOG, &s->err) < 0)
+        return -1;
+    size_t len = vlog_format(line, sizeof line, &r);
+    int e = vlog_append(logp, line, len);
+    return e ? tf_errnof(&s->err, e, "cannot append to %s", logp) : 0;
+}
+
+static void viol_free(struct tf_viol *v)
+{
+    char **f[] = {&v->time, &v->test,     &v->phase,      &v->op,
+                  &v->path, &v->resolved, &v->blocked_by, &v->exe};
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        free(*f[i]);
+}
+
+static void viols_clear(tf_session *s)
+{
+    for (size_t i = 0; i < s->nv; i++)
+        viol_free(&s->v[i]);
+    s->nv = 0;
+}
+
+static char *dup_or_null(const char *p, bool *oom)
+{
+    char *d = p ? strdup(p) : NULL;
+    if (p && !d)
+        *oom = true;
+    return d;
+}
+
+static int collect(const struct vlog_record *r, void *ctx)
+{
+    tf_session *s = ctx;
+    struct tf_viol *nv = vec_grow(s->v, &s->cap, s->nv, sizeof *nv);
+    if (!nv)
+        return -1;
+    s->v = nv;
+    bool oom = false;
+    struct tf_viol v = {.time = dup_or_null(r->time, &oom),
+                        .test = dup_or_null(r->test, &oom),
+                        .phase = dup_or_null(r->phase, &oom),
+                        .op = dup_or_null(r->op, &oom),
+                        .path = dup_or_null(r->path, &oom),
+                        .resolved = dup_or_null(r->resolved, &oom),
+                        .blocked_by = dup_or_null(r->blocked_by, &oom),
+                        .exe = dup_or_null(r->exe, &oom),
+                        .pid = r->pid,
+                        .err = r->err};
+    if (oom) {
+        viol_free(&v);
+        return -1;
+    }
+    s->v[s->nv++] = v;
+    return 0;
+}
+
+/* The diagnostics of the run this session prepared, or of the one it attached to. */
+static struct diag *diag_of(tf_session *s)
+{
+    return s->loaded ? &s->ses.d : &s->d;
+}
+
+TF_PUBLIC long tf_violations_load(tf_session *s)
+{
+    struct vlog_stats st = {0};
+    int wsfd = diag_of(s)->wsfd;
+    if (wsfd < 0)
+        return tf_errf(&s->err, "no run workspace is open");
+    viols_clear(s);
+    if (vlog_read(wsfd, SHIMCONF_LOG, REPORT_MAX_LOG, collect, s, &st, &s->err) < 0)
+        return -1;
+    return (long)s->nv;
+}
+
+TF_PUBLIC const char *tf_violation_str(const tf_session *s, size_t i, const char *field)
+{
+    if (i >= s->nv || !field)
+        return NULL;
+    const struct tf_viol *v = &s->v[i];
+    const struct {
+        const char *name, *val;
+    } f[] = {{"time", v->time},
+             {"test", v->test},
+             {"phase", v->phase},
+             {"op", v->op},
+             {"path", v->path},
+             {"resolved", v->resolved},
+             {"blocked_by", v->blocked_by},
+             {"exe", v->exe}};
+    for (size_t k = 0; k < sizeof f / sizeof f[0]; k++)
+        if (!strcmp(field, f[k].name))
+            return f[k].val;
+    if (!strcmp(field, "error")) {
+        static __thread char name[32];
+        return vlog_errname(v->err, name, sizeof name);
+    }
+    return NULL;
+}
+
+TF_PUBLIC long tf_violation_int(const tf_session *s, size_t i, const char *field)
+{
+    if (i >= s->nv || !field)
+        return -1;
+    if (!strcmp(field, "pid"))
+        return s->v[i].pid;
+    if (!strcmp(field, "errno"))
+        return s->v[i].err;
+    return -1;
+}
+
+TF_PUBLIC const char *tf_violation_line(tf_session *s, size_t i)
+{
+    if (i >= s->nv)
+        return NULL;
+    const struct tf_viol *v = &s->v[i];
+    struct hint_who who = {v->test, v->exe, v->pid};
+    int k = hint_violation_line(s->line, sizeof s->line, &who, v->resolved, s->fence_dir,
+                                tf_root(s), getenv("HOME"));
+    if (k < 0)
+        s->line[0] = '\0';
+    return s->line;
+}
+
+TF_PUBLIC char *tf_summary(tf_session *s, int status)
+{
+    char *text = NULL;
+    size_t len = 0;
+    struct diag *d = diag_of(s);
+    if (d->wsfd < 0) {
+        tf_errf(&s->err, "no run workspace is open");
+        return NULL;
+    }
+    FILE *f = open_memstream(&text, &len);
+    if (!f) {
+        tf_errf(&s->err, "out of memory");
+        return NULL;
+    }
+    struct report_run run = {.run_id = s->run_id,
+                             .root = tf_root(s),
+                             .workspace = s->workspace,
+                             .backend = "landlock",
+                             .home = getenv("HOME"),
+                             .command_status = status};
+    diag_finish(d, f, &run, true);
+    fclose(f);
+    return text;
+}
+
+TF_PUBLIC void tf_free(void *p)
+{
+    free(p);
+}
+
+TF_PUBLIC void tf_close(tf_session *s)
+{
+    if (!s)
+        return;
+    if (s->loaded)
+        session_free(&s->ses);
+    if (s->attached)
+        policy_free(&s->conf.policy);
+    if (s->envval)
+        for (size_t i = 0; s->envval[i]; i++)
+            free(s->envval[i]);
+    free(s->envval);
+    viols_clear(s);
+    free(s->v);
+    diag_close(&s->d);
+    free(s);
+}

@@ -1,0 +1,59 @@
+/* session: one run under the fence, from the plan to the report, step by step.
+ * `testfence run` (which fences a child) and libtestfence (which fences its caller) share it. */
+#ifndef TESTFENCE_SESSION_H
+#define TESTFENCE_SESSION_H
+
+#include "core/diag.h"
+#include "base/err.h"
+#include "core/plan.h"
+#include "fence.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+enum session_backend {
+    SESSION_LANDLOCK, /* the kernel fences; the shim only reports */
+    SESSION_PRELOAD,  /* no kernel fence: the shim refuses writes itself (weaker) */
+    SESSION_NONE,     /* unfenced */
+};
+
+struct session {
+    struct plan pl;
+    struct fence_caps caps;
+    struct diag d;
+    enum session_backend backend;
+    bool guard;     /* a seccomp guard watches the command's metadata calls */
+    int ruleset_fd; /* the Landlock ruleset (-1: none yet, or not fenced) */
+};
+
+/* What a run prints when it is not fenced by the kernel; run and doctor say it alike. */
+extern const char session_weak_label[];
+
+/* Plan a new run (root, config, writable set, workspace paths, environment) and probe
+ * the kernel. Nothing is created. session_free is safe after a failure. */
+int session_plan(struct session *s, const struct plan_request *req, enum session_backend b,
+                 tf_err *err);
+
+/* Refuse what cannot run safely: with the landlock backend, a kernel that cannot
+ * enforce every write class; hazards already in the writable set. With ALLOW_HAZARDS
+ * these are printed to WARN and the run goes on; OVERRIDE ("pass --allow-hazards to run
+ * anyway"), when not NULL, tells the user how to choose that. */
+int session_check(struct session *s, bool allow_hazards, const char *override, FILE *warn,
+                  tf_err *err);
+
+/* Create the workspace, prune those beyond RETAIN, open the violation log and hand the
+ * shim its configuration (when the plan has a shim) with TEST_ENV naming the current
+ * test, and build the Landlock ruleset. IN_PROCESS: the caller fences itself and
+ * records its own blocked writes; no seccomp guard can watch it there, so the shim
+ * refuses metadata changes in its children itself. */
+int session_start(struct session *s, unsigned retain, const char *test_env, bool in_process,
+                  tf_err *err);
+
+/* After the command: the summary to OUT, report.json, and the status to exit with
+ * (see diag_finish). ARGV is the command, NULL when the caller is the command. */
+int session_finish(struct session *s, FILE *out, char *const *argv, int command_status,
+                   bool allow_violations);
+
+void session_free(struct session *s);
+
+#endif

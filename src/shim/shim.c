@@ -1,0 +1,217 @@
+/* The shim's core: configuration at load time, path resolution, the decision (asked
+ * of the policy module the kernel fence is built from), the log record and the live line.
+ * The interposers themselves are in shim_libc.c. */
+#include "shim.h"
+
+#include "core/hint.h"
+#include "core/path.h"
+#include "core/policy.h"
+#include "core/shimconf.h"
+#include "core/vlog.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Live lines per process; past this the records still go to the log, quietly, so a loop
+ * that hits the fence ten thousand times does not bury the test output. */
+enum { LIVE_MAX = 100 };
+
+/* Set once by the constructor, read-only afterwards (the only global state of the shim). */
+static struct {
+    bool active;
+    struct shimconf conf;
+    char log[PATH_MAX];
+    char fence[PATH_MAX + 1]; /* "<root>/tests/" for the live line */
+} shim;
+
+static unsigned live_count;
+
+/* Set while the shim works, so the libc calls it makes itself are not looked at. */
+static __thread int busy __attribute__((tls_model("initial-exec")));
+
+void *shim_real(void **slot, const char *name)
+{
+    void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (!p) {
+        p = dlsym(RTLD_NEXT, name);
+        __atomic_store_n(slot, p, __ATOMIC_RELEASE);
+    }
+    return p;
+}
+
+/* Load the configuration run left in the workspace. Without it the shim does nothing:
+ * the process was not started by testfence run, or its environment was changed. */
+__attribute__((constructor)) static void shim_init(void)
+{
+    const char *ws = getenv("TESTFENCE_WORKSPACE");
+    char conf[PATH_MAX];
+    tf_err err;
+    if (!ws || ws[0] != '/' ||
+        snprintf(conf, sizeof conf, "%s/" SHIMCONF_FILE, ws) >= (int)sizeof conf ||
+        snprintf(shim.log, sizeof shim.log, "%s/" SHIMCONF_LOG, ws) >= (int)sizeof shim.log)
+        return;
+    busy++;
+    if (shimconf_load(conf, &shim.conf, &err) == 0) {
+        policy_fence_label(&shim.conf.policy, shim.fence, sizeof shim.fence);
+        shim.active = true;
+    }
+    busy--;
+}
+
+/* ---- resolution ------------------------------------------------------------ */
+
+static bool fence_errno(int e)
+{
+    return e == EACCES || e == EPERM || e == EXDEV || e == EROFS;
+}
+
+static int fd_path(int fd, char *out)
+{
+    char link[64];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, out, PATH_MAX - 1);
+    if (n <= 0 || out[0] != '/')
+        return -1; /* a pipe, socket or anonymous inode: not a path in the file tree */
+    out[n] = '\0';
+    /* A memfd or an unlinked file has no name a write could clobber. */
+    if (!strncmp(out, "/memfd:", 7) || (n > 10 && !strcmp(out + n - 10, " (deleted)")))
+        return -1;
+    return 0;
+}
+
+/* PATH relative to DIRFD (AT_FDCWD, or a directory fd; a NULL or empty PATH names
+ * the fd itself), as the kernel sees it. */
+static int resolve_at(int dirfd, const char *path, unsigned how, char *out)
+{
+    char base[PATH_MAX], joined[PATH_MAX];
+    if (!path || !path[0])
+        return dirfd >= 0 ? fd_path(dirfd, out) : -1;
+    const char *p = path;
+    if (path[0] != '/' && dirfd != AT_FDCWD) {
+        if (fd_path(dirfd, base) < 0 || path_join(joined, sizeof joined, base, path, NULL) < 0)
+            return -1;
+        p = joined;
+    }
+    if (how & SHIM_NOFOLLOW)
+        return path_resolve_parent(p, out, PATH_MAX, NULL);
+    return path_resolve(p, out, PATH_MAX, NULL);
+}
+
+/* ---- the record ------------------------------------------------------------ */
+
+/* The current test from the configured variable, read now (pytest sets it per phase):
+ * "tests/t.py::test_x (call)" gives the id "tests/t.py::test_x" and the phase "call". */
+static const char *current_test(char *test, size_t len, const char **phase)
+{
+    const char *v = getenv(shim.conf.test_env);
+    *phase = NULL;
+    if (!v || !v[0])
+        return NULL;
+    snprintf(test, len, "%s", v);
+    static const char *const phases[] = {"setup", "call", "teardown"};
+    size_t n = strlen(test);
+    for (size_t i = 0; i < 3; i++) {
+        size_t k = strlen(phases[i]) + 3; /* " (" phase ")" */
+        if (n > k && test[n - 1] == ')' && !strncmp(test + n - k, " (", 2) &&
+            !strncmp(test + n - k + 2, phases[i], k - 3)) {
+            test[n - k] = '\0';
+            *phase = phases[i];
+        }
+    }
+    return test;
+}
+
+static void live_line(const struct vlog_record *r)
+{
+    unsigned n = __atomic_add_fetch(&live_count, 1, __ATOMIC_RELAXED);
+    if (n > LIVE_MAX)
+        return;
+    const char *more = n == LIVE_MAX ? " (further violations in this process are only logged; "
+                                       "see the summary at the end of the run)"
+                                     : "";
+    char line[VLOG_MAX];
+    size_t room = sizeof line - strlen(more) - 2; /* the suffix and "\n" always fit */
+    struct hint_who who = {r->test, r->exe, r->pid};
+    int k = hint_violation_line(line, room, &who, r->resolved, shim.fence, shim.conf.policy.root,
+                                getenv("HOME"));
+    if (k < 0)
+        return;
+    if ((size_t)k >= room)
+        k = (int)room - 1;
+    k += snprintf(line + k, sizeof line - (size_t)k, "%s\n", more);
+    ssize_t w = write(STDERR_FILENO, line, (size_t)k);
+    (void)w;
+}
+
+static void record(const char *op, const char *given, const char *resolved, int err, const char *by)
+{
+    char test[700], line[VLOG_MAX];
+    struct vlog_self self;
+    struct vlog_record r;
+    vlog_record_self(&r, &self);
+    r.test = current_test(test, sizeof test, &r.phase);
+    r.op = op;
+    r.path = given ? given : "";
+    r.resolved = resolved;
+    r.err = err;
+    r.blocked_by = by;
+    size_t len = vlog_format(line, sizeof line, &r);
+    vlog_append(shim.log, line, len);
+    live_line(&r);
+}
+
+/* ---- the two hooks --------------------------------------------------------- */
+
+/* The first of the call's paths that lies outside the writable set (the second
+ * path, the new name of a rename or link, is the one written, so it goes first). */
+static const char *outside(unsigned how, int dirfd, const char *path, int dirfd2, const char *path2,
+                           char *resolved)
+{
+    if (path2 && resolve_at(dirfd2, path2, how, resolved) == 0 &&
+        !policy_match(&shim.conf.policy, resolved))
+        return path2;
+    if ((path || dirfd >= 0) && resolve_at(dirfd, path, how, resolved) == 0 &&
+        !policy_match(&shim.conf.policy, resolved))
+        return path ? path : "";
+    return NULL;
+}
+
+bool shim_pre(const char *op, unsigned how, int dirfd, const char *path, int dirfd2,
+              const char *path2)
+{
+    if (!shim.active || busy || (how & SHIM_SKIP) ||
+        (shim.conf.mode != SHIM_BLOCK && !((how & SHIM_META) && shim.conf.precheck_meta)))
+        return false;
+    busy++;
+    char resolved[PATH_MAX];
+    const char *given = outside(how, dirfd, path, dirfd2, path2, resolved);
+    if (given)
+        record(op, given, resolved, EACCES, "shim");
+    busy--;
+    if (given)
+        errno = EACCES;
+    return given != NULL;
+}
+
+void shim_post(const char *op, unsigned how, int dirfd, const char *path, int dirfd2,
+               const char *path2)
+{
+    int e = errno;
+    if (!shim.active || busy || (how & SHIM_SKIP) || !fence_errno(e))
+        return;
+    busy++;
+    char resolved[PATH_MAX];
+    const char *given = outside(how, dirfd, path, dirfd2, path2, resolved);
+    if (given)
+        record(op, given, resolved, e, "kernel");
+    busy--;
+    errno = e;
+}

@@ -1,0 +1,120 @@
+/* test_report: grouping, deduplication and counts, the summary's limits, report.json. */
+#include "check.h"
+
+#include <limits.h>
+#include "core/report.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static void put(int fd, const char *test, const char *resolved)
+{
+    char line[VLOG_MAX];
+    struct vlog_record r = {.time = "t",
+                            .pid = 1,
+                            .test = test,
+                            .op = "open",
+                            .path = resolved,
+                            .resolved = resolved,
+                            .err = 13,
+                            .blocked_by = "kernel",
+                            .exe = "/bin/sh",
+                            .cmdline = "sh"};
+    size_t n = vlog_format(line, sizeof line, &r);
+    CHECK(write(fd, line, n) == (ssize_t)n);
+}
+
+static char *slurp(int dfd, const char *name)
+{
+    int fd = openat(dfd, name, O_RDONLY);
+    char *buf = calloc(1, 1 << 20);
+    if (fd >= 0 && buf && read(fd, buf, (1 << 20) - 1) < 0)
+        buf[0] = '\0';
+    if (fd >= 0)
+        close(fd);
+    return buf;
+}
+
+int main(void)
+{
+    char dir[PATH_MAX];
+    if (!check_tmpdir(dir, sizeof dir, "tf_report"))
+        return perror("mkdtemp"), 1;
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+    int fd = openat(dfd, "log", O_WRONLY | O_CREAT, 0644);
+    for (int i = 0; i < 3; i++)
+        put(fd, "t.py::a", "/p/config.toml");
+    put(fd, "t.py::b", "/p/x");
+    put(fd, NULL, "/tmp/y");
+    for (int i = 0; i < 30; i++) {
+        char p[32], t[32];
+        snprintf(p, sizeof p, "/p/f%d", i);
+        snprintf(t, sizeof t, "t.py::many%d", i);
+        put(fd, t, p);
+        put(fd, "t.py::b", p);
+    }
+    CHECK(write(fd, "{\"forged\":1}\n", 13) == 13);
+    close(fd);
+
+    struct report r;
+    tf_err err;
+    CHECK(report_load(&r, dfd, "log", &err) == 0);
+    CHECK(r.total == 65 && r.n == 63 && r.unattributed == 1 && r.stats.malformed == 1);
+    char a0[] = "pytest", a1[] = "-q";
+    char *argv[] = {a0, a1, NULL};
+    struct report_run run = {.run_id = "id",
+                             .root = "/p",
+                             .workspace = dir,
+                             .backend = "landlock",
+                             .argv = argv,
+                             .command_status = 0,
+                             .status = 120};
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    report_print(f, &r, &run);
+    fclose(f);
+    CHECK(strstr(out, "65 writes outside the writable set were blocked") != NULL);
+    CHECK(strstr(out, "  t.py::a: 3 blocked writes\n    open       /p/config.toml (EACCES) x3") !=
+          NULL);
+    CHECK(strstr(out, "(outside any test)") == NULL); /* the 33rd group: past the limit */
+    CHECK(strstr(out, "... and 21 more distinct writes") != NULL); /* t.py::b has 31 */
+    CHECK(strstr(out, "... and 13 more tests") != NULL);
+    CHECK(strstr(out, "1 malformed line") != NULL);
+    CHECK(strstr(out, "exiting 120") != NULL);
+    free(out);
+
+    CHECK(report_write_json(&r, &run, dfd, "report.json", &err) == 0);
+    char *json = slurp(dfd, "report.json");
+    CHECK(strstr(json, "\"schema\": \"testfence-report/1\"") != NULL);
+    CHECK(strstr(json, "\"command\": [\"pytest\", \"-q\"]") != NULL);
+    CHECK(strstr(json, "\"blocked\": 65,") != NULL);
+    CHECK(strstr(json, "\"test\": null") != NULL);
+    CHECK(strstr(json, "\"count\": 3,") != NULL);
+    free(json);
+    /* A symlink planted where the report goes is replaced, not followed. */
+    CHECK(symlinkat("/nonexistent/target", dfd, "planted") == 0);
+    CHECK(report_write_json(&r, &run, dfd, "planted", &err) == 0);
+    struct stat st;
+    CHECK(fstatat(dfd, "planted", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode));
+    report_free(&r);
+
+    /* A clean run prints nothing. */
+    fd = openat(dfd, "empty", O_WRONLY | O_CREAT, 0644);
+    close(fd);
+    CHECK(report_load(&r, dfd, "empty", &err) == 0 && r.total == 0);
+    f = open_memstream(&out, &len);
+    report_print(f, &r, &run);
+    fclose(f);
+    CHECK(len == 0);
+    free(out);
+    report_free(&r);
+    const char *names[] = {"log", "report.json", "planted", "empty"};
+    for (size_t i = 0; i < 4; i++)
+        unlinkat(dfd, names[i], 0);
+    close(dfd);
+    rmdir(dir);
+    return check_done("test_report");
+}

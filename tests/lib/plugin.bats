@@ -1,0 +1,187 @@
+#!/usr/bin/env bats
+# The pytest plugin: plain `pytest` with `-p testfence` fences itself (libtestfence.so),
+# turns blocked writes into failures of the test that made them, with pytest-xdist too.
+
+load ../support/helpers
+
+LIB="$(dirname "$TESTFENCE")/libtestfence.so"
+PY=/usr/bin/python3
+
+setup() {
+    [ -e "$LIB" ] || skip "libtestfence.so not built (include cmake/lib.cmake)"
+    # The suite may itself run under `testfence run`: this pytest must not think so.
+    OUTER_RUN_ID=${TESTFENCE_RUN_ID:-}
+    unset TESTFENCE_WORKSPACE TESTFENCE_RUN_ID TESTFENCE_PLUGIN PYTEST_ADDOPTS
+    export PYTHONPATH="$TESTFENCE_SRC/python" TESTFENCE_LIBRARY="$LIB"
+    P="$BATS_TEST_TMPDIR/proj"
+    cp -r "$TESTFENCE_SRC/examples/clobber" "$P"
+    rm -rf "$P/tests/artifacts"
+    sed -i 's/^pythonpath = \["."\]$/&\naddopts = "-p testfence"/' "$P/pyproject.toml"
+    grep -q 'addopts = "-p testfence"' "$P/pyproject.toml"
+    cat >"$P/tests/test_swallow.py" <<'EOF'
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_swallows_the_error():
+    try:
+        (ROOT / "presets.toml").write_text("clobbered")
+    except PermissionError:
+        pass
+
+
+def test_swallows_a_child_error():
+    import subprocess
+    subprocess.run(["sh", "-c", "echo x > ../personas.toml"], cwd=ROOT / "tests")
+EOF
+    cd "$P" || return 1
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+}
+
+# expect_clobber_results: each careless test failed with its violation line, the good passed.
+expect_clobber_results() {
+    local t
+    for t in test_save_overwrites_manual_slop_with_open test_save_through_path_write_text \
+        test_shell_helper_clobbers_config test_credentials_reset; do
+        expect_output_has "FAILED tests/test_settings.py::$t"
+    done
+    expect_output_has "FAILED tests/test_swallow.py::test_swallows_the_error"
+    expect_output_has "FAILED tests/test_swallow.py::test_swallows_a_child_error"
+    expect_output_has "TEST_SANDBOX_VIOLATION: tests/test_swallow.py::test_swallows_the_error attempted to write to $P/presets.toml which is outside $P/tests/. How to fix: write under tmp_path"
+    expect_output_has "TEST_SANDBOX_VIOLATION: tests/test_swallow.py::test_swallows_a_child_error attempted to write to $P/personas.toml"
+    expect_output_has "6 failed, 5 passed"
+    expect_output_has "testfence: blocked writes"
+    expect_output_has "testfence: 6 writes outside the writable set were blocked"
+}
+
+@test "plain pytest: bad tests fail with the violation line, even when they swallow it" {
+    run $PY -m pytest -p no:cacheprovider --junitxml=tests/junit.xml
+    expect_status 1
+    expect_clobber_results
+    expect_output_has "testfence: fenced (Landlock ABI"
+    expect_output_has "testfence: no seccomp metadata guard in-process"
+    assert_outside_unchanged
+    grep -q 'TEST_SANDBOX_VIOLATION: tests/test_swallow.py::test_swallows_the_error' tests/junit.xml
+    [ "$(ls -d tests/artifacts/_isolation_workspace_*/ | wc -l)" -eq 1 ]
+    ls tests/artifacts/_isolation_workspace_*/report.json
+}
+
+@test "pytest -n 2: every worker is fenced and the summary merges them" {
+    run $PY -m pytest -n 2
+    expect_status 1
+    expect_clobber_results
+    assert_outside_unchanged
+    [ "$(ls -d tests/artifacts/_isolation_workspace_*/ | wc -l)" -eq 1 ]
+}
+
+@test "writes in a fixture fail its test's setup; at import time, the collector" {
+    cat >tests/test_fixture.py <<'EOF'
+import pytest
+from pathlib import Path
+
+@pytest.fixture
+def clobber():
+    try:
+        Path("config.toml").write_text("x")
+    except OSError:
+        pass
+    yield
+
+def test_uses_it(clobber):
+    pass
+EOF
+    run $PY -m pytest tests/test_fixture.py
+    expect_status 1
+    expect_output_has "ERROR tests/test_fixture.py::test_uses_it"
+    expect_output_has "attempted to write to $P/config.toml which is outside $P/tests/. How to fix: write under tmp_path or the run workspace (\$TESTFENCE_WORKSPACE). (in fixture clobber)"
+    printf 'import os\ntry:\n    os.remove("credentials.toml")\nexcept OSError:\n    pass\n\ndef test_x():\n    pass\n' >tests/test_import.py
+    run $PY -m pytest tests/test_import.py
+    expect_status 2
+    expect_output_has "ERROR collecting tests/test_import.py"
+    expect_output_has "TEST_SANDBOX_VIOLATION: tests/test_import.py attempted to write to $P/credentials.toml"
+    assert_outside_unchanged
+}
+
+@test "a blocked write outside any test: the run exits 120" {
+    printf 'from pathlib import Path\ntry:\n    Path("manual_slop.toml").write_text("x")\nexcept OSError:\n    pass\n' >conftest.py
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+    run $PY -m pytest tests/test_settings.py -k tmp_path
+    expect_status 120
+    expect_output_has "(outside any test): 1 blocked write"
+    assert_outside_unchanged
+}
+
+@test "chmod outside the writable set is refused in-process (Landlock cannot)" {
+    printf 'import os\ndef test_chmod():\n    os.chmod("config.toml", 0o600)\n' >tests/test_meta.py
+    run $PY -m pytest tests/test_meta.py
+    expect_status 1
+    expect_output_has "PermissionError"
+    expect_output_has "TEST_SANDBOX_VIOLATION: tests/test_meta.py::test_chmod attempted to write to $P/config.toml"
+    assert_outside_unchanged
+}
+
+@test "under testfence run: the plugin does nothing, no second workspace" {
+    run "$TESTFENCE" run -- $PY -m pytest
+    expect_status 1
+    expect_output_has "already fenced by \`testfence run\`"
+    expect_output_has "FAILED tests/test_settings.py::test_credentials_reset"
+    [ "$(ls -d tests/artifacts/_isolation_workspace_*/ | wc -l)" -eq 1 ]
+    assert_outside_unchanged
+}
+
+@test "no Landlock: pytest stops with the reason, nothing runs" {
+    run "$TF_NOLANDLOCK" $PY -m pytest
+    expect_status 4
+    expect_output_has "ERROR: testfence: cannot enforce the fence: the kernel has no Landlock"
+    expect_output_has "--testfence=off"
+    [ ! -e tests/artifacts ]
+    assert_outside_unchanged
+}
+
+@test "a config error: pytest stops with the file:line:col message, exit 4" {
+    printf 'retain = "three"\n' >testfence.toml
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+    run $PY -m pytest
+    expect_status 4
+    expect_output_has "ERROR: testfence: $P/testfence.toml:1:"
+    expect_output_has "retain"
+    assert_outside_unchanged
+}
+
+@test "--testfence=off: runs unfenced, loudly" {
+    run $PY -m pytest --testfence=off tests/test_swallow.py
+    expect_status 0
+    expect_output_has "testfence: WARNING: --testfence=off: NOTHING IS FENCED"
+    expect_output_has "testfence: OFF"
+    [ "$(cat presets.toml)" = clobbered ]
+}
+
+@test "install: DESTDIR tree, pkg-config, and pytest loads the plugin by its entry point" {
+    BIN=$(dirname "$TESTFENCE")
+    if [ -n "$OUTER_RUN_ID" ]; then
+        # Rightly so: cmake --install writes install_manifest.txt into the build dir.
+        skip "under testfence run: cmake --install writes into the build dir, outside tests/"
+    fi
+    DESTDIR="$BATS_TEST_TMPDIR/root" run cmake --install "$BIN" --prefix /opt/tf
+    expect_status 0
+    R="$BATS_TEST_TMPDIR/root/opt/tf"
+    [ -e "$R/include/testfence.h" ]
+    [ -e "$R/lib/testfence/libtestfence_preload.so" ]
+    site=$(dirname "$(ls "$R"/lib/python3*/dist-packages/testfence.py)")
+    ls "$site"/testfence_pytest-*.dist-info/entry_points.txt
+    # A C program builds against the installed header and library through pkg-config.
+    printf '#include <testfence.h>\nint main(void)\n{\n    tf_session *s = tf_open();\n    int ok = tf_load(s, "%s", NULL, NULL, 0) == 0 && tf_api_version() == TF_API_VERSION;\n    tf_close(s);\n    return !ok;\n}\n' "$P" >"$BATS_TEST_TMPDIR/use.c"
+    flags=$(PKG_CONFIG_PATH="$R/lib/pkgconfig" pkg-config --cflags --libs testfence)
+    cc -std=c17 -Wall -Wextra -Werror -o "$BATS_TEST_TMPDIR/use" "$BATS_TEST_TMPDIR/use.c" $flags
+    LD_LIBRARY_PATH="$R/lib" "$BATS_TEST_TMPDIR/use"
+    # No -p, no TESTFENCE_LIBRARY: the entry point loads it, it finds the library.
+    sed -i '/addopts = "-p testfence"/d' pyproject.toml
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+    unset TESTFENCE_LIBRARY
+    PYTHONPATH="$site" run $PY -m pytest tests/test_swallow.py
+    expect_status 1
+    expect_output_has "testfence: fenced (Landlock ABI"
+    expect_output_has "FAILED tests/test_swallow.py::test_swallows_the_error"
+    assert_outside_unchanged
+}

@@ -1,0 +1,248 @@
+#!/usr/bin/env bats
+# The kernel fence: writes outside tests/ fail however they are made; writes inside work.
+
+load ../support/helpers
+
+setup() { mkproject; }
+
+@test "a shell redirect to a root file fails with EACCES and changes nothing" {
+    run "$TESTFENCE" run -- sh -c 'echo clobbered > config.toml'
+    expect_status 2
+    expect_output_has "config.toml: Permission denied"
+    assert_outside_unchanged
+}
+
+@test "a raw openat syscall is blocked" {
+    run "$TESTFENCE" run -- "$TF_PROBE" write credentials.toml
+    expect_status 1
+    [ "$output" = EACCES ]
+    run "$TF_PROBE" write "$BATS_TEST_TMPDIR/unfenced" # the probe itself works
+    [ "$output" = ok ]
+    assert_outside_unchanged
+}
+
+@test "a static binary is blocked (raw syscall, no libc to interpose)" {
+    run "$TESTFENCE" run -- "$TF_PROBE_STATIC" write data/sample.csv
+    expect_status 1
+    [ "$output" = EACCES ]
+    assert_outside_unchanged
+}
+
+@test "busybox-static cannot write, truncate or remove outside tests/" {
+    bb=/bin/busybox
+    run readelf -d "$bb"
+    [[ "$output" != *NEEDED* ]] # it really is static
+    run "$TESTFENCE" run -- "$bb" sh -c 'echo x > config.toml'
+    [ "$status" -ne 0 ]
+    run "$TESTFENCE" run -- "$bb" truncate -s 0 config.toml
+    [ "$status" -ne 0 ]
+    run "$TESTFENCE" run -- "$bb" rm -f credentials.toml
+    [ "$status" -ne 0 ]
+    assert_outside_unchanged
+}
+
+@test "truncate and O_TRUNC outside tests/ are blocked" {
+    run "$TESTFENCE" run -- "$TF_PROBE" truncate config.toml
+    expect_status 1
+    [ "$output" = EACCES ]
+    run "$TESTFENCE" run -- /usr/bin/python3 -c 'import os; os.open("config.toml", os.O_RDONLY | os.O_TRUNC)'
+    [ "$status" -ne 0 ]
+    expect_output_has PermissionError
+    assert_outside_unchanged
+}
+
+@test "rm -rf of a directory outside tests/ deletes nothing" {
+    run "$TESTFENCE" run -- rm -rf data
+    [ "$status" -ne 0 ]
+    expect_output_has "Permission denied"
+    [ -f data/sample.csv ]
+    assert_outside_unchanged
+}
+
+@test "renaming a file out of tests/ fails and it stays in tests/" {
+    echo mine >tests/result.txt
+    run "$TESTFENCE" run -- "$TF_PROBE" rename tests/result.txt result.txt
+    expect_status 1
+    [ "$output" = EACCES ] || [ "$output" = EXDEV ]
+    [ "$(cat tests/result.txt)" = mine ]
+    assert_outside_unchanged
+}
+
+@test "moving or hard-linking an outside file into tests/ is blocked" {
+    run "$TESTFENCE" run -- "$TF_PROBE" rename config.toml tests/config.toml
+    expect_status 1
+    run "$TESTFENCE" run -- "$TF_PROBE" link credentials.toml tests/creds
+    expect_status 1
+    [ ! -e tests/config.toml ] && [ ! -e tests/creds ]
+    assert_outside_unchanged
+}
+
+@test "a symlink inside tests/ pointing outside does not let writes through" {
+    ln -s ../config.toml tests/cfg
+    ln -s ../new-file.toml tests/dangling
+    # Such symlinks are refused as hazards; even when the user insists, the kernel blocks.
+    run "$TESTFENCE" run --allow-hazards -- sh -c 'echo x > tests/cfg'
+    [ "$status" -ne 0 ]
+    run "$TESTFENCE" run --allow-hazards -- "$TF_PROBE" write tests/dangling
+    expect_status 1
+    [ ! -e new-file.toml ]
+    rm tests/cfg tests/dangling
+    assert_outside_unchanged
+}
+
+@test "a child that clears its environment is still fenced" {
+    run "$TESTFENCE" run -- env -i /bin/sh -c 'echo x > config.toml'
+    [ "$status" -ne 0 ]
+    run "$TESTFENCE" run -- env -i "$TF_PROBE" write config.toml
+    [ "$output" = EACCES ]
+    assert_outside_unchanged
+}
+
+@test "writes inside tests/, the temp dir and the system set work" {
+    run "$TESTFENCE" run -- sh -c '
+        set -e
+        echo a > tests/a.txt
+        mkdir -p tests/sub/deeper && echo b > tests/sub/deeper/b.txt
+        mv tests/a.txt tests/sub/a.txt
+        f=$(mktemp) && echo t > "$f" && rm "$f"
+        d=$(mktemp -d) && touch "$d/x" && rm -r "$d"
+        echo discard > /dev/null
+        echo shm > /dev/shm/tf-$$ && rm /dev/shm/tf-$$
+        case "$TMPDIR" in "$PWD"/tests/artifacts/*) ;; *) exit 9;; esac
+        echo done'
+    expect_status 0
+    [ "$output" = done ]
+    [ "$(cat tests/sub/a.txt)" = a ]
+    [ "$(cat tests/sub/deeper/b.txt)" = b ]
+    assert_outside_unchanged
+}
+
+@test "--allow opens a directory outside the root, and only that one" {
+    other="$BATS_TEST_TMPDIR/other"
+    mkdir "$other"
+    run "$TESTFENCE" run --allow "$other" -- sh -c "echo x > '$other/f' && echo y > config.toml"
+    [ "$status" -ne 0 ]
+    [ "$(cat "$other/f")" = x ]
+    assert_outside_unchanged
+}
+
+@test "the fence holds for an unprivileged user too (nobody)" {
+    # Make the project writable by nobody so only Landlock can stop the write.
+    # nobody must reach the project: open up the directories above it that need it.
+    d="$BATS_TEST_TMPDIR"
+    while [ "$d" != / ]; do
+        case $(stat -c %A "$d") in *[xt]) ;; *) chmod o+x "$d" ;; esac
+        d=$(dirname "$d")
+    done
+    install -m 755 "$TESTFENCE" "$BATS_TEST_TMPDIR/testfence"
+    chown -R nobody "$P"
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+    run setpriv --reuid=nobody --regid=nogroup --clear-groups "$BATS_TEST_TMPDIR/testfence" run -- \
+        sh -c 'echo ok > tests/mine.txt; echo x > config.toml'
+    [ "$status" -ne 0 ]
+    expect_output_has "config.toml: Permission denied"
+    [ "$(cat tests/mine.txt)" = ok ]
+    [ "$(stat -c %U tests/mine.txt)" = nobody ]
+    assert_outside_unchanged
+}
+
+@test "chmod, chown, utime and xattrs outside tests/ are refused; inside they work" {
+    if [ -n "${TESTFENCE_RUN_ID:-}" ]; then
+        skip "nested under testfence: the kernel allows one seccomp listener per process tree, and the outer run's guard holds it"
+    fi
+    touch -d '2020-01-01 00:00' config.toml
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+    run "$TESTFENCE" run -- sh -c '
+        chmod 600 config.toml || echo chmod-blocked
+        chown nobody config.toml || echo chown-blocked
+        touch config.toml || echo touch-blocked
+        /usr/bin/python3 -c "import os; os.setxattr(\"config.toml\", \"user.tf\", b\"1\")" 2>/dev/null || echo xattr-blocked
+        /usr/bin/python3 -c "import os; os.chmod(os.open(\"data/sample.csv\", os.O_RDONLY), 0o600)" 2>/dev/null || echo fchmod-blocked
+        ln -s ../config.toml tests/cfglink && chmod 600 tests/cfglink || echo link-chmod-blocked
+        echo x > tests/mine && chmod 600 tests/mine && touch -d 2001-01-01 tests/mine && echo inside-ok'
+    expect_status 120 # the command exited 0, but writes were blocked
+    expect_output_has "TEST_SANDBOX_VIOLATION: chmod"
+    for what in chmod chown touch xattr fchmod link-chmod; do expect_output_has "$what-blocked"; done
+    expect_output_has "inside-ok"
+    [ "$(stat -c %a tests/mine)" = 600 ]
+    rm tests/cfglink
+    [ -z "$(/usr/bin/python3 -c 'import os; print(os.listxattr("config.toml"))' | tr -d '[]')" ]
+    assert_outside_unchanged
+}
+
+@test "a hard link in tests/ to an outside file is a hazard: refused, nothing created" {
+    ln credentials.toml tests/creds-link
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+    run "$TESTFENCE" run -- sh -c 'echo pwned > tests/creds-link'
+    expect_status 125
+    expect_output_has "refusing to run: the writable set holds 1 hazard:"
+    expect_output_has "$P/tests/creds-link is a hard link to a file that also has 1 link(s) outside the writable set"
+    expect_output_has "--allow-hazards"
+    [ ! -e tests/artifacts ]
+    assert_outside_unchanged
+    # Two links both inside tests/ are no hazard.
+    rm tests/creds-link
+    echo a >tests/one && ln tests/one tests/two
+    run "$TESTFENCE" run -- true
+    expect_status 0
+}
+
+@test "a symlink in tests/ leading outside is a hazard; --allow-hazards runs anyway" {
+    ln -s ../data tests/data-link
+    run "$TESTFENCE" run -- true
+    expect_status 125
+    expect_output_has "$P/tests/data-link is a symlink to $P/data, outside the writable set"
+    run "$TESTFENCE" run --allow-hazards -- sh -c 'echo x > tests/data-link/sample.csv'
+    [ "$status" -ne 0 ]
+    expect_output_has "warning: --allow-hazards: running despite:"
+    rm tests/data-link
+    assert_outside_unchanged
+}
+
+@test "a run nested in another run keeps working (one seccomp listener per tree)" {
+    # Under the ASan build the outer run's shim is preloaded ahead of the inner
+    # binary's sanitizer runtime; tell ASan that order is expected here.
+    export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+    run "$TESTFENCE" run -- "$TESTFENCE" run -- sh -c 'echo in > tests/inner; echo x > config.toml'
+    [ "$status" -ne 0 ]
+    [ "$(cat tests/inner)" = in ]
+    assert_outside_unchanged
+}
+
+@test "hazards hide nowhere: a repeated writable entry, the artifacts dir" {
+    ln credentials.toml tests/creds-link
+    printf 'writable = ["tests", "./tests"]\n' >testfence.toml
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+    run "$TESTFENCE" run -- sh -c 'echo pwned >> tests/creds-link'
+    expect_status 125
+    expect_output_has "tests/creds-link is a hard link"
+    rm tests/creds-link testfence.toml
+    mkdir -p tests/artifacts && ln credentials.toml tests/artifacts/creds-link
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+    run "$TESTFENCE" run -- sh -c 'echo pwned >> tests/artifacts/creds-link'
+    expect_status 125
+    expect_output_has "tests/artifacts/creds-link is a hard link"
+    rm tests/artifacts/creds-link
+    assert_outside_unchanged
+}
+
+@test "a symlink planted in the artifacts dir never makes testfence write outside" {
+    mkdir "$BATS_TEST_TMPDIR/elsewhere" tests/artifacts
+    ln -s "$BATS_TEST_TMPDIR/elsewhere" tests/artifacts/tmp
+    run "$TESTFENCE" run -- true
+    expect_status 125
+    expect_output_has '"tmp" in it is a symlink or not a directory'
+    [ -z "$(ls -A "$BATS_TEST_TMPDIR/elsewhere")" ]
+}
+
+@test "the metadata guard resolves a final '..' instead of trusting the name" {
+    if [ -n "${TESTFENCE_RUN_ID:-}" ]; then
+        skip "nested under testfence: the outer run's guard holds the one seccomp listener"
+    fi
+    touch -d '2020-01-01 00:00' .
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+    run "$TESTFENCE" run -- sh -c 'touch -h tests/..; cd tests && touch -h -d 2001-01-01 ..'
+    [ "$status" -ne 0 ]
+    expect_output_has "Permission denied"
+    assert_outside_unchanged
+}
