@@ -58,11 +58,9 @@ int ws_plan(struct workspace *ws, const char *artifacts, const char *run_id, tf_
     ws->artifacts[strlen(ws->artifacts) - 1] = '\0'; /* drop the trailing '/' */
     const char *a = ws->artifacts;
     if (fmt(ws->dir, a, WS_PREFIX, run_id, err) < 0 ||
-        fmt(ws->tmp, a, WS_TMP "/", run_id, err) < 0 ||
         fmt(ws->xdg_cache, ws->dir, "xdg/cache", "", err) < 0 ||
         fmt(ws->xdg_data, ws->dir, "xdg/data", "", err) < 0 ||
         fmt(ws->xdg_state, ws->dir, "xdg/state", "", err) < 0 ||
-        fmt(ws->basetemp, a, WS_PYTEST_TMP "/", run_id, err) < 0 ||
         fmt(ws->pytest_cache, a, ".pytest_cache", "", err) < 0 ||
         fmt(ws->pycache, a, "pycache", "", err) < 0 ||
         fmt(ws->hypothesis, a, ".hypothesis", "", err) < 0)
@@ -130,15 +128,34 @@ static int mkdirs_beneath(const char *base, const char *path, mode_t mode, tf_er
     return 0;
 }
 
+/* "*": git status stays clean however many runs are kept. An existing file (the user's,
+ * or anything a test left) is kept as it is. */
+static void write_ignore(const char *artifacts)
+{
+    int dfd = open(artifacts, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int fd = dfd < 0 ? -1
+                     : openat(dfd, WS_IGNORE, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                              0644);
+    if (fd >= 0) {
+        static const char text[] = "# made by testfence: run workspaces and tool caches\n*\n";
+        ssize_t w = write(fd, text, sizeof text - 1);
+        (void)w;
+        close(fd);
+    }
+    if (dfd >= 0)
+        close(dfd);
+}
+
 int ws_create(const struct workspace *ws, tf_err *err)
 {
     if (mkdirs(ws->artifacts, 0755, err) < 0)
         return -1;
+    write_ignore(ws->artifacts);
     if (mkdirs_beneath(ws->artifacts, ws->dir, 0755, err) < 0)
         return -1;
     if (write_marker(ws, err) < 0)
         return -1;
-    const char *dirs[] = {ws->tmp, ws->xdg_cache, ws->xdg_data, ws->xdg_state, ws->basetemp};
+    const char *dirs[] = {ws->xdg_cache, ws->xdg_data, ws->xdg_state};
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
         if (mkdirs_beneath(ws->artifacts, dirs[i], 0700, err) < 0)
             return -1;
@@ -186,8 +203,7 @@ static int rm_problem(void *ctx, const struct walk_entry *dir, enum walk_problem
     return tf_errnof(ctx, errnum, "cannot read %s", dir->path);
 }
 
-/* rm -rf of NAME inside the directory DIRFD. */
-static int remove_tree_at(int dirfd, const char *name, tf_err *err)
+int ws_remove_tree_at(int dirfd, const char *name, tf_err *err)
 {
     static const struct walk_ops ops = {
         .visit = rm_visit, .leave = rm_leave, .problem = rm_problem, .max_depth = 256};
@@ -274,7 +290,7 @@ static int prune_in(int artifacts_fd, int dirfd, const char *prefix, const char 
     for (size_t i = 0; i < n; i++) {
         const char *id = names[i] + strlen(prefix);
         if (i >= retain && removed >= 0 && !is_live(artifacts_fd, id)) {
-            if (remove_tree_at(dirfd, names[i], err) < 0)
+            if (ws_remove_tree_at(dirfd, names[i], err) < 0)
                 removed = -1;
             else
                 removed++;

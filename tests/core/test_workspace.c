@@ -30,6 +30,18 @@ static void touch(const char *rel)
         close(fd);
 }
 
+/* The per-run temp dirs earlier versions made in the artifacts dir. */
+static void legacy(const char *id)
+{
+    char p[PATH_MAX];
+    mkdir(at("artifacts/tmp"), 0755);
+    mkdir(at("artifacts/_pytest_tmp"), 0755);
+    snprintf(p, sizeof p, "artifacts/tmp/%s", id);
+    mkdir(at(p), 0700);
+    snprintf(p, sizeof p, "artifacts/_pytest_tmp/%s", id);
+    mkdir(at(p), 0700);
+}
+
 int main(void)
 {
     const char *t = getenv("TMPDIR");
@@ -52,17 +64,20 @@ int main(void)
     CHECK(ws_plan(&ws, art, id, &err) == 0);
     CHECK(!exists("artifacts")); /* planning creates nothing */
     CHECK_STR(ws.dir + strlen(base), "/artifacts/_isolation_workspace_20261130T005320Z-0000042");
-    CHECK_STR(ws.basetemp + strlen(base), "/artifacts/_pytest_tmp/20261130T005320Z-0000042");
-    CHECK_STR(ws.tmp + strlen(base), "/artifacts/tmp/20261130T005320Z-0000042");
+    CHECK_STR(ws.xdg_cache + strlen(base),
+              "/artifacts/_isolation_workspace_20261130T005320Z-0000042/xdg/cache");
 
-    /* Four runs, retention 2: the two oldest go, with their basetemp. */
+    /* Four runs, retention 2: the two oldest go, with the temp dirs earlier versions kept
+     * in tmp/ and _pytest_tmp/. */
     const char *ids[] = {"20260101T000000Z-0000001", "20260102T000000Z-0000001",
                          "20260103T000000Z-0000001", "20260104T000000Z-0000001"};
     for (int i = 0; i < 4; i++) {
         CHECK(ws_plan(&ws, art, ids[i], &err) == 0);
         CHECK(ws_create(&ws, &err) == 0);
+        legacy(ids[i]);
     }
     CHECK(ws_create(&ws, &err) < 0); /* a run workspace is always fresh */
+    CHECK(exists("artifacts/.gitignore")); /* kept out of git status */
     touch("artifacts/tmp/20260101T000000Z-0000001/file");
     /* Things testfence did not make must survive: no marker, wrong name, a symlink. */
     mkdir(at("artifacts/_isolation_workspace_20250101T000000Z-0000009"), 0755);
@@ -93,6 +108,7 @@ int main(void)
     /* A held (running) workspace survives even --all; released, it goes. */
     CHECK(ws_plan(&ws, art, "20260105T000000Z-0000001", &err) == 0);
     CHECK(ws_create(&ws, &err) == 0);
+    legacy("20260105T000000Z-0000001");
     int hold = ws_hold(&ws, &err);
     CHECK(hold >= 0);
     CHECK(ws_prune(art, 0, &err) == 6); /* the two older runs' three dirs each */
