@@ -132,8 +132,11 @@ static void child(const struct spawn_opts *o, const sigset_t *oldmask, bool tty,
         if (lfd >= 0)
             close(lfd);
     }
-    /* Nothing but 0, 1 and 2 may reach the command; errfd closes on a successful exec. */
+    /* Nothing but 0, 1, 2 and the kept ones (make's jobserver) may reach the command;
+     * errfd closes on a successful exec. */
     close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+    for (size_t i = 0; i < o->nkeep_fds; i++)
+        fcntl(o->keep_fds[i], F_SETFD, 0);
     execvpe(o->argv[0], o->argv, o->envp);
     int e = errno;
     child_fail(errfd, e, "cannot execute");

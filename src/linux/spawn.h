@@ -11,6 +11,8 @@ struct spawn_opts {
     char *const *envp;          /* the child's complete environment */
     int ruleset_fd;             /* from fence_prepare; -1 runs unfenced */
     const struct policy *guard; /* guard metadata syscalls with this policy; NULL: don't */
+    const int *keep_fds;        /* open descriptors the command inherits besides 0, 1, 2 */
+    size_t nkeep_fds;
 };
 
 /* Run the command and wait for it. On success returns 0 and sets *status to the
