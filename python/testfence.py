@@ -7,9 +7,12 @@ through its ``pytest11`` entry point. ``--testfence=off`` runs unfenced, loudly.
 See docs/plugin.md. Standard library only.
 """
 
+import atexit
 import ctypes
 import errno
 import os
+import shutil
+import stat
 import sys
 import tempfile
 
@@ -56,6 +59,7 @@ def _load_library():
         "tf_error": (c_s, [c_p]),
         "tf_warning": (c_s, [c_p]),
         "tf_load": (c_i, [c_p, c_s, c_s, ctypes.POINTER(c_s), c_sz]),
+        "tf_set_outputs": (c_i, [c_p, ctypes.POINTER(c_s), c_sz]),
         "tf_check": (c_i, [c_p]),
         "tf_prepare": (c_i, [c_p]),
         "tf_fence": (c_i, [c_p]),
@@ -63,7 +67,8 @@ def _load_library():
         "tf_root": (c_s, [c_p]),
         "tf_config_source": (c_s, [c_p]),
         "tf_workspace": (c_s, [c_p]),
-        "tf_basetemp": (c_s, [c_p]),
+        "tf_tmp": (c_s, [c_p]),
+        "tf_output": (c_s, [c_p, c_sz]),
         "tf_pytest_cache": (c_s, [c_p]),
         "tf_shim": (c_s, [c_p]),
         "tf_fence_dir": (c_s, [c_p]),
@@ -109,9 +114,19 @@ class Session:
             raise FenceError(_s(self.lib.tf_error(self.h)))
         return rc
 
-    def load(self, allow):
+    def load(self, allow, outputs):
+        outs = (ctypes.c_char_p * (len(outputs) + 1))(*[_b(o) for o in outputs], None)
+        self._ok(self.lib.tf_set_outputs(self.h, outs, len(outputs)))
         arr = (ctypes.c_char_p * (len(allow) + 1))(*[_b(a) for a in allow], None)
         self._ok(self.lib.tf_load(self.h, None, None, arr, len(allow)))
+
+    def outputs(self):
+        out = []
+        while True:
+            o = _s(self.lib.tf_output(self.h, len(out)))
+            if o is None:
+                return out
+            out.append(o)
 
     def check(self):
         self._ok(self.lib.tf_check(self.h))
@@ -133,10 +148,11 @@ class Session:
         return [(_s(self.lib.tf_env_name(self.h, i)), _s(self.lib.tf_env_value(self.h, i))) for i in range(n)]
 
     def path_check(self, path, nofollow):
-        """(allowed, resolved); allowed is None when the path cannot be resolved."""
+        """(verdict, resolved): verdict is 1 writable, 0 outside the writable set, 2 outside
+        but harmless tool state (refused, never reported), None when it cannot be resolved."""
         buf = ctypes.create_string_buffer(4096)
         rc = self.lib.tf_path_check(self.h, _b(path), int(nofollow), buf, len(buf))
-        return (None if rc < 0 else bool(rc)), _s(buf.value)
+        return (None if rc < 0 else rc), _s(buf.value)
 
     def record(self, op, path, resolved, err, by_us, test, phase):
         self.lib.tf_record(self.h, op.encode(), _b(path), _b(resolved), err, int(by_us), _b(test), _b(phase))
@@ -173,6 +189,7 @@ class _State:
         self.fixture_of = {}  # (test, resolved) -> fixture name, for in-process writes
         self.total = 0
         self.config = None  # the pytest run that owns this state (not a pytester inline run)
+        self.quiet = False  # the plugin's own clean-up: not the tests' writes
 
 
 _state = _State()
@@ -185,6 +202,11 @@ def pytest_addoption(parser):
                          "off: run UNFENCED (loud warning)")
     group.addoption("--testfence-allow", action="append", default=[], metavar="PATH",
                     help="also allow writes beneath PATH (must exist), like testfence run --allow")
+    group.addoption("--testfence-output", action="append", default=[], metavar="PATH",
+                    help="a file (or, ending in '/', a directory) outside tests/ this run may "
+                         "write, like testfence run --output: a report")
+    group.addoption("--testfence-keep-tmp", action="store_true", default=False,
+                    help="keep the run's private temp dir (pytest's tmp_path) at the end")
 
 
 def _warn(msg):
@@ -217,10 +239,56 @@ def _apply_env(session, config):
         config._override_ini = tuple(config._override_ini) + ("cache_dir=" + cache,)
 
 
+# pytest's own options that name a file or directory it writes (option dest -> flag).
+_OUTPUT_OPTIONS = (("xmlpath", "--junitxml"), ("htmlpath", "--html"), ("report_log", "--report-log"),
+                   ("resultlog", "--resultlog"), ("json_report_file", "--json-report-file"))
+# pytest-cov's report types and where each goes by default ("--cov-report=xml").
+_COV_DEFAULTS = {"xml": "coverage.xml", "html": "htmlcov/", "json": "coverage.json",
+                 "lcov": "coverage.lcov"}
+
+
+def _pytest_outputs(opt):
+    """[(flag, path)] of the files pytest and its plugins were asked to write."""
+    out = []
+    for dest, flag in _OUTPUT_OPTIONS:
+        v = opt(dest)
+        if isinstance(v, str) and v:
+            out.append((flag, v))
+    reports = opt("cov_report") if opt("cov_source") else None
+    for kind, dest in (reports or {}).items() if isinstance(reports, dict) else ():
+        path = dest or _COV_DEFAULTS.get(kind)
+        if path:
+            out.append(("--cov-report=" + kind, path))
+    return out
+
+
+def _check_outputs(s, opt):
+    """Stop at start-up, saying what to declare, when pytest would write a report outside
+    the writable set: the kernel would refuse it at the very end of the run."""
+    root = s.get("root")
+    bad = []
+    for flag, path in _pytest_outputs(opt):
+        verdict, resolved = s.path_check(path.rstrip("/") or path, False)
+        if verdict == 0 and resolved:
+            rel = os.path.relpath(resolved, root) if resolved.startswith(root + "/") else resolved
+            bad.append((flag, path, resolved, rel + ("/" if path.endswith("/") else "")))
+    if not bad:
+        return
+    lines = ["pytest is asked to write outside the writable set; declare each as an output:"]
+    for flag, path, resolved, rel in bad:
+        lines.append("  %s %s -> %s" % (flag, path, resolved))
+    lines.append('in the config: outputs = [%s] (testfence.toml, or [tool.testfence] in '
+                 'pyproject.toml), or on the command line: %s'
+                 % (", ".join('"%s"' % r for _, _, _, r in bad),
+                    " ".join("--testfence-output " + p for _, p, _, _ in bad)))
+    raise FenceError("\n".join(lines))
+
+
 def _start_fenced(config, opt):
     lib = _load_library()
     s = Session(lib)
-    s.load(opt("testfence_allow") or [])
+    s.load(opt("testfence_allow") or [], opt("testfence_output") or [])
+    _check_outputs(s, opt)
     s.check()
     s.prepare()
     warning = s.get("warning")
@@ -228,11 +296,17 @@ def _start_fenced(config, opt):
         _warn("warning: " + warning)
     _apply_env(s, config)
     s.fence()
+    tmp = s.get("tmp")
+    if tmp:
+        atexit.register(_empty_tmp, tmp, bool(opt("testfence_keep_tmp")))
     _state.session = s
     _state.mode = "fenced"
     _state.record_in_process = True
-    _state.why = "fenced (Landlock ABI %d): writes only beneath %s and the system set; workspace %s" % (
+    _state.why = "fenced (Landlock ABI %d): writes only beneath %s, the run's temp dir and the system set; workspace %s" % (
         lib.tf_landlock_abi(s.h), s.get("fence_dir"), s.get("workspace"))
+    outputs = s.outputs()
+    if outputs:
+        _state.why += "; declared outputs: " + " ".join(outputs)
 
 
 def _start(config, opt):
@@ -266,6 +340,14 @@ def _start(config, opt):
             return
         _start_fenced(config, opt)
     except FenceError as e:
+        # An installed plugin meets pytest runs outside any project (a script in $HOME, a
+        # package's tests under /usr): there is nothing to fence them for (project.c says
+        # "no project root found").
+        if str(e).startswith("no project root found"):
+            _state.mode = "no-root"
+            _state.why = "no project root here, so nothing is fenced (%s)" % e
+            _warn(_state.why)
+            return
         raise pytest.UsageError("testfence: %s\n(pass --testfence=off to run unfenced)" % e)
     sys.addaudithook(_audit)
 
@@ -282,8 +364,10 @@ def pytest_configure(config):
     # Registered too late for pytest_load_initial_conftests (a pytest-xdist worker loads
     # -p plugins after its conftests): start here.
     _start(config, lambda name: config.getoption(name, None))
-    if _state.mode == "fenced" and config is _state.config and _state.session.get("basetemp"):
-        config.option.basetemp = _state.session.get("basetemp")
+    cache = _state.session.get("pytest_cache") if _state.mode == "fenced" else None
+    if cache and config is _state.config:
+        # pytest-xdist hands its workers config.option: they get the same cache_dir.
+        config.option.override_ini = list(config.option.override_ini or []) + ["cache_dir=" + cache]
 
 
 def pytest_report_header(config):
@@ -347,27 +431,62 @@ _EVENTS = {
 
 
 def _targets(event, args):
-    """[(op, path, nofollow, meta)] a write-like event aims at."""
+    """[(op, path, nofollow, meta, flags, source)] a write-like event aims at; SOURCE is the
+    old name of a rename, FLAGS the open(2) flags."""
     if event == "open":
         path, mode, flags = args[0], args[1], args[2] or 0
         writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) or flags & _WRITE_FLAGS
         if not writes:
             return []
         excl = flags & os.O_CREAT and flags & os.O_EXCL
-        return [("open", _pathof(path, None), bool(excl), False)]
+        return [("open", _pathof(path, None), bool(excl), False, flags, None)]
     spec = _EVENTS.get(event)
     if spec is None:
         return []
     op, pi, fi, nofollow, meta = spec
-    out = [(op, _pathof(_arg(args, pi), _arg(args, fi) if fi is not None else None), nofollow, meta)]
-    if event == "os.rename":  # the old name is removed too
-        out.append((op, _pathof(args[0], _arg(args, 2)), True, False))
-    return out
+    path = _pathof(_arg(args, pi), _arg(args, fi) if fi is not None else None)
+    if event != "os.rename":
+        return [(op, path, nofollow, meta, 0, None)]
+    old = _pathof(args[0], _arg(args, 2))
+    return [(op, path, nofollow, meta, 0, old), (op, old, True, False, 0, old)]
+
+
+def _lookup(path):
+    """(exists, is_dir) of PATH without following a last symlink; None when unknown."""
+    try:
+        st = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False, False
+    except OSError:
+        return None
+    return True, stat.S_ISDIR(st.st_mode)
+
+
+def _fails_first(op, flags, resolved, source):
+    """Would the kernel refuse this call before the fence is asked (EEXIST, ENOENT, EISDIR)?
+    Then nothing would have been written, and there is nothing to report. RESOLVED is the
+    target as the kernel sees it (tf_path_check); when in doubt, the answer is no."""
+    found = _lookup(resolved)
+    if found is None:
+        return False
+    exists, is_dir = found
+    parent = os.path.isdir(os.path.dirname(resolved) or "/")
+    if op == "rename" and source is not None and _lookup(source) == (False, False):
+        return True  # the old name is missing: ENOENT
+    if op in ("mkdir", "symlink", "link"):
+        return exists or not parent
+    if op == "rename":
+        return not parent
+    if op == "open":
+        if exists:
+            return is_dir or bool(flags & os.O_CREAT and flags & os.O_EXCL)
+        return not (flags & os.O_CREAT) or not parent
+    return not exists  # unlink, rmdir, truncate and the metadata calls act on what exists
 
 
 def _audit(event, args):
     st = _state
-    if st.session is None:
+    if st.session is None or st.quiet:
         return
     if event == "fcntl.ioctl" and len(args) > 1 and args[1] == TIOCSTI:
         raise PermissionError(errno.EPERM, "testfence: TIOCSTI (typing into the terminal) is refused")
@@ -377,14 +496,16 @@ def _audit(event, args):
         targets = _targets(event, args)
     except Exception:
         return
-    for op, path, nofollow, meta in targets:
+    for op, path, nofollow, meta, flags, source in targets:
         if not path:
             continue
         if meta and not st.record_in_process:
             continue  # this run's shim is loaded here and refuses it itself
-        allowed, resolved = st.session.path_check(path, nofollow)
-        if allowed is not False:
+        verdict, resolved = st.session.path_check(path, nofollow)
+        if verdict is None or verdict == 1 or _fails_first(op, flags, resolved, source):
             continue
+        if verdict == 2 and not meta:
+            continue  # harmless tool state: the kernel refuses it, nobody reports it
         test, phase = _current()
         if st.record_in_process:
             st.session.record(op, path, resolved, errno.EACCES, meta, test, phase)
@@ -486,3 +607,31 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         terminalreporter.write_sep("=", "testfence: blocked writes", red=True)
         for line in text.strip("\n").splitlines():
             terminalreporter.write_line(line)
+
+
+def _empty_tmp(tmp, keep):
+    """At exit, the run's private temp dir (pytest's tmp_path lives there) is emptied, as
+    `testfence run` removes it. Registered before pytest's own exit handlers for its
+    numbered dirs, so it runs after them. This process is fenced: it can empty the
+    directory, not remove it; the next run prunes the empty, unlocked directory."""
+    if keep:
+        try:
+            with open(os.path.join(tmp, ".testfence-keep"), "a"):
+                pass
+            _warn("kept the run's temp dir " + tmp)
+        except OSError:
+            pass
+        return
+    _state.quiet = True  # the plugin's own clean-up, inside the fence: nothing to report
+    try:
+        with os.scandir(tmp) as entries:
+            for e in entries:
+                try:
+                    if e.is_dir(follow_symlinks=False):
+                        shutil.rmtree(e.path)
+                    else:
+                        os.unlink(e.path)
+                except OSError:
+                    pass
+    except OSError:
+        pass

@@ -5,6 +5,8 @@
 
 #include <stdio.h>
 
+extern char **environ;
+
 static const char help[] =
     "usage: testfence clean [--root DIR] [--config FILE] [--retain N | --all]\n"
     "\n"
@@ -22,7 +24,7 @@ static int clean(const struct opts *o, tf_err *err)
 {
     struct plan pl;
     char joined[PATH_MAX], artifacts[PATH_MAX];
-    int rc = plan_policy(&pl, &o->req, err);
+    int rc = plan_policy(&pl, &o->req, environ, err);
     if (rc == 0)
         rc = path_join(joined, sizeof joined, pl.root, pl.cfg.artifacts, err);
     if (rc == 0)

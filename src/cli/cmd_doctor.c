@@ -6,6 +6,8 @@
 
 #include <stdio.h>
 
+extern char **environ;
+
 static const char help[] =
     "usage: testfence doctor [--root DIR] [--allow PATH]...\n"
     "\n"
@@ -76,7 +78,7 @@ int cmd_doctor(int argc, char **argv)
     struct fence_caps caps;
     fence_probe(&caps);
     print_caps(&caps);
-    if (plan_policy(&pl, &o.req, &err) < 0)
+    if (plan_policy(&pl, &o.req, environ, &err) < 0)
         printf("project:   none usable from here: %s\n", err.msg);
     else
         plan_print_policy(stdout, &pl);

@@ -5,14 +5,18 @@
 #include <limits.h>
 #include <stdio.h>
 
+extern char **environ;
+
 static const char help[] =
-    "usage: testfence explain [--root DIR] [--allow PATH]... PATH...\n"
+    "usage: testfence explain [--root DIR] [--allow PATH]... [--output PATH]... PATH...\n"
     "\n"
     "Say whether a write to each PATH would be allowed under 'testfence run', and\n"
     "which entry of the writable set allows it. PATH is resolved as the kernel\n"
     "would (relative to the current directory, symlinks followed, including a\n"
     "dangling final one); it need not exist. The answer comes from the same policy\n"
-    "code the fence is built from.\n"
+    "code the fence is built from. Declared outputs (the config's outputs, and\n"
+    "--output) are writable; harmless tool state (git's index lock, ...) is blocked\n"
+    "quietly; each run's private temp dir (TMPDIR) is writable too.\n"
     "\n"
     "exit status: 0 every PATH is writable, 1 some PATH is not, 125 error.\n";
 
@@ -28,6 +32,12 @@ static int explain_one(const struct plan *pl, const char *path, tf_err *err)
         printf(e->origin == POLICY_SYSTEM ? ")\n" : " \"%s\")\n", e->given);
         return 0;
     }
+    const struct policy_quiet *q = policy_quiet(&pl->policy, resolved);
+    if (q) {
+        printf("%s: blocked quietly: %s is harmless state of %s%s%s (refused, not reported)\n",
+               path, resolved, q->tool, q->commands ? " " : "", q->commands ? q->commands : "");
+        return 1;
+    }
     printf("%s: blocked: %s is outside the writable set of %s\n", path, resolved, pl->root);
     return 1;
 }
@@ -37,13 +47,13 @@ int cmd_explain(int argc, char **argv)
     struct opts o;
     struct plan pl = {0};
     tf_err err = {{0}};
-    int r = opts_parse(argc, argv, 0, help, &o, &err);
+    int r = opts_parse(argc, argv, OPT_EXPLAIN, help, &o, &err);
     if (r == 1)
         return 0;
     if (r == 0 && o.argi >= argc)
         r = tf_errf(&err, "no PATH given; usage: testfence explain PATH...");
     if (r == 0)
-        r = plan_policy(&pl, &o.req, &err);
+        r = plan_policy(&pl, &o.req, environ, &err);
     int status = 0;
     for (int i = o.argi; r == 0 && i < argc; i++) {
         int one = explain_one(&pl, argv[i], &err);

@@ -67,13 +67,13 @@ TOML
     expect_status 0
     expect_output_has 'key = "placeholder"'
     id=$(sed -n 's/^id=//p' <<<"$output")
-    expect_output_has "all=$P|$P/tests/artifacts|$id|$P/tests/artifacts/tmp/$id|{literal}"
+    expect_output_has "all=$P|$P/tests/artifacts|$id|$(runtmp_user)/$id|{literal}"
     [ "$(sed -n '$p' <<<"$output" | head -1)" ] # printed something
     expect_output_has $'\n0\n'
 }
 
-@test "[pytest] basetemp and cache_dir can be turned off" {
-    printf '[pytest]\nbasetemp = false\n' >testfence.toml
+@test "[pytest] cache_dir can be turned off; basetemp is accepted and never passed" {
+    printf '[pytest]\nbasetemp = true\n' >testfence.toml
     dry
     [[ "$output" != *--basetemp* ]]
     expect_output_has "cache_dir="
@@ -188,11 +188,16 @@ bad() {
     for _ in 1 2 3; do "$TESTFENCE" run --retain 10 -- true; sleep 1.1; done
     mkdir "$BATS_TEST_TMPDIR/victim" && echo keep >"$BATS_TEST_TMPDIR/victim/precious"
     ln -s "$BATS_TEST_TMPDIR/victim" tests/artifacts/_isolation_workspace_20200101T000000Z-0000001
+    # What earlier versions left: per-run temp dirs in the artifacts dir.
+    mkdir -p tests/artifacts/_pytest_tmp tests/artifacts/tmp
+    for id in 20210101T000000Z-0000001 20210102T000000Z-0000001; do
+        mkdir tests/artifacts/_pytest_tmp/$id tests/artifacts/tmp/$id
+    done
     ln -s "$BATS_TEST_TMPDIR/victim" tests/artifacts/_pytest_tmp/20200101T000000Z-0000001
     mkdir tests/artifacts/mine
     run "$TESTFENCE" clean --retain 1
     expect_status 0
-    expect_output_has "removed 6 run directories"
+    expect_output_has "removed 4 run directories"
     [ "$(ls -d tests/artifacts/_isolation_workspace_2026* | wc -l)" -eq 1 ]
     run "$TESTFENCE" clean --all
     expect_status 0

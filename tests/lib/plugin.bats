@@ -68,7 +68,7 @@ expect_clobber_results() {
 }
 
 @test "pytest -n 2: every worker is fenced and the summary merges them" {
-    run $PY -m pytest -n 2
+    run $PY -m pytest -p xdist -n 2
     expect_status 1
     expect_clobber_results
     assert_outside_unchanged
@@ -179,7 +179,7 @@ EOF
     sed -i '/addopts = "-p testfence"/d' pyproject.toml
     fingerprint >"$BATS_TEST_TMPDIR/before"
     unset TESTFENCE_LIBRARY
-    PYTHONPATH="$site" run $PY -m pytest tests/test_swallow.py
+    PYTHONPATH="$site" run env -u PYTEST_DISABLE_PLUGIN_AUTOLOAD $PY -m pytest tests/test_swallow.py
     expect_status 1
     expect_output_has "testfence: fenced (Landlock ABI"
     expect_output_has "FAILED tests/test_swallow.py::test_swallows_the_error"

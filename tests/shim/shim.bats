@@ -140,7 +140,7 @@ def test_clobber(i):
     with pytest.raises(PermissionError):
         open(f"data/out{i}.txt", "w")
 PY
-    run "$TESTFENCE" run -- /usr/bin/python3 -m pytest -q -n 2 -p no:cacheprovider tests/test_many.py
+    run "$TESTFENCE" run -- /usr/bin/python3 -m pytest -q -p xdist -n 2 -p no:cacheprovider tests/test_many.py
     expect_status 120
     expect_output_has "60 passed"
     log=$(ws_file violations.jsonl)
