@@ -364,10 +364,22 @@ def pytest_configure(config):
     # Registered too late for pytest_load_initial_conftests (a pytest-xdist worker loads
     # -p plugins after its conftests): start here.
     _start(config, lambda name: config.getoption(name, None))
-    cache = _state.session.get("pytest_cache") if _state.mode == "fenced" else None
-    if cache and config is _state.config:
-        # pytest-xdist hands its workers config.option: they get the same cache_dir.
-        config.option.override_ini = list(config.option.override_ini or []) + ["cache_dir=" + cache]
+    # A pytest-xdist worker parses the controller's command line again, without our -o:
+    # the controller hands it the cache dir (pytest_configure_node), applied here before
+    # the cache plugin reads it.
+    cache = (getattr(config, "workerinput", None) or {}).get(_WORKER_CACHE)
+    if _state.mode == "joined" and cache:
+        config._override_ini = tuple(config._override_ini) + ("cache_dir=" + cache,)
+
+
+_WORKER_CACHE = "testfence_cache_dir"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    """pytest-xdist: the worker NODE gets this run's cache dir, as the controller has it."""
+    if _state.mode == "fenced" and _state.session.get("pytest_cache"):
+        node.workerinput[_WORKER_CACHE] = _state.session.get("pytest_cache")
 
 
 def pytest_report_header(config):
@@ -599,6 +611,10 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     if _state.mode == "off":
         terminalreporter.write_sep("=", "testfence: OFF", red=True, bold=True)
         terminalreporter.write_line("testfence: " + _state.why, red=True)
+        return
+    if _state.mode == "no-root":
+        # Said at start-up too, but pytest captures that; here it is seen.
+        terminalreporter.write_line("testfence: " + _state.why, yellow=True)
         return
     if _state.mode != "fenced":
         return

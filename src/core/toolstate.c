@@ -38,9 +38,9 @@ const struct toolstate toolstate_table[] = {
     {"git", TS_SET, "GIT_OPTIONAL_LOCKS", TS_ROOT, "0",
      "git status and friends skip their optional index refresh", NULL},
     {"git", TS_QUIET, NULL, TS_ROOT, ".git/index.lock",
-     "git describe --dirty refreshes the index when it can lock it, and goes on when not "
-     "(git commit taking the lock is reported)",
-     "describe"},
+     "git describe --dirty, status and diff refresh the index when they can lock it, and go on "
+     "when not (git commit taking the lock is reported)",
+     "describe status diff"},
     {"pytest-benchmark", TS_QUIET, NULL, TS_ROOT, ".benchmarks/",
      "pytest-benchmark makes its storage at start-up and goes on without it", NULL},
     {"Python REPL", TS_QUIET, NULL, TS_HOME, ".python_history",
