@@ -33,8 +33,16 @@ static int missing_writable(struct plan *pl, size_t i, tf_err *err)
 static int quiet_state(struct plan *pl, char *const *envp, tf_err *err)
 {
     const char *home = envplan_getenv(envp, "HOME");
+    const char *cargo = envplan_getenv(envp, "CARGO_HOME");
+    char cargo_home[PATH_MAX] = "";
+    if (cargo && cargo[0] == '/')
+        snprintf(cargo_home, sizeof cargo_home, "%s", cargo);
+    else if (home && home[0] == '/')
+        snprintf(cargo_home, sizeof cargo_home, "%s/.cargo", home);
     for (const struct toolstate *t = toolstate_table; t->tool; t++) {
-        const char *base = t->base == TS_HOME ? home : pl->root;
+        const char *base = t->base == TS_HOME         ? home
+                           : t->base == TS_CARGO_HOME ? cargo_home
+                                                      : pl->root;
         char joined[PATH_MAX], resolved[PATH_MAX];
         if (t->kind != TS_QUIET || !base || base[0] != '/')
             continue;

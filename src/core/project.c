@@ -103,7 +103,8 @@ static int find_below(const char *root, const char *dir, const char *const *name
 
 int project_find_tests(const char *root, char *out, size_t len)
 {
-    static const char *const top[] = {"tests", "test", "testing", "t", "spec", "__tests__", NULL};
+    static const char *const top[] = {"tests", "test",      "testing",  "t",
+                                      "spec",  "__tests__", "testdata", NULL};
     static const char *const pkg[] = {"tests", "test", "__tests__", NULL};
     for (size_t i = 0; top[i]; i++)
         if (is_dir_at(root, top[i]) && strlen(top[i]) < len) {

@@ -43,6 +43,12 @@ const struct toolstate toolstate_table[] = {
      "describe status diff"},
     {"pytest-benchmark", TS_QUIET, NULL, TS_ROOT, ".benchmarks/",
      "pytest-benchmark makes its storage at start-up and goes on without it", NULL},
+    {"cargo", TS_QUIET, NULL, TS_CARGO_HOME, ".package-cache",
+     "cargo locks its package cache even offline, and builds without the lock", NULL},
+    {"cargo", TS_QUIET, NULL, TS_CARGO_HOME, ".package-cache-mutate",
+     "cargo locks its package cache even offline, and builds without the lock", NULL},
+    {"cargo", TS_QUIET, NULL, TS_CARGO_HOME, ".global-cache",
+     "cargo records when it last used each package, and goes on when it cannot", NULL},
     {"Python REPL", TS_QUIET, NULL, TS_HOME, ".python_history",
      "an interactive python saves its history at exit and ignores a failure", NULL},
     {NULL, TS_SET, NULL, TS_ROOT, NULL, NULL, NULL},
@@ -83,6 +89,8 @@ static const struct {
                 "(see the ctest recipe in docs/run.md)."},
     {".tox", "tox's environments: run tox outside the fence, and the suite inside it "
              "(commands = testfence run -- pytest)."},
+    {"Cargo.lock", "cargo writes Cargo.lock when it resolves dependencies: build first, "
+                   "unfenced (cargo test --no-run), then fence cargo test."},
     {".git", "git writing the repository (a commit, a fetch, gc): run such git commands in a "
              "repository the test makes in its temp dir, not the project's."},
 };
@@ -100,10 +108,13 @@ const char *toolstate_report_hint(const char *resolved, const char *root)
     if (!root || !path_is_within(resolved, root) || !strcmp(resolved, root))
         return NULL;
     const char *base = strrchr(resolved, '/') + 1;
-    if (!strcmp(base, "test-suite.log") || ends_with(base, ".trs") ||
-        (ends_with(base, ".log") && !strchr(resolved + strlen(root) + 1, '/')))
-        return "a test log (automake's test-suite.log and the like): declare it, outputs = "
-               "[\"test-suite.log\"], or run from a build directory inside the writable set.";
+    if (!strncmp(base, "test-suite.log", 14) || ends_with(base, ".trs"))
+        return "automake's test log: it is removed and renamed into place, which a declared "
+               "file cannot allow; run make check TEST_SUITE_LOG=tests/test-suite.log (or "
+               "from a build directory inside the writable set).";
+    if (ends_with(base, ".log") && !strchr(resolved + strlen(root) + 1, '/'))
+        return "a log at the root: declare it, outputs = [\"<the file>\"], or write it under "
+               "the writable set.";
     if (ends_with(base, ".xml") || ends_with(base, ".json") || ends_with(base, ".lcov") ||
         ends_with(base, ".html") || ends_with(base, ".sarif"))
         return "a report file (--junitxml, --cov-report, ...): declare it, outputs = "

@@ -12,7 +12,7 @@ enum toolstate_kind {
 };
 
 /* Where a path of the table lies. */
-enum toolstate_base { TS_ARTIFACTS, TS_WORKSPACE, TS_ROOT, TS_HOME };
+enum toolstate_base { TS_ARTIFACTS, TS_WORKSPACE, TS_ROOT, TS_HOME, TS_CARGO_HOME };
 
 struct toolstate {
     const char *tool;

@@ -19,18 +19,33 @@ setup() { compat_project; }
     expect_output_has "$P/t/artifacts/_isolation_workspace_"
 }
 
-@test "make check writing test-suite.log at the root: a hint to declare it; declared, clean" {
+@test "make check's test-suite.log at the root: a hint naming TEST_SUITE_LOG; moved, clean" {
     rmdir tests && mkdir t
-    printf 'check:\n\techo PASS > t/one.log\n\tcat t/one.log > test-suite.log\n' >Makefile
+    # As automake's harness does it: remove the old log, write a new one aside, rename it.
+    cat >Makefile <<'MK'
+TEST_SUITE_LOG = test-suite.log
+check:
+	@rm -f $(TEST_SUITE_LOG)
+	@echo PASS > t/one.log
+	@cat t/one.log > $(TEST_SUITE_LOG)-t && mv $(TEST_SUITE_LOG)-t $(TEST_SUITE_LOG)
+MK
     printf 'writable = ["t"]\n' >testfence.toml
-    fenced make -s check
+    fenced make check
     [ "$status" -ne 0 ]
-    expect_output_has "attempted to write to $P/test-suite.log"
-    expect_output_has 'outputs = ["test-suite.log"]'
-    printf 'writable = ["t"]\noutputs = ["test-suite.log"]\n' >testfence.toml
-    fenced make -s check
+    expect_output_has "attempted to write to $P/test-suite.log-t"
+    expect_output_has "make check TEST_SUITE_LOG=tests/test-suite.log"
+    fenced make check TEST_SUITE_LOG=t/test-suite.log
     expect_clean
-    [ "$(cat test-suite.log)" = PASS ]
+    [ "$(cat t/test-suite.log)" = PASS ]
+    [ ! -e test-suite.log ] && [ ! -e test-suite.log-t ]
+}
+
+@test "a report a runner writes in place: declared in outputs, written, clean" {
+    printf 'check:\n\t@echo "<testsuite/>" > report.xml\n' >Makefile
+    printf 'outputs = ["report.xml"]\n' >testfence.toml
+    fenced make check
+    expect_clean
+    [ "$(cat report.xml)" = "<testsuite/>" ]
 }
 
 @test "make -j2 calling testfence run -- \$(MAKE): the jobserver reaches the inner make" {
@@ -77,4 +92,45 @@ except OSError:
     pass'
     expect_clean
     [ ! -e "$BATS_TEST_TMPDIR/home/.python_history" ]
+}
+
+@test "the ctest recipe: build first, then fence ctest with the test dirs writable" {
+    command -v cmake >/dev/null && command -v cc >/dev/null || skip "cmake or cc missing"
+    printf 'cmake_minimum_required(VERSION 3.13)\nproject(demo C)\nenable_testing()\nadd_test(NAME writes COMMAND sh -c "echo ok > out.txt && test -s out.txt")\n' >CMakeLists.txt
+    cmake -S . -B build >/dev/null
+    mkdir -p build/Testing
+    printf 'writable = ["tests", "build/Testing"]\n' >testfence.toml
+    fenced ctest --test-dir build
+    [ "$status" -ne 0 ] # the test writes out.txt in the build dir, not declared
+    expect_output_has "$P/build/out.txt"
+    printf 'writable = ["tests", "build"]\n' >testfence.toml
+    fenced ctest --test-dir build
+    expect_clean
+}
+
+@test "the cargo recipe: writable target/, cargo's package-cache lock refused quietly" {
+    PATH="$PATH:$HOME/.cargo/bin"
+    command -v cargo >/dev/null || skip "cargo is not installed"
+    printf '[package]\nname = "demo"\nversion = "0.1.0"\nedition = "2021"\n[lib]\npath = "lib.rs"\n' >Cargo.toml
+    printf 'pub fn add(a: i32, b: i32) -> i32 { a + b }\n' >lib.rs
+    printf '#[test]\nfn adds() { assert_eq!(demo::add(2, 2), 4); }\n' >tests/t.rs
+    cargo test -q --offline --no-run 2>/dev/null # build first (Cargo.lock), then fence
+    printf 'writable = ["tests", "target"]\n' >testfence.toml
+    fenced cargo test -q --offline
+    expect_clean
+    expect_output_has "test result: ok. 1 passed"
+}
+
+@test "the go recipe: t.TempDir and the build cache, nothing reported" {
+    command -v go >/dev/null || skip "go is not installed"
+    rmdir tests && mkdir testdata
+    printf 'module example.com/demo\n\ngo 1.19\n' >go.mod
+    printf 'package demo\nimport "testing"\nfunc TestTemp(t *testing.T) {\n\tif d := t.TempDir(); d == "" {\n\t\tt.Fatal("no temp dir")\n\t}\n}\n' >demo_test.go
+    fenced go test ./...
+    expect_status 125
+    expect_output_has 'keeps its tests in testdata/'
+    printf 'writable = ["testdata"]\n[env]\nGOCACHE = "{artifacts}/go-build"\n' >testfence.toml
+    fenced go test ./...
+    expect_clean
+    expect_output_has "ok  	example.com/demo"
 }
