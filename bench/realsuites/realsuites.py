@@ -96,15 +96,20 @@ def mirror_of(p):
 
 
 def write_config(p, dest):
-    """The project's testfence.toml, kept out of its git status."""
-    if "config" not in p:
-        return
-    with open(os.path.join(dest, "testfence.toml"), "w") as f:
-        f.write(p["config"].strip() + "\n")
+    """The project's testfence.toml and the recipe's files, kept out of its git status."""
+    files = dict(p.get("files", {}))
+    if "config" in p:
+        files["testfence.toml"] = p["config"].strip() + "\n"
     exclude = os.path.join(dest, ".git", "info", "exclude")
     os.makedirs(os.path.dirname(exclude), exist_ok=True)
-    with open(exclude, "a") as f:
-        f.write("/testfence.toml\n")
+    with open(exclude, "a+") as f:
+        f.seek(0)
+        have = f.read().splitlines()
+        for name, text in files.items():
+            with open(os.path.join(dest, name), "w") as g:
+                g.write(text)
+            if "/" + name not in have:
+                f.write("/" + name + "\n")
 
 
 def checkout(p):
@@ -258,6 +263,7 @@ def artifacts_dirs(p):
 
 
 def run_project(p, modes, build, autoload, outdir):
+    write_config(p, os.path.join(EXT, p["name"]))
     for d in artifacts_dirs(p):
         shutil.rmtree(d, ignore_errors=True)
     results = []

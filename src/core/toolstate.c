@@ -77,8 +77,9 @@ static const struct {
     {".benchmarks", "pytest-benchmark's storage (--benchmark-autosave, --benchmark-save): point "
                     "--benchmark-storage under the writable set, or declare outputs = "
                     "[\".benchmarks/\"]."},
-    {".nyc_output", "nyc's coverage data: declare outputs = [\".nyc_output/\"], or give nyc "
-                    "--temp-dir under the writable set."},
+    {".nyc_output", "nyc's coverage data: nyc removes and remakes its temp dir at start, "
+                    "which needs the directory above it writable; set its temp-dir inside the "
+                    "writable set (.nycrc.json: {\"temp-dir\": \"tests/.nyc_output\"})."},
     {"node_modules/.cache", "a tool's cache in node_modules/.cache that ignores CACHE_DIR: "
                             "declare outputs = [\"node_modules/.cache/\"]."},
     {".npm", "npm's cache or logs: testfence points npm_config_cache into the artifacts dir; "
