@@ -59,8 +59,8 @@ const char *tf_root(const tf_session *s);
 const char *tf_config_source(const tf_session *s);
 const char *tf_workspace(const tf_session *s);
 const char *tf_run_id(const tf_session *s);
-const char *tf_basetemp(const tf_session *s);     /* always NULL: pytest follows TMPDIR */
-const char *tf_tmp(const tf_session *s);          /* the run's private temp dir (TMPDIR) */
+const char *tf_basetemp(const tf_session *s); /* always NULL: pytest follows TMPDIR */
+const char *tf_tmp(const tf_session *s);      /* the run's private temp dir (TMPDIR) */
 /* Declared output I (0-based): a file or directory outside the writable set the run may
  * write; NULL past the last. */
 const char *tf_output(const tf_session *s, size_t i);

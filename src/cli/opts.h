@@ -9,9 +9,9 @@
 
 /* Extra options a command accepts beyond --root/--allow/--help/--version. */
 enum {
-    OPT_RUN = 1 << 0,   /* --backend, --dry-run, --retain, --output, --keep-tmp, --keep-fd */
-    OPT_CLEAN = 1 << 1, /* --all, --retain */
-    OPT_INIT = 1 << 2,  /* --dry-run */
+    OPT_RUN = 1 << 0,     /* --backend, --dry-run, --retain, --output, --keep-tmp, --keep-fd */
+    OPT_CLEAN = 1 << 1,   /* --all, --retain */
+    OPT_INIT = 1 << 2,    /* --dry-run */
     OPT_EXPLAIN = 1 << 3, /* --output */
 };
 
@@ -25,12 +25,12 @@ struct opts {
     bool verify;
     unsigned retain; /* 0: not given, use the config's */
     bool all;
-    bool keep_tmp;      /* --keep-tmp: leave the run's temp dir in place */
-    int *keep_fds;      /* --keep-fd N: descriptors the command inherits besides 0-2 */
+    bool keep_tmp; /* --keep-tmp: leave the run's temp dir in place */
+    int *keep_fds; /* --keep-fd N: descriptors the command inherits besides 0-2 */
     size_t nkeep_fds, keep_fds_cap;
     size_t allow_cap;   /* room in req.allow */
     size_t outputs_cap; /* room in req.outputs */
-    int argi;         /* index of the first operand in argv */
+    int argi;           /* index of the first operand in argv */
 };
 
 /* Parse ARGV (argv[0] is the command name). Returns 0 to go on, 1 when --help or

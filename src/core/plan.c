@@ -186,8 +186,8 @@ int plan_build(struct plan *pl, const struct plan_request *req, const char *run_
                        artifacts, pl->cfg.artifacts);
     /* The temp dir joins the writable set: exactly this one directory, made per run. */
     if (ws_plan(&pl->ws, artifacts, run_id, err) < 0 ||
-        runtmp_plan(&pl->tmp, envplan_getenv(envp, "TMPDIR"), pl->root, run_id, geteuid(),
-                    err) < 0 ||
+        runtmp_plan(&pl->tmp, envplan_getenv(envp, "TMPDIR"), pl->root, run_id, geteuid(), err) <
+            0 ||
         policy_add_resolved(&pl->policy, pl->tmp.dir, "TMPDIR", POLICY_TMP, true, err) < 0 ||
         env_plan(pl, envp, err) < 0)
         return -1;

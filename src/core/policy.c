@@ -110,7 +110,8 @@ int policy_add_output(struct policy *p, const char *given, bool in_root, tf_err 
 int policy_add_quiet(struct policy *p, const char *resolved, bool is_dir, const char *tool,
                      const char *commands, tf_err *err)
 {
-    size_t lp = strlen(resolved) + 1, lt = strlen(tool) + 1, lc = commands ? strlen(commands) + 1 : 0;
+    size_t lp = strlen(resolved) + 1, lt = strlen(tool) + 1,
+           lc = commands ? strlen(commands) + 1 : 0;
     struct policy_quiet *v = vec_grow(p->quiet, &p->capquiet, p->nquiet, sizeof *v);
     if (v)
         p->quiet = v;
@@ -156,7 +157,8 @@ bool policy_quiet_for(const struct policy_quiet *q, const char *argv, size_t len
      * or an option's value. */
     bool value_next = false;
     const char *end = argv + len;
-    for (const char *a = argv + strnlen(argv, len) + 1; a < end; a += strnlen(a, (size_t)(end - a)) + 1) {
+    for (const char *a = argv + strnlen(argv, len) + 1; a < end;
+         a += strnlen(a, (size_t)(end - a)) + 1) {
         if (value_next) {
             value_next = false;
             continue;

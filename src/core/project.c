@@ -89,8 +89,8 @@ static int find_below(const char *root, const char *dir, const char *const *name
     for (size_t i = 0; i < n; i++) {
         for (size_t k = 0; rc < 0 && names[k]; k++) {
             char rel[PATH_MAX];
-            int w = snprintf(rel, sizeof rel, "%s%s%s/%s", dir, dir[0] ? "/" : "", subs[i],
-                             names[k]);
+            int w =
+                snprintf(rel, sizeof rel, "%s%s%s/%s", dir, dir[0] ? "/" : "", subs[i], names[k]);
             if (w > 0 && (size_t)w < len && (size_t)w < sizeof rel && is_dir_at(root, rel)) {
                 memcpy(out, rel, (size_t)w + 1);
                 rc = 0;

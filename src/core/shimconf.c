@@ -129,8 +129,8 @@ static int parse_line(char *line, struct shimconf *c, tf_err *err)
         return policy_add_resolved(&c->policy, f[3], f[4], o, !strcmp(f[1], "dir"), err);
     else if (n == 5 && !strcmp(f[0], "quiet") && f[4][0] == '/' &&
              (!strcmp(f[1], "dir") || !strcmp(f[1], "file")))
-        return policy_add_quiet(&c->policy, f[4], !strcmp(f[1], "dir"), f[2],
-                                f[3][0] ? f[3] : NULL, err);
+        return policy_add_quiet(&c->policy, f[4], !strcmp(f[1], "dir"), f[2], f[3][0] ? f[3] : NULL,
+                                err);
     else
         return tf_errf(err, "unexpected line \"%.80s\"", f[0]);
     return 0;

@@ -39,7 +39,7 @@ struct tf_session {
     struct shimconf conf;
     const struct policy *policy; /* ses.pl.policy or conf.policy */
     char workspace[PATH_MAX], run_id[32], fence_dir[PATH_MAX + 1], shim[PATH_MAX];
-    struct diag d; /* tf_attach's view of the run it joined */
+    struct diag d;  /* tf_attach's view of the run it joined */
     char **outputs; /* tf_set_outputs, for tf_load */
     size_t noutputs;
     char **envval; /* final values of pl.env's items */

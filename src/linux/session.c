@@ -60,7 +60,8 @@ int session_start(struct session *s, unsigned retain, const char *test_env, bool
                   tf_err *err)
 {
     bool fenced = s->backend == SESSION_LANDLOCK;
-    if (plan_create_workspace(&s->pl, time(NULL), err) < 0 || ws_prune(s->pl.ws.artifacts, retain, err) < 0)
+    if (plan_create_workspace(&s->pl, time(NULL), err) < 0 ||
+        ws_prune(s->pl.ws.artifacts, retain, err) < 0)
         return -1;
     s->guard = fenced && !in_process && s->caps.seccomp_notify;
     /* A violation log when something writes to it: the shim, or the caller itself. */

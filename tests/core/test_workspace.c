@@ -76,7 +76,7 @@ int main(void)
         CHECK(ws_create(&ws, &err) == 0);
         legacy(ids[i]);
     }
-    CHECK(ws_create(&ws, &err) < 0); /* a run workspace is always fresh */
+    CHECK(ws_create(&ws, &err) < 0);       /* a run workspace is always fresh */
     CHECK(exists("artifacts/.gitignore")); /* kept out of git status */
     touch("artifacts/tmp/20260101T000000Z-0000001/file");
     /* Things testfence did not make must survive: no marker, wrong name, a symlink. */
