@@ -7,16 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Does PATH have a component named NAME? */
-static bool has_component(const char *path, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *p = strstr(path, name); p; p = strstr(p + 1, name))
-        if (p > path && p[-1] == '/' && (p[n] == '/' || p[n] == '\0'))
-            return true;
-    return false;
-}
-
 static bool under_home(const char *path, const char *home, const char *sub)
 {
     char dir[4096];
@@ -76,10 +66,10 @@ static const char *command_hint(const char *resolved, const char *root, const ch
 const char *hint_for(const char *resolved, const char *root, const char *home, const char *test)
 {
     size_t n = strlen(resolved);
-    if (has_component(resolved, "__pycache__") || (n > 4 && !strcmp(resolved + n - 4, ".pyc")))
+    if (toolstate_has_components(resolved, "__pycache__") || (n > 4 && !strcmp(resolved + n - 4, ".pyc")))
         return "Python bytecode: testfence sets PYTHONPYCACHEPREFIX under tests/artifacts; "
                "keep it (or set PYTHONDONTWRITEBYTECODE=1) instead of overriding it.";
-    if (has_component(resolved, ".pytest_cache"))
+    if (toolstate_has_components(resolved, ".pytest_cache"))
         return "pytest's cache: testfence passes -o cache_dir=tests/artifacts/.pytest_cache; "
                "do not override cache_dir outside tests/, or use -p no:cacheprovider.";
     bool pytest = is_pytest_test(test);

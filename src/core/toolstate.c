@@ -55,8 +55,7 @@ const struct toolstate toolstate_table[] = {
     {NULL, TS_SET, NULL, TS_ROOT, NULL, NULL, NULL},
 };
 
-/* Does PATH have the components NAME ("a" or "a/b") in a row? */
-static bool has_components(const char *path, const char *name)
+bool toolstate_has_components(const char *path, const char *name)
 {
     size_t n = strlen(name);
     for (const char *p = strstr(path, name); p; p = strstr(p + 1, name))
@@ -100,7 +99,7 @@ static const struct {
 const char *toolstate_hint(const char *resolved)
 {
     for (size_t i = 0; i < sizeof by_component / sizeof by_component[0]; i++)
-        if (has_components(resolved, by_component[i].components))
+        if (toolstate_has_components(resolved, by_component[i].components))
             return by_component[i].hint;
     return NULL;
 }

@@ -3,6 +3,7 @@
 #ifndef TESTFENCE_TOOLSTATE_H
 #define TESTFENCE_TOOLSTATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum toolstate_kind {
@@ -26,6 +27,9 @@ struct toolstate {
 
 /* The table, ended by an entry with a NULL tool. */
 extern const struct toolstate toolstate_table[];
+
+/* Does PATH have the components NAME ("a" or "a/b") in a row, whole? */
+bool toolstate_has_components(const char *path, const char *name);
 
 /* A hint naming the tool whose state RESOLVED is, for a write nothing in the table made
  * harmless (nyc's output, ctest's Testing/, pytest-benchmark's storage), or NULL. */
