@@ -19,7 +19,9 @@ static int missing_writable(struct plan *pl, size_t i, tf_err *err)
     tf_err e;
     if (policy_add(&pl->policy, pl->cfg.writable.v[i], POLICY_PROJECT, &e) == 0)
         return 0;
-    if (strcmp(pl->cfg.source, "built-in defaults") ||
+    /* Only the default writable set ("tests") is a guess worth correcting; "built-in
+     * defaults" also covers a pyproject.toml without [tool.testfence]. */
+    if (strncmp(pl->cfg.source, "built-in defaults", 17) ||
         project_find_tests(pl->root, found, sizeof found) < 0)
         return tf_errf(err, "%s", e.msg);
     return tf_errf(err,

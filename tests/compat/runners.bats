@@ -19,6 +19,17 @@ setup() { compat_project; }
     expect_output_has "$P/t/artifacts/_isolation_workspace_"
 }
 
+@test "a pyproject.toml without [tool.testfence] and tests in testing/: the error proposes it" {
+    rmdir tests && mkdir testing
+    printf '[project]\nname = "demo"\n' >pyproject.toml
+    fenced true
+    expect_status 125
+    expect_output_has 'keeps its tests in testing/: write writable = ["testing"]'
+    mkdir -p src/pkg/tests && rmdir testing
+    fenced true
+    expect_output_has 'keeps its tests in src/pkg/tests/'
+}
+
 @test "make check's test-suite.log at the root: a hint naming TEST_SUITE_LOG; moved, clean" {
     rmdir tests && mkdir t
     # As automake's harness does it: remove the old log, write a new one aside, rename it.
