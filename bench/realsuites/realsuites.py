@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Run real projects' test suites bare and under testfence, and compare them.
 
-    realsuites.py checkout [NAME...]          clone each project into /work/ext/<name> at its
+    realsuites.py checkout [NAME...]          clone each project into /work/ext/realsuites/<name> at its
                                               pinned commit, install its Debian packages, set it up
     realsuites.py run [--build DIR] [--autoload] [--modes M,M] [NAME...]
                                               run each suite in every mode, print the comparison
@@ -36,7 +36,9 @@ import tomllib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-EXT = "/work/ext"
+# Our own directory: /work/ext is shared with other work, which checks out projects by the
+# same names (pytest, say).
+EXT = "/work/ext/realsuites"
 MIRROR = "/work/.mirror"
 RESULTS = os.path.join(EXT, "_results")
 PYTHON = "/usr/bin/python3"
