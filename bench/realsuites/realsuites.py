@@ -131,7 +131,7 @@ def checkout(p):
 
 # ---- running ---------------------------------------------------------------
 
-def suite_env(p, mode, autoload, build=None):
+def suite_env(p, mode, autoload, build=None, plugin=None):
     env = dict(os.environ)
     # Users' machines write bytecode; this one is told not to. Measure what users get.
     env.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -143,8 +143,7 @@ def suite_env(p, mode, autoload, build=None):
         env.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
     env.update(p.get("env", {}))
     if mode and mode.startswith("plugin"):
-        env["PYTHONPATH"] = os.pathsep.join(
-            x for x in (os.path.join(REPO, "python"), env.get("PYTHONPATH")) if x)
+        env["PYTHONPATH"] = os.pathsep.join(x for x in (plugin, env.get("PYTHONPATH")) if x)
         env["TESTFENCE_LIBRARY"] = os.path.join(build, "libtestfence.so")
     return env
 
@@ -164,9 +163,9 @@ def command(p, mode, build):
     return cmd
 
 
-def run_one(p, mode, build, autoload, log):
+def run_one(p, mode, build, autoload, log, plugin):
     dest = os.path.join(EXT, p["name"])
-    env = suite_env(p, mode, autoload, build)
+    env = suite_env(p, mode, autoload, build, plugin)
     start = time.time()
     with open(log, "wb") as out:
         proc = subprocess.Popen(command(p, mode, build), cwd=dest, env=env, stdout=out,
@@ -264,7 +263,7 @@ def artifacts_dirs(p):
     return out
 
 
-def run_project(p, modes, build, autoload, outdir):
+def run_project(p, modes, build, autoload, outdir, plugin):
     write_config(p, os.path.join(EXT, p["name"]))
     for d in artifacts_dirs(p):
         shutil.rmtree(d, ignore_errors=True)
@@ -273,7 +272,7 @@ def run_project(p, modes, build, autoload, outdir):
         if mode.startswith("plugin") and p["runner"] != "pytest":
             continue
         log = os.path.join(outdir, "%s.%s.log" % (p["name"], mode))
-        r = run_one(p, mode, build, autoload, log)
+        r = run_one(p, mode, build, autoload, log, plugin)
         results.append(r)
         print("  %-14s %-10s status %-7s %4d failing  %3d violation lines  %6.0fs  %s" % (
             p["name"], mode, r["status"], len(r["failing"]), r["violations"], r["seconds"],
@@ -323,7 +322,7 @@ def cmd_run(args):
             print("realsuites: %s is not checked out (realsuites.py checkout %s)" % (p["name"], p["name"]),
                   file=sys.stderr)
             continue
-        results = run_project(p, modes, build, args.autoload, outdir)
+        results = run_project(p, modes, build, args.autoload, outdir, os.path.abspath(args.plugin))
         summary[p["name"]] = results
         d = compare(p["name"], results)
         diffs += d
@@ -342,6 +341,8 @@ def main():
     c.set_defaults(fn=cmd_checkout)
     r = sub.add_parser("run")
     r.add_argument("--build", default=os.path.join(REPO, "build"))
+    r.add_argument("--plugin", default=os.path.join(REPO, "python"),
+                   help="the directory holding testfence.py (default: this checkout's python/)")
     r.add_argument("--autoload", action="store_true",
                    help="let pytest load the machine's plugins (installs python3-pytest-benchmark)")
     r.add_argument("--modes", help="comma-separated subset of " + ",".join(ALL_MODES))
