@@ -27,8 +27,8 @@ static int explain_one(const struct plan *pl, const char *path, tf_err *err)
     if (policy_check(&pl->policy, path, resolved, sizeof resolved, &e, err) < 0)
         return -1;
     if (e) {
-        printf("%s: allowed: %s is beneath %s (%s", path, resolved, e->path,
-               policy_origin_name(e->origin));
+        printf("%s: allowed: %s %s %s (%s", path, resolved,
+               e->is_dir ? "is beneath" : "is the file", e->path, policy_origin_name(e->origin));
         printf(e->origin == POLICY_SYSTEM ? ")\n" : " \"%s\")\n", e->given);
         return 0;
     }
