@@ -148,14 +148,27 @@ def suite_env(p, mode, autoload, build=None, plugin=None):
     return env
 
 
-def command(p, mode, build):
+def without_plugins(words):
+    """WORDS less each "-p NAME": with autoload the machine's plugins are loaded anyway,
+    and naming one again is an error ("Plugin already registered")."""
+    out = []
+    for w in words:
+        if out and out[-1] == "-p":
+            out.pop()
+        else:
+            out.append(w)
+    return out
+
+
+def command(p, mode, build, autoload):
     if p["runner"] == "pytest":
         args = [PYTHON, "-m", "pytest", "-rfE"]
         if mode.startswith("plugin"):
             args += ["-p", "testfence"]
         if mode == "plugin-n2":
-            args += ["-p", "xdist", "-n", "2"]
-        cmd = args + p["test"].split()
+            args += ["-n", "2"] if autoload else ["-p", "xdist", "-n", "2"]
+        test = p["test"].split()
+        cmd = args + (without_plugins(test) if autoload else test)
     else:
         cmd = ["sh", "-c", p["test"]]
     if mode.startswith("fenced"):
@@ -168,7 +181,7 @@ def run_one(p, mode, build, autoload, log, plugin):
     env = suite_env(p, mode, autoload, build, plugin)
     start = time.time()
     with open(log, "wb") as out:
-        proc = subprocess.Popen(command(p, mode, build), cwd=dest, env=env, stdout=out,
+        proc = subprocess.Popen(command(p, mode, build, autoload), cwd=dest, env=env, stdout=out,
                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 start_new_session=True)
         try:
