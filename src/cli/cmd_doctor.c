@@ -7,14 +7,26 @@
 #include <stdio.h>
 
 static const char help[] =
-    "usage: testfence doctor [--root DIR] [--allow PATH]...\n"
+    "usage: testfence doctor [OPTIONS]\n"
     "\n"
     "Print the kernel, its Landlock ABI and which classes of filesystem write the\n"
-    "fence enforces on it, whether user namespaces and seccomp are available, and\n"
-    "the project root and writable set 'testfence run' would use from here.\n"
+    "fence enforces on it, whether user namespaces and seccomp are available, the\n"
+    "project root and writable set 'testfence run' would use from here, and whether\n"
+    "it could create its run workspace there.\n"
     "\n"
-    "exit status: 0 'testfence run' can enforce the fence here, 1 it cannot\n"
-    "(it would refuse to run), 125 error.\n";
+    "options:\n"
+    "  --root DIR      project root (default: the nearest directory upward holding\n"
+    "                  testfence.toml, pyproject.toml or .git)\n"
+    "  --config FILE   read the configuration from FILE (default: testfence.toml,\n"
+    "                  else [tool.testfence] in pyproject.toml; never an env var)\n"
+    "  --allow PATH    also allow writes beneath PATH, as 'testfence run --allow'\n"
+    "  -h, --help      print this help\n"
+    "  -V, --version   print the version\n"
+    "\n"
+    "exit status: 0 'testfence run' would work here; 1 it would refuse (the kernel\n"
+    "cannot enforce the fence, no project root or tests/ directory, a hazard in the\n"
+    "writable set, or the workspace cannot be created, as on a read-only root); 125\n"
+    "usage error.\n";
 
 static void print_caps(const struct fence_caps *c)
 {
