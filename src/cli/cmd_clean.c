@@ -15,16 +15,9 @@ static const char help[] =
     "are never followed; a run still going is never removed; caches kept across\n"
     "runs (.pytest_cache, pycache) stay.\n"
     "\n"
-    "options:\n"
-    "  --root DIR      project root (default: the nearest directory upward holding\n"
-    "                  testfence.toml, pyproject.toml or .git)\n"
-    "  --config FILE   read the configuration from FILE (default: testfence.toml,\n"
-    "                  else [tool.testfence] in pyproject.toml; never an env var)\n"
+    "options:\n" OPTS_HELP_ROOT OPTS_HELP_CONFIG
     "  --retain N      keep the newest N run workspaces (default: the config's)\n"
-    "  --all           remove every run workspace\n"
-    "  -h, --help      print this help\n"
-    "  -V, --version   print the version\n"
-    "\n"
+    "  --all           remove every run workspace\n" OPTS_HELP_HELP_VERSION "\n"
     "exit status: 0 done; 125 usage error or error.\n";
 
 static int clean(const struct opts *o, tf_err *err)

@@ -14,15 +14,7 @@ static const char help[] =
     "dangling final one); it need not exist. The answer comes from the same policy\n"
     "code the fence is built from.\n"
     "\n"
-    "options:\n"
-    "  --root DIR      project root (default: the nearest directory upward holding\n"
-    "                  testfence.toml, pyproject.toml or .git)\n"
-    "  --config FILE   read the configuration from FILE (default: testfence.toml,\n"
-    "                  else [tool.testfence] in pyproject.toml; never an env var)\n"
-    "  --allow PATH    also allow writes beneath PATH, as 'testfence run --allow'\n"
-    "  -h, --help      print this help\n"
-    "  -V, --version   print the version\n"
-    "\n"
+    "options:\n" OPTS_HELP_ROOT OPTS_HELP_CONFIG OPTS_HELP_ALLOW OPTS_HELP_HELP_VERSION "\n"
     "exit status: 0 every PATH is writable; 1 some PATH is not; 125 usage error or\n"
     "no usable project.\n";
 

@@ -22,12 +22,8 @@ static const char help[] =
     "kept byte for byte), else a new testfence.toml. Refuses when the project is\n"
     "already configured.\n"
     "\n"
-    "options:\n"
-    "  --root DIR      project root (default: the nearest directory upward holding\n"
-    "                  testfence.toml, pyproject.toml or .git)\n"
-    "  --dry-run       print what would be written instead of writing it\n"
-    "  -h, --help      print this help\n"
-    "  -V, --version   print the version\n"
+    "options:\n" OPTS_HELP_ROOT
+    "  --dry-run       print what would be written instead of writing it\n" OPTS_HELP_HELP_VERSION
     "\n"
     "exit status: 0 written (or printed); 125 usage error, error or already\n"
     "configured.\n";

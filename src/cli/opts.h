@@ -27,9 +27,24 @@ struct opts {
     const char *report; /* --report FILE: report.json's content, also written there */
     const char *junit;  /* --junit FILE */
     bool github;        /* --format github: annotations too */
-    size_t allow_cap; /* room in req.allow */
-    int argi;         /* index of the first operand in argv */
+    size_t allow_cap;   /* room in req.allow */
+    int argi;           /* index of the first operand in argv */
 };
+
+/* The --help lines of the options commands share, concatenated into each command's help
+ * (so share/gen-docs.py and the completions see them there too). */
+#define OPTS_HELP_ROOT                                                                             \
+    "  --root DIR      project root (default: the nearest directory upward holding\n"              \
+    "                  testfence.toml, pyproject.toml or .git)\n"
+#define OPTS_HELP_CONFIG                                                                           \
+    "  --config FILE   read the configuration from FILE (default: testfence.toml,\n"               \
+    "                  else [tool.testfence] in pyproject.toml; never an env var)\n"
+#define OPTS_HELP_ALLOW                                                                            \
+    "  --allow PATH    also allow writes beneath PATH; repeatable; PATH must exist\n"              \
+    "                  and may be outside the root\n"
+#define OPTS_HELP_HELP_VERSION                                                                     \
+    "  -h, --help      print this help\n"                                                          \
+    "  -V, --version   print the version\n"
 
 /* Parse ARGV (argv[0] is the command name). Returns 0 to go on, 1 when --help or
  * --version (-h, -V) was answered, -1 on a usage error (err filled; the command exits

@@ -225,13 +225,19 @@ static void print_entry(FILE *f, const struct report_entry *e, const struct repo
     fputc('\n', f);
 }
 
+size_t report_group_writes(struct report_entry **s, size_t i, size_t end)
+{
+    size_t writes = 0;
+    for (size_t k = i; k < end; k++)
+        writes += s[k]->count;
+    return writes;
+}
+
 void report_print_group(FILE *f, struct report_entry **s, size_t i, size_t end,
                         const struct report_run *run)
 {
     char test[700];
-    size_t writes = 0;
-    for (size_t k = i; k < end; k++)
-        writes += s[k]->count;
+    size_t writes = report_group_writes(s, i, end);
     vlog_printable(test, sizeof test, s[i]->test ? s[i]->test : "(outside any test)");
     fprintf(f, "  %s%s%s: %zu blocked write%s\n", colour_if(run->colour, COLOUR_RED), test,
             colour_if(run->colour, COLOUR_OFF), writes, writes == 1 ? "" : "s");
@@ -349,9 +355,7 @@ static void json_tests(FILE *f, const struct report *r, const struct report_run 
     struct report_entry **s = report_sorted(r);
     fputs("  \"tests\": [", f);
     for (size_t i = 0; s && i < r->n;) {
-        size_t end = report_group_end(s, r->n, i), writes = 0;
-        for (size_t k = i; k < end; k++)
-            writes += s[k]->count;
+        size_t end = report_group_end(s, r->n, i), writes = report_group_writes(s, i, end);
         fputs(i ? ",\n    {\n" : "\n    {\n", f);
         json_kv(f, "      ", "test", s[i]->test, true);
         fprintf(f, "      \"blocked\": %zu,\n      \"writes\": [\n", writes);

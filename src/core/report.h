@@ -70,6 +70,9 @@ struct report_entry **report_sorted(const struct report *r);
 /* The end of the group of entries of one test that starts at I. */
 size_t report_group_end(struct report_entry **s, size_t n, size_t i);
 
+/* The blocked writes (counted with repeats) of the entries from I to END. */
+size_t report_group_writes(struct report_entry **s, size_t i, size_t end);
+
 /* One test's group as the summary prints it: the test, then each distinct write with
  * its count and how to fix it (at most a screenful). */
 void report_print_group(FILE *f, struct report_entry **s, size_t i, size_t end,

@@ -75,9 +75,7 @@ static void junit_case(FILE *f, struct report_entry **s, size_t i, size_t end,
                        const struct report_run *run)
 {
     char test[700];
-    size_t writes = 0;
-    for (size_t k = i; k < end; k++)
-        writes += s[k]->count;
+    size_t writes = report_group_writes(s, i, end);
     vlog_printable(test, sizeof test, s[i]->test ? s[i]->test : "(outside any test)");
     char *body = group_text(s, i, end, run);
     fputs("    <testcase classname=\"testfence\" name=\"", f);
