@@ -112,7 +112,8 @@ static int check_target(struct walk *w, const char *name, const struct policy *p
     struct stat st;
     if (fstatat(w->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISREG(st.st_mode))
         return 0;
-    snprintf(here, sizeof here, "%s/%s", w->canon, name);
+    if (snprintf(here, sizeof here, "%s/%s", w->canon, name) >= (int)sizeof here)
+        return tf_errf(err, "%s: the path is too long", w->given);
     if (S_ISLNK(st.st_mode) && policy_match(p, here))
         return 0;
     return tf_errf(err, "%s: %s exists and is not a regular file; name a file to write", w->given,
