@@ -26,9 +26,11 @@ install: all
 uninstall:
 	scripts/uninstall.sh $(BUILD)
 
-# The wheel for any Python environment (pip install dist/testfence-*.whl).
+# The wheel for any Python environment (pip install dist/testfence-*.whl). Run from
+# another directory: a Python would otherwise take ./build for its `build` module.
+PYTHON ?= python3
 wheel:
-	python3 -m build --no-isolation --wheel --outdir dist .
+	cd / && $(PYTHON) -m build --no-isolation --wheel --outdir $(CURDIR)/dist $(CURDIR)
 
 # The Debian package, built in a copy of the tree: dpkg-buildpackage writes beside it.
 deb:
