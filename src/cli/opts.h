@@ -9,8 +9,8 @@
 
 /* Extra options a command accepts beyond --root/--allow/--help/--version. */
 enum {
-    OPT_RUN = 1 << 0, /* --backend, --dry-run, --retain, --report, --junit, --format, --output,
-                         --keep-tmp, --keep-fd */
+    OPT_RUN = 1 << 0,     /* --backend, --dry-run, --retain, --report, --junit, --format, --output,
+                             --keep-tmp, --keep-fd */
     OPT_CLEAN = 1 << 1,   /* --all, --retain */
     OPT_INIT = 1 << 2,    /* --dry-run */
     OPT_EXPLAIN = 1 << 3, /* --output */
@@ -49,8 +49,8 @@ struct opts {
     "  --allow PATH    also allow writes beneath PATH; repeatable; PATH must exist\n"              \
     "                  and may be outside the root\n"
 #define OPTS_HELP_OUTPUT                                                                           \
-    "  --output PATH   a file outside the writable set the run may write (created if\n"             \
-    "                  missing), or with a trailing '/' a directory; repeatable; like\n"            \
+    "  --output PATH   a file outside the writable set the run may write (created if\n"            \
+    "                  missing), or with a trailing '/' a directory; repeatable; like\n"           \
     "                  the config's outputs (a CI report: --output report.xml)\n"
 #define OPTS_HELP_HELP_VERSION                                                                     \
     "  -h, --help      print this help\n"                                                          \
