@@ -623,6 +623,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         return
     if _state.mode != "fenced":
         return
+    for out in _state.session.outputs():
+        terminalreporter.write_line("testfence: declared output (writable outside the fence): " + out)
     text = _state.session.summary(int(exitstatus))
     if text.strip():
         terminalreporter.write_sep("=", "testfence: blocked writes", red=True)

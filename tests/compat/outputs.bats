@@ -74,6 +74,7 @@ setup() {
     plugin -q -p no:cacheprovider --junitxml=report.xml --testfence-output report.xml tests
     expect_clean
     grep -q '<testsuite' report.xml
+    expect_output_has "testfence: declared output (writable outside the fence): $P/report.xml"
     plugin -q -p no:cacheprovider --junitxml=tests/report.xml tests
     expect_clean
 }
