@@ -32,11 +32,13 @@ int runtmp_plan(struct runtmp *t, const char *tmpdir, const char *root, const ch
     return 0;
 }
 
-/* The per-user directory: ours, 0700, a real directory. Another user could have made
- * /tmp/testfence-<uid> first, or a symlink there, to read or steer our temp files. */
+/* The per-user directory: ours, a real directory, writable by us alone. Another user could
+ * have made /tmp/testfence-<uid> first, or a symlink there, to steer our temp files. It is
+ * 0711, not 0700: a test that drops to another user (nobody) must be able to pass through
+ * to a run dir it opened up; the run dirs themselves are 0700 and cannot be listed. */
 static int open_user_dir(struct runtmp *t, tf_err *err)
 {
-    if (mkdir(t->user, 0700) < 0 && errno != EEXIST)
+    if (mkdir(t->user, 0711) < 0 && errno != EEXIST)
         return tf_errnof(err, errno, "cannot create %s", t->user);
     int fd = open(t->user, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     struct stat st;
@@ -46,12 +48,18 @@ static int open_user_dir(struct runtmp *t, tf_err *err)
             close(fd);
         return tf_errnof(err, e, "cannot use %s (a symlink?)", t->user);
     }
-    if (st.st_uid != geteuid() || (st.st_mode & 077)) {
+    if (st.st_uid != geteuid() || (st.st_mode & 022)) {
         close(fd);
         return tf_errf(err,
                        "refusing to use %s for the run's temp dir: it is not yours alone "
                        "(owner uid %u, mode %03o); remove it, or point TMPDIR elsewhere",
                        t->user, (unsigned)st.st_uid, (unsigned)(st.st_mode & 0777));
+    }
+    /* One made 0700 (the umask, or an earlier version): opened for passing through. */
+    if ((st.st_mode & 0711) != 0711 && fchmod(fd, st.st_mode | 0711) < 0) {
+        int e = errno;
+        close(fd);
+        return tf_errnof(err, e, "cannot make %s passable (0711)", t->user);
     }
     t->userfd = fd;
     return 0;

@@ -29,8 +29,8 @@ struct runtmp {
 int runtmp_plan(struct runtmp *t, const char *tmpdir, const char *root, const char *run_id,
                 unsigned uid, tf_err *err);
 
-/* Create the per-user directory (0700, ours, refused when it is a symlink, someone else's
- * or open to others), prune the temp dirs of runs that ended without removing theirs
+/* Create the per-user directory (0711, ours, refused when it is a symlink, someone else's
+ * or writable by others), prune the temp dirs of runs that ended without removing theirs
  * (unlocked, older than RUNTMP_PRUNE_AGE, without RUNTMP_KEEP), then create this run's
  * (0700) and lock it. */
 int runtmp_create(struct runtmp *t, time_t now, tf_err *err);

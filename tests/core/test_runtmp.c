@@ -61,7 +61,7 @@ int main(void)
     CHECK(stat(t.dir, &st) == 0 && (st.st_mode & 0777) == 0700);
     char user[PATH_MAX];
     snprintf(user, sizeof user, "tmp/testfence-%u", (unsigned)geteuid());
-    CHECK(stat(at(user), &st) == 0 && (st.st_mode & 0777) == 0700);
+    CHECK(stat(at(user), &st) == 0 && (st.st_mode & 0777) == 0711);
     char inner[PATH_MAX + 16];
     snprintf(inner, sizeof inner, "%s/sub", t.dir);
     mkdir(inner, 0755);
