@@ -39,7 +39,10 @@ int runtmp_plan(struct runtmp *t, const char *tmpdir, const char *root, const ch
 static int open_user_dir(struct runtmp *t, tf_err *err)
 {
     if (mkdir(t->user, 0711) < 0 && errno != EEXIST)
-        return tf_errnof(err, errno, "cannot create %s", t->user);
+        return tf_errnof(err, errno,
+                         "cannot create %s for the run's temp dir (point TMPDIR at a "
+                         "directory you can write)",
+                         t->user);
     int fd = open(t->user, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) < 0) {

@@ -4,6 +4,7 @@
 load compat
 
 @test "no project root: the plugin stands aside with a notice, pytest runs" {
+    unset TESTFENCE_WORKSPACE TESTFENCE_RUN_ID TESTFENCE_PLUGIN PYTEST_ADDOPTS # the suite's own run
     D="$BATS_TEST_TMPDIR/loose"
     mkdir -p "$D"
     cd "$D"

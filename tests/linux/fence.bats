@@ -136,8 +136,10 @@ setup() { mkproject; }
     done
     install -m 755 "$TESTFENCE" "$BATS_TEST_TMPDIR/testfence"
     chown -R nobody "$P"
+    # A temp dir nobody can write, as /tmp is (the suite's own TMPDIR may be root's).
+    mkdir -m 1777 "$BATS_TEST_TMPDIR/tmp"
     fingerprint >"$BATS_TEST_TMPDIR/before"
-    run setpriv --reuid=nobody --regid=nogroup --clear-groups "$BATS_TEST_TMPDIR/testfence" run -- \
+    TMPDIR="$BATS_TEST_TMPDIR/tmp" run setpriv --reuid=nobody --regid=nogroup --clear-groups "$BATS_TEST_TMPDIR/testfence" run -- \
         sh -c 'echo ok > tests/mine.txt; echo x > config.toml'
     [ "$status" -ne 0 ]
     expect_output_has "config.toml: Permission denied"
