@@ -72,6 +72,19 @@ const char *tf_env_value(const tf_session *s, size_t i);
  * resolved path is copied to RESOLVED (LEN bytes) when not NULL. */
 int tf_path_check(tf_session *s, const char *path, int nofollow, char *resolved, size_t len);
 
+/* Flags of tf_path_check_at. */
+#define TF_PATH_NOFOLLOW 1 /* the call acts on a final symlink itself (unlink, rename, O_EXCL) */
+#define TF_PATH_EMPTY 2    /* an empty PATH names DIRFD itself: fchmod(fd), os.utime(fd) */
+
+/* May the target of PATH relative to DIRFD (AT_FDCWD, -100: the cwd) be changed? Resolved
+ * as the kernel would for this process (/proc/self, /dev/fd/N, dirfds, any depth).
+ * 1 yes: inside the writable set, no file at all (a pipe, a socket), or a call the kernel
+ * fails anyway (a closed fd, a missing directory); 0 outside the writable set; -1 when it
+ * cannot be told (tf_error says why): a caller deciding a write must refuse it. The resolved
+ * path (or PATH as given) is copied to RESOLVED (LEN bytes) when not NULL. */
+int tf_path_check_at(tf_session *s, int dirfd, const char *path, int flags, char *resolved,
+                     size_t len);
+
 /* Append a record of a blocked write to the run's violation log, as the shim does for
  * child processes. TEST and PHASE may be NULL. BY_US: refused by the caller itself
  * (not by the kernel). Returns 0 or -1. */

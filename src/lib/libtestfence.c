@@ -268,20 +268,32 @@ TF_PUBLIC const char *tf_env_value(const tf_session *s, size_t i)
     return i < tf_env_count(s) ? s->envval[i] : NULL;
 }
 
+TF_PUBLIC int tf_path_check_at(tf_session *s, int dirfd, const char *path, int flags,
+                               char *resolved, size_t len)
+{
+    struct path_res res;
+    unsigned f = (flags & TF_PATH_NOFOLLOW ? PATH_NOFOLLOW : 0) |
+                 (flags & TF_PATH_EMPTY ? PATH_EMPTY : 0);
+    if (!s->policy)
+        return tf_errf(&s->err, "tf_path_check before tf_load or tf_attach");
+    int rc = path_resolve_at(NULL, dirfd, path ? path : "", f, &res, &s->err);
+    if (resolved && len)
+        snprintf(resolved, len, "%s%s", rc == 0 ? res.path : path ? path : "",
+                 rc == 0 && res.beneath ? "/..." : "");
+    if (rc < 0)
+        return -1;
+    /* No file, or a call the kernel fails anyway: nothing outside can change. */
+    if (res.kind != PATH_FILE || res.errnum)
+        return 1;
+    return policy_match_res(s->policy, &res) ? 1 : 0;
+}
+
 TF_PUBLIC int tf_path_check(tf_session *s, const char *path, int nofollow, char *resolved,
                             size_t len)
 {
-    char r[PATH_MAX];
-    if (!s->policy)
-        return tf_errf(&s->err, "tf_path_check before tf_load or tf_attach");
     if (!path || !path[0])
         return tf_errf(&s->err, "empty path");
-    if ((nofollow ? path_resolve_parent(path, r, sizeof r, &s->err)
-                  : path_resolve(path, r, sizeof r, &s->err)) < 0)
-        return -1;
-    if (resolved && len)
-        snprintf(resolved, len, "%s", r);
-    return policy_match(s->policy, r) ? 1 : 0;
+    return tf_path_check_at(s, AT_FDCWD, path, nofollow ? TF_PATH_NOFOLLOW : 0, resolved, len);
 }
 
 TF_PUBLIC int tf_record(tf_session *s, const char *op, const char *path, const char *resolved,
