@@ -109,7 +109,7 @@ static int prepare(const struct opts *o, struct session *s, tf_err *err)
 {
     const char *test_env = o->test_env ? o->test_env : s->pl.cfg.test_env;
     if (session_check(s, o->allow_hazards, "pass --allow-hazards to run anyway", stderr, err) < 0 ||
-        session_start(s, opts_retain(o, &s->pl.cfg), test_env, false, err) < 0)
+        session_start(s, opts_retain(o, &s->pl.cfg), test_env, false, stderr, err) < 0)
         return -1;
     if (s->backend == SESSION_PRELOAD)
         fprintf(stderr, "testfence: WARNING: --backend preload: %s\n", session_weak_label);

@@ -15,7 +15,6 @@
 int diag_prepare(struct diag *d, const struct plan *pl, enum shim_mode mode, bool precheck_meta,
                  const char *test_env, tf_err *err)
 {
-    char path[PATH_MAX];
     struct shimconf conf = {.mode = mode, .precheck_meta = precheck_meta, .policy = pl->policy};
     snprintf(conf.test_env, sizeof conf.test_env, "%s",
              test_env && test_env[0] ? test_env : SHIMCONF_DEFAULT_TEST_ENV);
@@ -23,12 +22,10 @@ int diag_prepare(struct diag *d, const struct plan *pl, enum shim_mode mode, boo
         return tf_errf(err, "the test variable name \"%.40s...\" is too long", test_env);
     d->on = true;
     d->mode = mode;
-    d->wsfd = open(pl->ws.dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    d->wsfd = fcntl(pl->wsfd.dir, F_DUPFD_CLOEXEC, 3);
     if (d->wsfd < 0)
         return tf_errnof(err, errno, "cannot open the run workspace %s", pl->ws.dir);
-    if (path_join(path, sizeof path, pl->ws.dir, SHIMCONF_FILE, err) < 0)
-        return -1;
-    return shimconf_write(path, &conf, err);
+    return shimconf_write(d->wsfd, SHIMCONF_FILE, &conf, err);
 }
 
 int diag_finish(struct diag *d, FILE *out, struct report_run *run, bool allow_violations)

@@ -3,6 +3,10 @@
 #include "path.h"
 #include "project.h"
 
+#include "walk.h"
+
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -101,21 +105,57 @@ static int env_plan(struct plan *pl, char *const *envp, tf_err *err)
     return 0;
 }
 
-int plan_build(struct plan *pl, const struct plan_request *req, const char *run_id,
-               char *const *envp, tf_err *err)
+/* The outermost writable directory holding PATH: its ancestors are outside the writable
+ * set, so nothing the command does can change what its path leads to. */
+static const struct policy_entry *anchor_of(const struct policy *p, const char *path)
 {
-    char joined[PATH_MAX], artifacts[PATH_MAX];
-    if (plan_policy(pl, req, err) < 0)
-        return -1;
+    const struct policy_entry *best = NULL;
+    for (size_t i = 0; i < p->n; i++) {
+        const struct policy_entry *e = &p->entries[i];
+        if (e->is_dir && e->origin != POLICY_SYSTEM && path_is_within(path, e->path) &&
+            (!best || strlen(e->path) < strlen(best->path)))
+            best = e;
+    }
+    return best;
+}
+
+int plan_artifacts(const struct plan *pl, char *out, size_t len, tf_err *err)
+{
+    char joined[PATH_MAX];
     if (path_join(joined, sizeof joined, pl->root, pl->cfg.artifacts, err) < 0 ||
-        path_resolve(joined, artifacts, sizeof artifacts, err) < 0)
+        path_resolve(joined, out, len, err) < 0)
         return -1;
-    const struct policy_entry *e = policy_match(&pl->policy, artifacts);
-    if (!e || e->origin == POLICY_SYSTEM)
+    if (!anchor_of(&pl->policy, out))
         return tf_errf(err,
                        "the artifacts dir %s (\"%s\") is outside the writable set; it must "
                        "lie beneath a writable directory",
-                       artifacts, pl->cfg.artifacts);
+                       out, pl->cfg.artifacts);
+    return 0;
+}
+
+int plan_open_artifacts(const struct plan *pl, const char *artifacts, bool create, tf_err *err)
+{
+    const struct policy_entry *e = anchor_of(&pl->policy, artifacts);
+    if (!e)
+        return tf_errf(err, "the artifacts dir %s is outside the writable set", artifacts);
+    int fd = open(e->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return tf_errnof(err, errno, "cannot open the writable directory %s", e->path);
+    size_t n = strlen(e->path);
+    const char *rel = artifacts[n] == '/' ? artifacts + n + 1 : artifacts + n;
+    int afd = walk_open_dir(fd, e->path, rel, create ? 0755 : 0, err);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return afd;
+}
+
+int plan_build(struct plan *pl, const struct plan_request *req, const char *run_id,
+               char *const *envp, tf_err *err)
+{
+    char artifacts[PATH_MAX];
+    if (plan_policy(pl, req, err) < 0 || plan_artifacts(pl, artifacts, sizeof artifacts, err) < 0)
+        return -1;
     if (ws_plan(&pl->ws, artifacts, run_id, err) < 0 || env_plan(pl, envp, err) < 0)
         return -1;
     /* Appended: a user's own preloads keep working (LD_PRELOAD splits on spaces). */
@@ -129,14 +169,15 @@ int plan_build(struct plan *pl, const struct plan_request *req, const char *run_
 
 int plan_create_workspace(struct plan *pl, tf_err *err)
 {
-    if (ws_create(&pl->ws, err) < 0)
+    pl->opened = true;
+    pl->wsfd.dir = pl->wsfd.hold = -1;
+    pl->artifacts_fd = plan_open_artifacts(pl, pl->ws.artifacts, true, err);
+    if (pl->artifacts_fd < 0 || ws_create(&pl->ws, pl->artifacts_fd, &pl->wsfd, err) < 0)
         return -1;
     for (size_t i = 0; i < pl->cfg.nfiles; i++)
-        if (ws_add_file(&pl->ws, pl->cfg.files[i].name, pl->cfg.files[i].value, err) < 0)
+        if (ws_add_file(pl->wsfd.dir, pl->cfg.files[i].name, pl->cfg.files[i].value, err) < 0)
             return -1;
-    pl->hold_fd = ws_hold(&pl->ws, err);
-    pl->held = pl->hold_fd >= 0;
-    return pl->held ? 0 : -1;
+    return 0;
 }
 
 void plan_print_policy(FILE *f, const struct plan *pl)
@@ -174,9 +215,12 @@ void plan_print(FILE *f, const struct plan *pl, char *const *envp)
 
 void plan_free(struct plan *pl)
 {
-    if (pl->held)
-        close(pl->hold_fd);
-    pl->held = false;
+    if (pl->opened) {
+        ws_close(&pl->wsfd);
+        if (pl->artifacts_fd >= 0)
+            close(pl->artifacts_fd);
+    }
+    pl->opened = false;
     config_free(&pl->cfg);
     policy_free(&pl->policy);
     envplan_free(&pl->env);

@@ -51,20 +51,20 @@ static void put_conf(FILE *f, const struct shimconf *c)
     fputc('\n', f);
 }
 
-int shimconf_write(const char *path, const struct shimconf *conf, tf_err *err)
+int shimconf_write(int dirfd, const char *name, const struct shimconf *conf, tf_err *err)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+    int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
     if (fd < 0)
-        return tf_errnof(err, errno, "cannot create %s", path);
+        return tf_errnof(err, errno, "cannot create %s", name);
     FILE *f = fdopen(fd, "w");
     if (!f) {
         close(fd);
-        return tf_errnof(err, errno, "cannot write %s", path);
+        return tf_errnof(err, errno, "cannot write %s", name);
     }
     put_conf(f, conf);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad)
-        return tf_errnof(err, errno, "cannot write %s", path);
+        return tf_errnof(err, errno, "cannot write %s", name);
     return 0;
 }
 

@@ -31,8 +31,8 @@ struct shimconf {
     struct policy policy;
 };
 
-/* Write CONF to PATH (created fresh, mode 0444). */
-int shimconf_write(const char *path, const struct shimconf *conf, tf_err *err);
+/* Write CONF as NAME in the directory DIRFD (created fresh, mode 0444, never through a link). */
+int shimconf_write(int dirfd, const char *name, const struct shimconf *conf, tf_err *err);
 
 /* Parse the text shimconf_write wrote. CONF's policy is filled; free it with policy_free. */
 int shimconf_parse(const char *buf, size_t len, struct shimconf *conf, tf_err *err);

@@ -147,7 +147,8 @@ TF_PUBLIC int tf_prepare(tf_session *s)
         return tf_errf(&s->err, "tf_prepare before tf_load");
     /* No seccomp guard in-process (it needs a supervisor outside the fence): the shim
      * refuses metadata changes in children itself. */
-    return session_start(&s->ses, s->ses.pl.cfg.retain, s->ses.pl.cfg.test_env, true, &s->err);
+    return session_start(&s->ses, s->ses.pl.cfg.retain, s->ses.pl.cfg.test_env, true, stderr,
+                         &s->err);
 }
 
 /* Landlock restricts the calling thread only: a thread started before would escape. */

@@ -3,6 +3,7 @@
 #include "core/hazard.h"
 #include "core/workspace.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -56,12 +57,23 @@ int session_check(struct session *s, bool allow_hazards, const char *override, F
     return check_hazards(s, allow_hazards, override, warn, err);
 }
 
+/* Old runs beyond RETAIN go; what a test left behind that resists removal is said on WARN
+ * and left for `testfence clean`, never a reason not to run. */
+static void prune(struct session *s, unsigned retain, FILE *warn)
+{
+    struct ws_pruned pr;
+    tf_err err = {{0}};
+    if (ws_prune(s->pl.artifacts_fd, s->pl.ws.artifacts, retain, warn, &pr, &err) < 0)
+        fprintf(warn, "testfence: warning: old runs were not pruned: %s\n", err.msg);
+}
+
 int session_start(struct session *s, unsigned retain, const char *test_env, bool in_process,
-                  tf_err *err)
+                  FILE *warn, tf_err *err)
 {
     bool fenced = s->backend == SESSION_LANDLOCK;
-    if (plan_create_workspace(&s->pl, err) < 0 || ws_prune(s->pl.ws.artifacts, retain, err) < 0)
+    if (plan_create_workspace(&s->pl, err) < 0)
         return -1;
+    prune(s, retain, warn);
     s->guard = fenced && !in_process && s->caps.seccomp_notify;
     /* A violation log when something writes to it: the shim, or the caller itself. */
     if ((s->pl.shim || in_process) &&

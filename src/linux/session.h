@@ -41,13 +41,13 @@ int session_plan(struct session *s, const struct plan_request *req, enum session
 int session_check(struct session *s, bool allow_hazards, const char *override, FILE *warn,
                   tf_err *err);
 
-/* Create the workspace, prune those beyond RETAIN, open the violation log and hand the
- * shim its configuration (when the plan has a shim) with TEST_ENV naming the current
- * test, and build the Landlock ruleset. IN_PROCESS: the caller fences itself and
+/* Create the workspace, prune those beyond RETAIN (what cannot be pruned is a warning on
+ * WARN), open the violation log and hand the shim its configuration (when the plan has a
+ * shim) with TEST_ENV naming the current test, and build the Landlock ruleset. IN_PROCESS: the caller fences itself and
  * records its own blocked writes; no seccomp guard can watch it there, so the shim
  * refuses metadata changes in its children itself. */
 int session_start(struct session *s, unsigned retain, const char *test_env, bool in_process,
-                  tf_err *err);
+                  FILE *warn, tf_err *err);
 
 /* After the command: the summary to OUT, report.json, and the status to exit with
  * (see diag_finish). ARGV is the command, NULL when the caller is the command. */

@@ -192,7 +192,7 @@ bad() {
     mkdir tests/artifacts/mine
     run "$TESTFENCE" clean --retain 1
     expect_status 0
-    expect_output_has "removed 6 run directories"
+    expect_output_has "removed 2 old runs"
     [ "$(ls -d tests/artifacts/_isolation_workspace_2026* | wc -l)" -eq 1 ]
     run "$TESTFENCE" clean --all
     expect_status 0
