@@ -150,7 +150,7 @@ static int verify_after(const struct opts *o, const struct plan *pl,
 
 /* Run the command under the fence and the guard; with --verify, fingerprint the
  * tree outside the writable set around it. */
-static int launch(const struct opts *o, const struct session *s, char **cmd, int *status,
+static int launch(const struct opts *o, struct session *s, char **cmd, int *status,
                   tf_err *err)
 {
     const struct plan *pl = &s->pl;
@@ -163,7 +163,10 @@ static int launch(const struct opts *o, const struct session *s, char **cmd, int
     struct spawn_opts so = {.argv = cmd,
                             .envp = env,
                             .ruleset_fd = s->ruleset_fd,
-                            .guard = s->guard ? &pl->policy : NULL};
+                            .guard = s->guard ? &pl->policy : NULL,
+                            .record_fd = s->ch.sock,
+                            .on_record = session_records,
+                            .record_ctx = s};
     int rc = spawn_run(&so, status, err);
     if (rc == 0 && o->verify)
         rc = verify_after(o, pl, &before, status, err);

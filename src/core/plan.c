@@ -3,11 +3,14 @@
 #include "path.h"
 #include "project.h"
 
+#include "shimconf.h"
 #include "walk.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -150,6 +153,51 @@ int plan_open_artifacts(const struct plan *pl, const char *artifacts, bool creat
     return afd;
 }
 
+/* The first of $XDG_RUNTIME_DIR, $TMPDIR and /tmp that exists and lies outside the writable
+ * set (so the command can neither delete nor rewrite what testfence keeps there), + the
+ * per-user directory + the run id. */
+static int plan_runtime(struct plan *pl, char *const *envp, tf_err *err)
+{
+    const char *cand[] = {envplan_getenv(envp, "XDG_RUNTIME_DIR"), envplan_getenv(envp, "TMPDIR"),
+                          "/tmp"};
+    char resolved[PATH_MAX];
+    for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++) {
+        struct stat st;
+        if (!cand[i] || cand[i][0] != '/' || path_resolve(cand[i], resolved, sizeof resolved, NULL) < 0 ||
+            stat(resolved, &st) < 0 || !S_ISDIR(st.st_mode) || policy_match(&pl->policy, resolved))
+            continue;
+        int n = snprintf(pl->runtime, sizeof pl->runtime, "%s/testfence-%u/%s", resolved,
+                         (unsigned)getuid(), pl->ws.run_id);
+        if (n > 0 && (size_t)n < sizeof pl->runtime - 32)
+            return 0;
+    }
+    pl->runtime[0] = '\0';
+    return tf_errf(err, "no directory outside the writable set for testfence's private files "
+                        "($XDG_RUNTIME_DIR, $TMPDIR, /tmp)");
+}
+
+/* The diagnostics shim: preloaded (appended, so a user's own preloads keep working), and
+ * told where its configuration is: outside the writable set for run, in the workspace for
+ * a process that fences itself (it has no parent outside the fence). */
+static int plan_shim(struct plan *pl, const struct plan_request *req, char *const *envp,
+                     tf_err *err)
+{
+    /* No such place (a run nested in another, sharing its writable set): the workspace,
+     * and run says so when it starts. */
+    if (!req->in_process)
+        plan_runtime(pl, envp, NULL);
+    if (path_join(pl->shimconf, sizeof pl->shimconf, pl->runtime[0] ? pl->runtime : pl->ws.dir,
+                  SHIMCONF_FILE, err) < 0 ||
+        envplan_add(&pl->env, "LD_PRELOAD", req->shim, ENV_APPEND,
+                    "the diagnostics shim: reports each blocked write and its test", err) < 0 ||
+        envplan_add(&pl->env, "TESTFENCE_SHIM_CONF", pl->shimconf, ENV_SET,
+                    pl->runtime[0] ? "the shim's configuration, outside the writable set"
+                                   : "the shim's configuration",
+                    err) < 0)
+        return -1;
+    return 0;
+}
+
 int plan_build(struct plan *pl, const struct plan_request *req, const char *run_id,
                char *const *envp, tf_err *err)
 {
@@ -160,9 +208,7 @@ int plan_build(struct plan *pl, const struct plan_request *req, const char *run_
         return -1;
     /* Appended: a user's own preloads keep working (LD_PRELOAD splits on spaces). */
     pl->shim = req->shim != NULL;
-    if (req->shim &&
-        envplan_add(&pl->env, "LD_PRELOAD", req->shim, ENV_APPEND,
-                    "the diagnostics shim: reports each blocked write and its test", err) < 0)
+    if (req->shim && plan_shim(pl, req, envp, err) < 0)
         return -1;
     return 0;
 }

@@ -20,6 +20,7 @@ struct plan_request {
     const char **allow; /* --allow entries */
     size_t nallow;
     const char *shim; /* the diagnostics shim to add to LD_PRELOAD, or NULL */
+    bool in_process;  /* the caller fences itself (libtestfence): no parent outside the fence */
 };
 
 struct plan {
@@ -29,6 +30,11 @@ struct plan {
     struct workspace ws;
     struct envplan env;
     bool shim;        /* the diagnostics shim is preloaded (LD_PRELOAD in env) */
+    /* testfence run's private directory, outside the writable set (the command cannot touch
+     * it): the shim's configuration, the record socket, testfence's own copy of the log.
+     * "" in process (libtestfence): there the shim's configuration is in the workspace. */
+    char runtime[PATH_MAX];
+    char shimconf[PATH_MAX]; /* the shim's configuration: TESTFENCE_SHIM_CONF */
     bool opened;        /* plan_create_workspace ran: the fds below are ours to close */
     int artifacts_fd;   /* the artifacts dir, opened once, never through a symlink (else -1) */
     struct ws_fds wsfd; /* the created workspace, held live until plan_free */

@@ -28,6 +28,11 @@ struct shimconf {
     bool precheck_meta; /* refuse chmod/chown/utime/xattr outside the set beforehand: nothing
                            in the kernel blocks them (no seccomp guard) */
     char test_env[128]; /* the variable naming the current test */
+    /* Where records go: a datagram socket testfence run listens on (outside the writable
+     * set: the command cannot erase what was sent), or, for a process that fences itself,
+     * the log in the workspace. "" when not said: records are not kept. */
+    bool sink_socket;
+    char sink[PATH_MAX];
     struct policy policy;
 };
 

@@ -55,7 +55,7 @@ TF_PUBLIC tf_session *tf_open(void)
 {
     tf_session *s = calloc(1, sizeof *s);
     if (s)
-        s->d.wsfd = -1;
+        s->d.wsfd = s->d.logdir = -1;
     return s;
 }
 
@@ -121,7 +121,8 @@ TF_PUBLIC int tf_load(tf_session *s, const char *root, const char *config, const
                                .config = config,
                                .allow = list,
                                .nallow = nallow,
-                               .shim = s->shim[0] ? s->shim : NULL};
+                               .shim = s->shim[0] ? s->shim : NULL,
+                               .in_process = true};
     s->loaded = true; /* session_free is safe on a partly built plan */
     int rc = session_plan(&s->ses, &req, SESSION_LANDLOCK, &s->err);
     free(list);
@@ -203,7 +204,7 @@ TF_PUBLIC int tf_attach(tf_session *s, const char *workspace)
     snprintf(s->workspace, sizeof s->workspace, "%s", workspace);
     policy_fence_label(s->policy, s->fence_dir, sizeof s->fence_dir);
     s->d.wsfd = open(workspace, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (s->d.wsfd < 0)
+    if (s->d.wsfd < 0 || (s->d.logdir = fcntl(s->d.wsfd, F_DUPFD_CLOEXEC, 3)) < 0)
         return tf_errnof(&s->err, errno, "cannot open the run workspace %s", workspace);
     s->d.on = true;
     return 0;
@@ -456,7 +457,7 @@ TF_PUBLIC char *tf_summary(tf_session *s, int status)
                              .backend = "landlock",
                              .home = getenv("HOME"),
                              .command_status = status};
-    diag_finish(d, f, &run, true);
+    diag_finish(d, f, &run, true, false);
     fclose(f);
     return text;
 }

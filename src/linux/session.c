@@ -1,6 +1,8 @@
 #include "session.h"
 
 #include "core/hazard.h"
+#include "core/path.h"
+#include "core/shimconf.h"
 #include "core/workspace.h"
 
 #include <stdio.h>
@@ -20,8 +22,9 @@ int session_plan(struct session *s, const struct plan_request *req, enum session
 {
     char run_id[32];
     memset(s, 0, sizeof *s);
-    s->d.wsfd = -1;
+    s->d.wsfd = s->d.logdir = -1;
     s->ruleset_fd = -1;
+    channel_init(&s->ch);
     s->backend = b;
     ws_run_id(run_id, sizeof run_id, time(NULL), getpid());
     fence_probe(&s->caps);
@@ -67,6 +70,55 @@ static void prune(struct session *s, unsigned retain, FILE *warn)
         fprintf(warn, "testfence: warning: old runs were not pruned: %s\n", err.msg);
 }
 
+/* testfence run's channel, outside the writable set: 1 open. Where there is none to be had
+ * (a run nested in another whose fence covers every candidate), 0: the records stay in the
+ * workspace, as for a process that fences itself, and WARN says what that costs. */
+static int open_channel(struct session *s, FILE *warn, tf_err *err)
+{
+    tf_err why = {{0}};
+    if (s->pl.runtime[0] && channel_open(&s->ch, s->pl.runtime, s->pl.wsfd.dir, &why) == 0)
+        return 1;
+    channel_close(&s->ch);
+    fprintf(warn,
+            "testfence: warning: %s: the shim's configuration and the violation log stay in the "
+            "run workspace, where the command could change them\n",
+            s->pl.runtime[0] ? why.msg : "no private directory outside the writable set");
+    if (!s->pl.runtime[0])
+        return 0; /* planned so: the shim already looks in the workspace */
+    if (path_join(s->pl.shimconf, sizeof s->pl.shimconf, s->pl.ws.dir, SHIMCONF_FILE, err) < 0 ||
+        envplan_add(&s->pl.env, "TESTFENCE_SHIM_CONF", s->pl.shimconf, ENV_SET,
+                    "the shim's configuration", err) < 0)
+        return -1;
+    return 0;
+}
+
+/* Where the shim's configuration and the records go: through the channel, outside the
+ * writable set, when testfence run waits outside the fence; in the workspace for a process
+ * that fences itself (it has no other place). */
+static int start_diag(struct session *s, const char *test_env, bool in_process, FILE *warn,
+                      tf_err *err)
+{
+    bool block = s->backend == SESSION_PRELOAD;
+    char log[PATH_MAX];
+    struct diag_shim sh = {.mode = block ? SHIM_BLOCK : SHIM_DIAGNOSE,
+                           .precheck_meta = !s->guard,
+                           .test_env = test_env,
+                           .conf_dirfd = s->pl.wsfd.dir,
+                           .log_dirfd = s->pl.wsfd.dir,
+                           .sink = log};
+    int ch = in_process ? 0 : open_channel(s, warn, err);
+    if (ch < 0)
+        return -1;
+    if (ch) {
+        sh.conf_dirfd = sh.log_dirfd = s->ch.dirfd;
+        sh.sink_socket = true;
+        sh.sink = s->ch.sock_path;
+    } else if (path_join(log, sizeof log, s->pl.ws.dir, SHIMCONF_LOG, err) < 0) {
+        return -1;
+    }
+    return diag_prepare(&s->d, &s->pl, &sh, err);
+}
+
 int session_start(struct session *s, unsigned retain, const char *test_env, bool in_process,
                   FILE *warn, tf_err *err)
 {
@@ -76,19 +128,33 @@ int session_start(struct session *s, unsigned retain, const char *test_env, bool
     prune(s, retain, warn);
     s->guard = fenced && !in_process && s->caps.seccomp_notify;
     /* A violation log when something writes to it: the shim, or the caller itself. */
-    if ((s->pl.shim || in_process) &&
-        diag_prepare(&s->d, &s->pl,
-                     fenced || s->backend == SESSION_NONE ? SHIM_DIAGNOSE : SHIM_BLOCK, !s->guard,
-                     test_env, err) < 0)
+    if ((s->pl.shim || in_process) && start_diag(s, test_env, in_process, warn, err) < 0)
         return -1;
     if (fenced && (s->ruleset_fd = fence_prepare(&s->pl.policy, &s->caps, err)) < 0)
         return -1;
     return 0;
 }
 
+void session_records(void *s)
+{
+    channel_drain(&((struct session *)s)->ch);
+}
+
 int session_finish(struct session *s, FILE *out, char *const *argv, int command_status,
                    bool allow_violations)
 {
+    char why[PATH_MAX + 128];
+    channel_drain(&s->ch);
+    bool tampered = channel_check(&s->ch, s->pl.ws.dir, why, sizeof why) < 0;
+    if (tampered)
+        fprintf(out,
+                "testfence: %s: a test must not touch testfence's record. testfence kept its own "
+                "copy of every record, reports from it and restored the log; the run fails\n",
+                why);
+    if (s->ch.malformed)
+        fprintf(out, "testfence: %zu malformed record%s sent to testfence %s dropped\n",
+                s->ch.malformed, s->ch.malformed == 1 ? "" : "s",
+                s->ch.malformed == 1 ? "was" : "were");
     static const char *const names[] = {"landlock", "preload", "none"};
     struct report_run run = {.run_id = s->pl.ws.run_id,
                              .root = s->pl.root,
@@ -97,7 +163,7 @@ int session_finish(struct session *s, FILE *out, char *const *argv, int command_
                              .home = getenv("HOME"),
                              .argv = argv,
                              .command_status = command_status};
-    return diag_finish(&s->d, out, &run, allow_violations);
+    return diag_finish(&s->d, out, &run, allow_violations, tampered);
 }
 
 void session_free(struct session *s)
@@ -106,5 +172,6 @@ void session_free(struct session *s)
         close(s->ruleset_fd);
     s->ruleset_fd = -1;
     diag_close(&s->d);
+    channel_close(&s->ch);
     plan_free(&s->pl);
 }

@@ -3,6 +3,7 @@
 #ifndef TESTFENCE_SESSION_H
 #define TESTFENCE_SESSION_H
 
+#include "channel.h"
 #include "core/diag.h"
 #include "base/err.h"
 #include "core/plan.h"
@@ -21,6 +22,7 @@ struct session {
     struct plan pl;
     struct fence_caps caps;
     struct diag d;
+    struct channel ch; /* run's record channel (not in process) */
     enum session_backend backend;
     bool guard;     /* a seccomp guard watches the command's metadata calls */
     int ruleset_fd; /* the Landlock ruleset (-1: none yet, or not fenced) */
@@ -49,8 +51,13 @@ int session_check(struct session *s, bool allow_hazards, const char *override, F
 int session_start(struct session *s, unsigned retain, const char *test_env, bool in_process,
                   FILE *warn, tf_err *err);
 
+/* While the command runs: take the records waiting on the channel (S is the session; for
+ * spawn's poll loop, whenever the channel's socket is readable). */
+void session_records(void *s);
+
 /* After the command: the summary to OUT, report.json, and the status to exit with
- * (see diag_finish). ARGV is the command, NULL when the caller is the command. */
+ * (see diag_finish); a violation log the command deleted or rewrote fails the run (120
+ * when the command exited 0). ARGV is the command, NULL when the caller is the command. */
 int session_finish(struct session *s, FILE *out, char *const *argv, int command_status,
                    bool allow_violations);
 

@@ -199,13 +199,18 @@ static int on_signal(int sig, pid_t pid, bool tty)
 }
 
 /* Wait for the child, forwarding signals to its group, following job control,
- * and answering the metadata guard's questions (LISTENER, or -1). */
-static int supervise(pid_t pid, bool tty, int sfd, int *listener, const struct policy *guard)
+ * answering the metadata guard's questions (LISTENER, or -1) and taking records. */
+static int supervise(const struct spawn_opts *o, pid_t pid, bool tty, int sfd, int *listener)
 {
-    struct pollfd fds[2] = {{.fd = sfd, .events = POLLIN}, {.fd = *listener, .events = POLLIN}};
+    const struct policy *guard = o->guard;
+    struct pollfd fds[3] = {{.fd = sfd, .events = POLLIN},
+                            {.fd = *listener, .events = POLLIN},
+                            {.fd = o->on_record ? o->record_fd : -1, .events = POLLIN}};
     for (;;) {
-        if (poll(fds, *listener >= 0 ? 2 : 1, -1) < 0)
+        if (poll(fds, 3, -1) < 0)
             continue;
+        if (fds[2].revents & POLLIN)
+            o->on_record(o->record_ctx);
         if ((fds[1].revents & POLLIN) && guard_answer(*listener, guard) < 0) {
             /* A listener we cannot serve would leave every later metadata call
              * blocked; closed, the kernel fails them (ENOSYS) instead. */
@@ -275,7 +280,7 @@ int spawn_run(const struct spawn_opts *o, int *status, tf_err *err)
             give_terminal(pid);
         int listener = o->guard ? recv_fd(ch.guard[0]) : -1; /* GUARD_DECLINED: nested */
         rc = child_report(ch.err[0], o, status, err);
-        code = supervise(pid, tty, ch.sfd, &listener, o->guard);
+        code = supervise(o, pid, tty, ch.sfd, &listener);
         close_fd(&listener);
         if (tty)
             give_terminal(getpgrp());

@@ -28,7 +28,6 @@ enum { LIVE_MAX = 100 };
 static struct {
     bool active;
     struct shimconf conf;
-    char log[PATH_MAX];
     char fence[PATH_MAX + 1]; /* "<root>/tests/" for the live line */
 } shim;
 
@@ -47,16 +46,15 @@ void *shim_real(void **slot, const char *name)
     return p;
 }
 
-/* Load the configuration run left in the workspace. Without it the shim does nothing:
- * the process was not started by testfence run, or its environment was changed. */
+/* Load the configuration testfence left for us: testfence run keeps it in its private
+ * directory, outside the writable set; a process that fences itself, in its workspace.
+ * Without it the shim does nothing: the process was not started by testfence, or its
+ * environment was changed. */
 __attribute__((constructor)) static void shim_init(void)
 {
-    const char *ws = getenv("TESTFENCE_WORKSPACE");
-    char conf[PATH_MAX];
+    const char *conf = getenv("TESTFENCE_SHIM_CONF");
     tf_err err;
-    if (!ws || ws[0] != '/' ||
-        snprintf(conf, sizeof conf, "%s/" SHIMCONF_FILE, ws) >= (int)sizeof conf ||
-        snprintf(shim.log, sizeof shim.log, "%s/" SHIMCONF_LOG, ws) >= (int)sizeof shim.log)
+    if (!conf || conf[0] != '/')
         return;
     busy++;
     if (shimconf_load(conf, &shim.conf, &err) == 0) {
@@ -164,7 +162,10 @@ static void record(const char *op, const char *given, const char *resolved, int 
     r.err = err;
     r.blocked_by = by;
     size_t len = vlog_format(line, sizeof line, &r);
-    vlog_append(shim.log, line, len);
+    if (shim.conf.sink_socket)
+        vlog_send(shim.conf.sink, line, len); /* testfence run takes it: nothing to erase */
+    else if (shim.conf.sink[0])
+        vlog_append(shim.conf.sink, line, len);
     live_line(&r);
 }
 
