@@ -23,7 +23,9 @@ void tf_close(tf_session *s);
 
 /* The message of the last failed call ("" when none); valid until the next call. */
 const char *tf_error(const tf_session *s);
-/* A warning from tf_load the caller should show (the shim was not found), or NULL. */
+/* The warnings so far the caller should show (the shim was not found, pytest configuration
+ * in the writable set, an old run that could not be pruned): lines of text, each beginning
+ * "testfence: warning: ", or NULL. The library prints nothing itself. */
 const char *tf_warning(const tf_session *s);
 
 /* Root (NULL: discover upward from the current directory), configuration (NULL:
@@ -36,6 +38,12 @@ int tf_load(tf_session *s, const char *root, const char *config, const char *con
 /* Fail closed: -1 when this kernel cannot block every class of write, or when the
  * writable set holds a hazard (a hard link to a file outside it). */
 int tf_check(tf_session *s);
+
+/* Is the calling process already fenced (by `testfence run`, or a pytest it runs under)?
+ * The kernel's word, from a probe that changes nothing outside the writable set (see
+ * docs/plugin.md); never an environment variable. 1 yes, 0 no, -1 cannot tell (then fence
+ * it). After tf_load. */
+int tf_fenced(tf_session *s);
 
 /* Create the run workspace (and its placeholders), prune old ones, and write the
  * shim's configuration for child processes. Returns 0 or -1. */

@@ -208,6 +208,7 @@ int plan_build(struct plan *pl, const struct plan_request *req, const char *run_
         return -1;
     /* Appended: a user's own preloads keep working (LD_PRELOAD splits on spaces). */
     pl->shim = req->shim != NULL;
+    pl->in_process = req->in_process;
     if (req->shim && plan_shim(pl, req, envp, err) < 0)
         return -1;
     return 0;

@@ -30,6 +30,7 @@ struct plan {
     struct workspace ws;
     struct envplan env;
     bool shim;        /* the diagnostics shim is preloaded (LD_PRELOAD in env) */
+    bool in_process;  /* the caller fences itself (plan_request.in_process) */
     /* testfence run's private directory, outside the writable set (the command cannot touch
      * it): the shim's configuration, the record socket, testfence's own copy of the log.
      * "" in process (libtestfence): there the shim's configuration is in the workspace. */

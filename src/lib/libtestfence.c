@@ -32,7 +32,7 @@ struct tf_viol {
 
 struct tf_session {
     tf_err err;
-    char warning[sizeof(tf_err) + 80];
+    char *warnings; /* what the caller should show, one line each (NULL: none) */
     bool loaded;   /* tf_load: ses is valid */
     bool attached; /* tf_attach: conf and d are valid */
     struct session ses;
@@ -66,7 +66,34 @@ TF_PUBLIC const char *tf_error(const tf_session *s)
 
 TF_PUBLIC const char *tf_warning(const tf_session *s)
 {
-    return s->warning[0] ? s->warning : NULL;
+    return s->warnings;
+}
+
+/* Keep TEXT (lines ending in "\n") for tf_warning: a library prints nothing itself, and its
+ * caller's stderr may be captured (pytest's is, while the plugin starts). */
+static void add_warnings(tf_session *s, const char *text)
+{
+    size_t old = s->warnings ? strlen(s->warnings) : 0, n = strlen(text);
+    char *w = n ? realloc(s->warnings, old + n + 1) : NULL;
+    if (!w)
+        return;
+    memcpy(w + old, text, n + 1);
+    s->warnings = w;
+}
+
+/* Run STEP with a stream for its warnings, which are kept for tf_warning. */
+static int with_warnings(tf_session *s, int (*step)(tf_session *, FILE *))
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return tf_errf(&s->err, "out of memory");
+    int rc = step(s, f);
+    fclose(f);
+    add_warnings(s, text ? text : "");
+    free(text);
+    return rc;
 }
 
 /* The directory libtestfence.so was loaded from: the shim is installed beside it. */
@@ -108,8 +135,11 @@ TF_PUBLIC int tf_load(tf_session *s, const char *root, const char *config, const
         return -1;
     if (shimconf_locate_near(dir, s->shim, sizeof s->shim, &shim_err) < 0) {
         s->shim[0] = '\0';
-        snprintf(s->warning, sizeof s->warning,
-                 "%s; blocked writes of child processes will not be reported", shim_err.msg);
+        char line[sizeof shim_err.msg + 80];
+        snprintf(line, sizeof line,
+                 "testfence: warning: %s; blocked writes of child processes will not be reported\n",
+                 shim_err.msg);
+        add_warnings(s, line);
     }
     /* plan_request's list is not const-qualified all the way down: hand it a copy. */
     const char **list = calloc(nallow + 1, sizeof *list);
@@ -135,21 +165,38 @@ TF_PUBLIC int tf_load(tf_session *s, const char *root, const char *config, const
     return final_env(s);
 }
 
+static int check(tf_session *s, FILE *warn)
+{
+    return session_check(&s->ses, false, NULL, warn, &s->err);
+}
+
 TF_PUBLIC int tf_check(tf_session *s)
 {
     if (!s->loaded)
         return tf_errf(&s->err, "tf_check before tf_load");
-    return session_check(&s->ses, false, NULL, stderr, &s->err);
+    return with_warnings(s, check);
+}
+
+TF_PUBLIC int tf_fenced(tf_session *s)
+{
+    if (!s->loaded)
+        return tf_errf(&s->err, "tf_fenced before tf_load");
+    return fence_in_force(&s->ses.pl.policy, &s->err);
+}
+
+static int prepare(tf_session *s, FILE *warn)
+{
+    /* No seccomp guard in-process (it needs a supervisor outside the fence): the shim
+     * refuses metadata changes in children itself. */
+    return session_start(&s->ses, s->ses.pl.cfg.retain, s->ses.pl.cfg.test_env, true, warn,
+                         &s->err);
 }
 
 TF_PUBLIC int tf_prepare(tf_session *s)
 {
     if (!s->loaded)
         return tf_errf(&s->err, "tf_prepare before tf_load");
-    /* No seccomp guard in-process (it needs a supervisor outside the fence): the shim
-     * refuses metadata changes in children itself. */
-    return session_start(&s->ses, s->ses.pl.cfg.retain, s->ses.pl.cfg.test_env, true, stderr,
-                         &s->err);
+    return with_warnings(s, prepare);
 }
 
 /* Landlock restricts the calling thread only: a thread started before would escape. */
@@ -481,6 +528,7 @@ TF_PUBLIC void tf_close(tf_session *s)
     free(s->envval);
     viols_clear(s);
     free(s->v);
+    free(s->warnings);
     diag_close(&s->d);
     free(s);
 }

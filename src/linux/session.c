@@ -40,7 +40,10 @@ static int check_hazards(struct session *s, bool allow, const char *override, FI
     FILE *f = open_memstream(&text, &len);
     if (!f)
         return tf_errf(err, "out of memory");
-    int n = hazard_scan(&s->pl.policy, s->pl.ws.artifacts, f, err);
+    struct hazard_opts o = {.artifacts = s->pl.ws.artifacts,
+                            .warn = warn,
+                            .plugin_off_refused = s->pl.in_process};
+    int n = hazard_scan(&s->pl.policy, &o, f, err);
     fclose(f);
     if (n > 0 && allow)
         fprintf(warn, "testfence: warning: --allow-hazards: running despite:\n%s", text);
