@@ -61,6 +61,7 @@ expect 2 "--format unknown" -- "$bin" audit --format xml
 expect 2 "--select unknown code" -- "$bin" audit --select TF9
 expect 2 "--ignore unknown code" -- "$bin" audit --ignore nope
 expect 2 "--jobs 0" -- "$bin" audit --jobs 0
+expect 2 "--jobs 2^32+1 (not 1)" -- "$bin" audit --jobs 4294967297
 expect 2 "--protect with a slash" -- "$bin" audit --protect a/b
 expect 2 "unknown option" -- "$bin" audit --bogus
 expect 2 "missing option value" -- "$bin" audit --format
