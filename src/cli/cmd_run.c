@@ -189,10 +189,13 @@ static int run(const struct opts *o, char **cmd, tf_err *err, int *status)
         *status = 0;
     } else if (rc == 0) {
         rc = prepare(o, &s, err);
-        if (rc == 0)
+        if (rc == 0) {
             rc = launch(o, &s, cmd, status, err);
-        if (rc == 0)
-            *status = session_finish(&s, stderr, cmd, *status, o->allow_violations);
+            /* Also when the command could not start: its status (126, 127) is the report's. */
+            int finished = session_finish(&s, stderr, cmd, *status, o->allow_violations);
+            if (rc == 0)
+                *status = finished;
+        }
     }
     session_free(&s);
     return rc;

@@ -3,6 +3,8 @@
 #include "exitcode.h"
 #include "path.h"
 #include "report.h"
+#include "walk.h"
+#include "workspace.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -75,4 +77,47 @@ void diag_close(struct diag *d)
     if (d->logdir >= 0)
         close(d->logdir);
     d->wsfd = d->logdir = -1;
+}
+
+/* One run that did not finish: what its workspace's log holds (as the command left it:
+ * nobody was there to keep a copy), and a report.json that says it did not finish. */
+static void unfinished_one(int afd, const char *artifacts, const char *root, const char *id,
+                           FILE *out)
+{
+    char name[NAME_MAX + 1], ws[PATH_MAX];
+    tf_err err = {{0}};
+    struct report r;
+    snprintf(name, sizeof name, WS_PREFIX "%s", id);
+    snprintf(ws, sizeof ws, "%s/%s", artifacts, name);
+    int wsfd = walk_open_dir(afd, artifacts, name, 0, &err);
+    if (wsfd < 0 || report_load(&r, wsfd, SHIMCONF_LOG, &err) < 0) {
+        if (wsfd >= 0)
+            close(wsfd);
+        return;
+    }
+    fprintf(out,
+            "testfence: the earlier run %s did not finish (testfence, or the pytest that fenced "
+            "itself, was killed): its violation log holds %zu blocked write%s (%zu distinct)%s%s\n",
+            id, r.total, r.total == 1 ? "" : "s", r.n, r.total ? "; see " : "",
+            r.total ? ws : "");
+    struct report_run run = {.run_id = id,
+                             .root = root,
+                             .workspace = ws,
+                             .backend = "unknown",
+                             .command_status = -1,
+                             .status = -1};
+    report_write_json(&r, &run, wsfd, SHIMCONF_REPORT, &err);
+    report_free(&r);
+    close(wsfd);
+}
+
+void diag_unfinished(int artifacts_fd, const char *artifacts, const char *root, FILE *out)
+{
+    char **ids = NULL;
+    size_t n = 0;
+    if (ws_unfinished(artifacts_fd, &ids, &n) < 0)
+        return;
+    for (size_t i = 0; i < n; i++)
+        unfinished_one(artifacts_fd, artifacts, root, ids[i], out);
+    ws_free_ids(ids, n);
 }

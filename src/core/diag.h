@@ -41,6 +41,11 @@ int diag_prepare(struct diag *d, const struct plan *pl, const struct diag_shim *
 int diag_finish(struct diag *d, FILE *out, struct report_run *run, bool allow_violations,
                 bool fail);
 
+/* Say on OUT what the runs in ARTIFACTS_FD (named ARTIFACTS, in the project ROOT) that did
+ * not finish (ws_unfinished) left in their logs, and write their report.json (status -1),
+ * so each is said once. */
+void diag_unfinished(int artifacts_fd, const char *artifacts, const char *root, FILE *out);
+
 void diag_close(struct diag *d);
 
 #endif

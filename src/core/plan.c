@@ -14,6 +14,16 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Put "FILE:LINE:COL: " (WHERE, when the value came from a config file) before ERR. */
+static int placed(tf_err *err, const char *where)
+{
+    if (!err || !where)
+        return -1;
+    char msg[sizeof err->msg];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    return tf_errf(err, "%s: %s", where, msg);
+}
+
 int plan_policy(struct plan *pl, const struct plan_request *req, tf_err *err)
 {
     memset(pl, 0, sizeof *pl);
@@ -23,7 +33,7 @@ int plan_policy(struct plan *pl, const struct plan_request *req, tf_err *err)
         return -1;
     for (size_t i = 0; i < pl->cfg.writable.n; i++)
         if (policy_add(&pl->policy, pl->cfg.writable.v[i], POLICY_PROJECT, err) < 0)
-            return -1;
+            return placed(err, pl->cfg.writable_at[i]);
     for (size_t i = 0; i < req->nallow; i++)
         if (policy_add(&pl->policy, req->allow[i], POLICY_ALLOW, err) < 0)
             return -1;
@@ -127,12 +137,14 @@ int plan_artifacts(const struct plan *pl, char *out, size_t len, tf_err *err)
     char joined[PATH_MAX];
     if (path_join(joined, sizeof joined, pl->root, pl->cfg.artifacts, err) < 0 ||
         path_resolve(joined, out, len, err) < 0)
-        return -1;
-    if (!anchor_of(&pl->policy, out))
-        return tf_errf(err,
-                       "the artifacts dir %s (\"%s\") is outside the writable set; it must "
-                       "lie beneath a writable directory",
-                       out, pl->cfg.artifacts);
+        return placed(err, pl->cfg.artifacts_at);
+    if (!anchor_of(&pl->policy, out)) {
+        tf_errf(err,
+                "the artifacts dir %s (\"%s\") is outside the writable set; it must lie beneath "
+                "a writable directory",
+                out, pl->cfg.artifacts);
+        return placed(err, pl->cfg.artifacts_at);
+    }
     return 0;
 }
 
@@ -166,7 +178,7 @@ static int plan_runtime(struct plan *pl, char *const *envp, tf_err *err)
         if (!cand[i] || cand[i][0] != '/' || path_resolve(cand[i], resolved, sizeof resolved, NULL) < 0 ||
             stat(resolved, &st) < 0 || !S_ISDIR(st.st_mode) || policy_match(&pl->policy, resolved))
             continue;
-        int n = snprintf(pl->runtime, sizeof pl->runtime, "%s/testfence-%u/%s", resolved,
+        int n = snprintf(pl->runtime, sizeof pl->runtime, "%s/testfence-channel-%u/%s", resolved,
                          (unsigned)getuid(), pl->ws.run_id);
         if (n > 0 && (size_t)n < sizeof pl->runtime - 32)
             return 0;

@@ -241,7 +241,7 @@ static int open_marker(int afd, const char *name)
     return m;
 }
 
-static void free_names(char **v, size_t n)
+void ws_free_ids(char **v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         free(v[i]);
@@ -273,7 +273,7 @@ static int list_runs(int afd, char ***out, size_t *n)
         if (nv)
             v = nv;
         if (!nv || !(v[*n] = strdup(e->d_name + plen))) {
-            free_names(v, *n);
+            ws_free_ids(v, *n);
             closedir(d);
             errno = ENOMEM;
             return -1;
@@ -345,7 +345,42 @@ int ws_prune(int artifacts_fd, const char *where, unsigned retain, FILE *warn,
                           "`testfence clean`\n", ids[i], e.msg);
         }
     }
-    free_names(ids, n);
+    ws_free_ids(ids, n);
     *out = p;
+    return 0;
+}
+
+/* Run ID held by nobody, and without report.json? */
+static bool unfinished(int afd, const char *id)
+{
+    char name[NAME_MAX + 1];
+    snprintf(name, sizeof name, WS_PREFIX "%s", id);
+    int m = open_marker(afd, name);
+    if (m < 0)
+        return false;
+    bool free_ = flock(m, LOCK_EX | LOCK_NB) == 0;
+    close(m); /* lets go of our lock, if we took it */
+    int w = openat(afd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    bool reported = w >= 0 && fstatat(w, SHIMCONF_REPORT, &st, AT_SYMLINK_NOFOLLOW) == 0;
+    if (w >= 0)
+        close(w);
+    return free_ && w >= 0 && !reported;
+}
+
+int ws_unfinished(int artifacts_fd, char ***ids, size_t *n)
+{
+    char **all = NULL;
+    size_t total = 0, k = 0;
+    if (list_runs(artifacts_fd, &all, &total) < 0)
+        return -1;
+    for (size_t i = 0; i < total; i++) {
+        if (unfinished(artifacts_fd, all[i]))
+            all[k++] = all[i];
+        else
+            free(all[i]);
+    }
+    *ids = all;
+    *n = k;
     return 0;
 }

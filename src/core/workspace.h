@@ -79,4 +79,10 @@ struct ws_pruned {
 int ws_prune(int artifacts_fd, const char *where, unsigned retain, FILE *warn,
              struct ws_pruned *out, tf_err *err);
 
+/* The run ids of the workspaces in ARTIFACTS_FD that did not finish: marked, held by no
+ * run, and without report.json (every run that ends writes one: testfence, or the pytest
+ * that fenced itself, was killed). Newest first; free with ws_free_ids. */
+int ws_unfinished(int artifacts_fd, char ***ids, size_t *n);
+void ws_free_ids(char **ids, size_t n);
+
 #endif

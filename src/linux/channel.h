@@ -33,7 +33,7 @@ struct channel {
 /* No channel yet: channel_close is safe on it. */
 void channel_init(struct channel *c);
 
-/* Make the private directory DIR (<base>/testfence-<uid>/<run_id>: the base must be ours
+/* Make the private directory DIR (<base>/testfence-channel-<uid>/<run_id>: the base must be ours
  * and private), remove what runs that died left in the base, bind the socket, and open our
  * copy of the log. WSFD is the workspace the log is also written to. */
 int channel_open(struct channel *c, const char *dir, int wsfd, tf_err *err);

@@ -1,5 +1,6 @@
 #include "session.h"
 
+#include "core/exitcode.h"
 #include "core/hazard.h"
 #include "core/path.h"
 #include "core/shimconf.h"
@@ -128,6 +129,7 @@ int session_start(struct session *s, unsigned retain, const char *test_env, bool
     bool fenced = s->backend == SESSION_LANDLOCK;
     if (plan_create_workspace(&s->pl, err) < 0)
         return -1;
+    diag_unfinished(s->pl.artifacts_fd, s->pl.ws.artifacts, s->pl.root, warn);
     prune(s, retain, warn);
     s->guard = fenced && !in_process && s->caps.seccomp_notify;
     /* A violation log when something writes to it: the shim, or the caller itself. */
@@ -136,6 +138,26 @@ int session_start(struct session *s, unsigned retain, const char *test_env, bool
     if (fenced && (s->ruleset_fd = fence_prepare(&s->pl.policy, &s->caps, err)) < 0)
         return -1;
     return 0;
+}
+
+static const char *const backend_names[] = {"landlock", "preload", "none"};
+
+/* Every run that ends leaves report.json, so the next one can tell a killed run from one
+ * that finished: this one, when no violation log made one (nothing to report from). */
+static void report_plain(struct session *s, char *const *argv, int command_status, int status)
+{
+    struct report r;
+    tf_err err = {{0}};
+    memset(&r, 0, sizeof r);
+    struct report_run run = {.run_id = s->pl.ws.run_id,
+                             .root = s->pl.root,
+                             .workspace = s->pl.ws.dir,
+                             .backend = backend_names[s->backend],
+                             .argv = argv,
+                             .command_status = command_status,
+                             .status = status};
+    report_write_json(&r, &run, s->pl.wsfd.dir, SHIMCONF_REPORT, &err);
+    s->reported = true;
 }
 
 void session_records(void *s)
@@ -158,19 +180,26 @@ int session_finish(struct session *s, FILE *out, char *const *argv, int command_
         fprintf(out, "testfence: %zu malformed record%s sent to testfence %s dropped\n",
                 s->ch.malformed, s->ch.malformed == 1 ? "" : "s",
                 s->ch.malformed == 1 ? "was" : "were");
-    static const char *const names[] = {"landlock", "preload", "none"};
     struct report_run run = {.run_id = s->pl.ws.run_id,
                              .root = s->pl.root,
                              .workspace = s->pl.ws.dir,
-                             .backend = names[s->backend],
+                             .backend = backend_names[s->backend],
                              .home = getenv("HOME"),
                              .argv = argv,
                              .command_status = command_status};
+    if (!s->d.on) {
+        report_plain(s, argv, command_status, command_status);
+        return command_status;
+    }
+    s->reported = true;
     return diag_finish(&s->d, out, &run, allow_violations, tampered);
 }
 
 void session_free(struct session *s)
 {
+    /* A run that stopped on an error of ours after its workspace was made: say so there. */
+    if (s->pl.opened && s->pl.wsfd.dir >= 0 && !s->reported)
+        report_plain(s, NULL, -1, TF_EXIT_OWN_ERROR);
     if (s->ruleset_fd >= 0)
         close(s->ruleset_fd);
     s->ruleset_fd = -1;

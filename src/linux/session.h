@@ -23,6 +23,7 @@ struct session {
     struct fence_caps caps;
     struct diag d;
     struct channel ch; /* run's record channel (not in process) */
+    bool reported;     /* report.json was written: the run finished */
     enum session_backend backend;
     bool guard;     /* a seccomp guard watches the command's metadata calls */
     int ruleset_fd; /* the Landlock ruleset (-1: none yet, or not fenced) */

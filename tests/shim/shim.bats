@@ -202,8 +202,12 @@ for a in sys.argv[1:]:
     assert_outside_unchanged
 }
 
+# What a command runs, in its shell, to wait until testfence has written the blocked write's
+# record to the workspace (records reach testfence asynchronously).
+WAIT_LOG='until [ -s "$TESTFENCE_WORKSPACE/violations.jsonl" ]; do sleep 0.05; done'
+
 @test "a deleted violation log fails the run, says so, and reports what was blocked" {
-    run "$TESTFENCE" run -- sh -c 'echo x > config.toml; rm "$TESTFENCE_WORKSPACE/violations.jsonl"; true'
+    run "$TESTFENCE" run -- sh -c "echo x > config.toml; $WAIT_LOG; "'rm "$TESTFENCE_WORKSPACE/violations.jsonl"; true'
     expect_status 120
     expect_output_has "violations.jsonl was deleted during the run: a test must not touch testfence's record"
     expect_output_has "1 write outside the writable set was blocked"
@@ -212,12 +216,12 @@ for a in sys.argv[1:]:
 }
 
 @test "a rewritten, emptied or forged violation log fails the run and is restored" {
-    run "$TESTFENCE" run -- sh -c 'echo x > config.toml; : > "$TESTFENCE_WORKSPACE/violations.jsonl"; true'
+    run "$TESTFENCE" run -- sh -c "echo x > config.toml; $WAIT_LOG; "': > "$TESTFENCE_WORKSPACE/violations.jsonl"; true'
     expect_status 120
     expect_output_has "violations.jsonl was changed during the run"
     [ "$($CHECKLOG "$(ws_file violations.jsonl)" count)" -eq 1 ]
     rm -rf tests/artifacts
-    run "$TESTFENCE" run -- sh -c 'echo x > config.toml; printf "{}\n" >> "$TESTFENCE_WORKSPACE/violations.jsonl"; true'
+    run "$TESTFENCE" run -- sh -c "echo x > config.toml; $WAIT_LOG; "'printf "{}\n" >> "$TESTFENCE_WORKSPACE/violations.jsonl"; true'
     expect_status 120
     expect_output_has "violations.jsonl was changed during the run"
     rm -rf tests/artifacts
@@ -229,7 +233,7 @@ for a in sys.argv[1:]:
 }
 
 @test "a log replaced by a FIFO or a symlink does not hang or mislead the report" {
-    run timeout 20 "$TESTFENCE" run -- sh -c 'echo x > config.toml; rm "$TESTFENCE_WORKSPACE/violations.jsonl"; mkfifo "$TESTFENCE_WORKSPACE/violations.jsonl"; true'
+    run timeout 20 "$TESTFENCE" run -- sh -c "echo x > config.toml; $WAIT_LOG; "'rm "$TESTFENCE_WORKSPACE/violations.jsonl"; mkfifo "$TESTFENCE_WORKSPACE/violations.jsonl"; true'
     expect_status 120
     expect_output_has "was replaced by something that is not a regular file"
     expect_output_has "1 write outside the writable set was blocked"
@@ -242,7 +246,7 @@ for a in sys.argv[1:]:
 }
 
 @test "a workspace removed during the run is said, and what was blocked still reported" {
-    run "$TESTFENCE" run -- sh -c 'echo x > config.toml; rm -rf "$TESTFENCE_WORKSPACE"; true'
+    run "$TESTFENCE" run -- sh -c "echo x > config.toml; $WAIT_LOG; "'rm -rf "$TESTFENCE_WORKSPACE"; true'
     expect_status 120
     expect_output_has "was removed while the command ran"
     expect_output_has "was removed with the whole run workspace during the run"
@@ -316,4 +320,37 @@ for t in range(100):
     run "$TESTFENCE" doctor
     expect_output_has "diagnostics: "
     expect_output_has "preload backend: available with --backend preload only; WEAKER"
+}
+
+@test "testfence killed by SIGKILL: the next run, or clean, says so and what the log held" {
+    # The command waits until testfence has written its record, then kills it.
+    run "$TESTFENCE" run -- sh -c '
+        echo x > config.toml
+        while [ ! -s "$TESTFENCE_WORKSPACE/violations.jsonl" ]; do sleep 0.05; done
+        kill -KILL $PPID'
+    expect_status 137
+    id=$(basename "$(ls -d tests/artifacts/_isolation_workspace_*)" | sed 's/_isolation_workspace_//')
+    run "$TESTFENCE" clean --retain 5
+    expect_status 0
+    expect_output_has "testfence: the earlier run $id did not finish (testfence, or the pytest that fenced itself, was killed): its violation log holds 1 blocked write (1 distinct)"
+    grep -q '"status": -1' "$(ws_file report.json)"
+    run "$TESTFENCE" run -- true # said once
+    expect_status 0
+    [[ "$output" != *"did not finish"* ]]
+    # And from the next run, when clean did not come first.
+    rm -rf tests/artifacts
+    run "$TESTFENCE" run -- sh -c 'kill -KILL $PPID'
+    run "$TESTFENCE" run -- true
+    expect_status 0
+    expect_output_has "did not finish (testfence, or the pytest that fenced itself, was killed): its violation log holds 0 blocked writes (0 distinct)"
+    assert_outside_unchanged
+}
+
+@test "every run that ends leaves report.json, also without the shim or when the command cannot start" {
+    run "$TESTFENCE" run --backend none -- true
+    expect_status 0
+    run -127 "$TESTFENCE" run -- no-such-command-xyz
+    [ "$(ls tests/artifacts/_isolation_workspace_*/report.json | wc -l)" -eq 2 ]
+    run "$TESTFENCE" run -- true
+    [[ "$output" != *"did not finish"* ]]
 }
