@@ -152,8 +152,8 @@ static int apply_value(int c, const char *arg, audit_opts *o)
             return 0;
         fprintf(stderr, "testfence audit: --protect takes a file name at the root\n");
         return -1;
-    default: { /* 'j' */
-        long jobs = strtol(arg, &end, 10); /* range first: 2^32+1 must not become 1 */
+    default: { /* 'j'; the range is checked before the cast: 2^32+1 must not become 1 */
+        long jobs = strtol(arg, &end, 10);
         if (*arg && !*end && jobs >= 1 && jobs <= 64) {
             o->jobs = (int)jobs;
             return 0;

@@ -150,8 +150,7 @@ static int verify_after(const struct opts *o, const struct plan *pl,
 
 /* Run the command under the fence and the guard; with --verify, fingerprint the
  * tree outside the writable set around it. */
-static int launch(const struct opts *o, struct session *s, char **cmd, int *status,
-                  tf_err *err)
+static int launch(const struct opts *o, struct session *s, char **cmd, int *status, tf_err *err)
 {
     const struct plan *pl = &s->pl;
     struct verify_snap before = {0};

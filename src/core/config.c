@@ -331,7 +331,8 @@ static int set_defaults(struct config *c, tf_err *err)
     c->retain = 3;
     c->pytest_basetemp = true;
     c->pytest_cache_dir = true;
-    if (copy_list(&c->writable, tests, 1, err) < 0 || !(c->writable_at = calloc(2, sizeof(char *))) ||
+    if (copy_list(&c->writable, tests, 1, err) < 0 ||
+        !(c->writable_at = calloc(2, sizeof(char *))) ||
         !(c->artifacts = strdup("tests/artifacts")) ||
         !(c->test_env = strdup("PYTEST_CURRENT_TEST")))
         return tf_errf(err, "out of memory");

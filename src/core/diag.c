@@ -37,8 +37,7 @@ int diag_prepare(struct diag *d, const struct plan *pl, const struct diag_shim *
     return shimconf_write(sh->conf_dirfd, SHIMCONF_FILE, &conf, err);
 }
 
-int diag_finish(struct diag *d, FILE *out, struct report_run *run, bool allow_violations,
-                bool fail)
+int diag_finish(struct diag *d, FILE *out, struct report_run *run, bool allow_violations, bool fail)
 {
     struct report r;
     tf_err err = {{0}};
@@ -51,7 +50,8 @@ int diag_finish(struct diag *d, FILE *out, struct report_run *run, bool allow_vi
      * than report a clean run. A log kept apart still says what was blocked. */
     bool gone = fstat(d->wsfd, &st) == 0 && st.st_nlink == 0;
     if (gone)
-        fprintf(out, "testfence: warning: the run workspace %s was removed while the command ran%s\n",
+        fprintf(out,
+                "testfence: warning: the run workspace %s was removed while the command ran%s\n",
                 run->workspace,
                 d->log_apart ? "; report.json cannot be written"
                              : " (another run's retention?); blocked writes cannot be reported");
@@ -98,8 +98,7 @@ static void unfinished_one(int afd, const char *artifacts, const char *root, con
     fprintf(out,
             "testfence: the earlier run %s did not finish (testfence, or the pytest that fenced "
             "itself, was killed): its violation log holds %zu blocked write%s (%zu distinct)%s%s\n",
-            id, r.total, r.total == 1 ? "" : "s", r.n, r.total ? "; see " : "",
-            r.total ? ws : "");
+            id, r.total, r.total == 1 ? "" : "s", r.n, r.total ? "; see " : "", r.total ? ws : "");
     struct report_run run = {.run_id = id,
                              .root = root,
                              .workspace = ws,

@@ -80,10 +80,8 @@ static bool links_only(const struct scan *s, const char *path)
 static const struct {
     const char *name, *section; /* NULL: always (pytest.ini), "": only with the plugin off */
 } pytest_files[] = {
-    {"pytest.ini", NULL},
-    {"pyproject.toml", "[tool.pytest.ini_options]"},
-    {"tox.ini", "[pytest]"},
-    {"setup.cfg", "[tool:pytest]"},
+    {"pytest.ini", NULL},    {"pyproject.toml", "[tool.pytest.ini_options]"},
+    {"tox.ini", "[pytest]"}, {"setup.cfg", "[tool:pytest]"},
     {"conftest.py", ""},
 };
 

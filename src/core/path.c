@@ -188,8 +188,8 @@ static bool ends_with(const char *s, const char *tail)
 }
 
 /* The target, in or at DIR, is too deep to name: name DIR or its deepest ancestor that fits
- * instead, and mark the target as beneath it. Every entry of the writable set fits in PATH_MAX, so any that contains the
- * target contains that ancestor too. */
+ * instead, and mark the target as beneath it. Every entry of the writable set fits in PATH_MAX, so
+ * any that contains the target contains that ancestor too. */
 static int name_ancestor(struct walker *w, int dir)
 {
     int d = fcntl(dir, F_DUPFD_CLOEXEC, 3);
@@ -457,8 +457,7 @@ static int empty_path(struct walker *w, int dirfd)
     if (fd < 0 && errno == EBADF)
         return rejected(w, EBADF);
     if (fd < 0)
-        return tf_errnof(w->err, errno, "cannot open fd %d of process %d", dirfd,
-                         (int)w->ctx->pid);
+        return tf_errnof(w->err, errno, "cannot open fd %d of process %d", dirfd, (int)w->ctx->pid);
     int rc = name_object(w, fd, fd); /* a directory too deep to name is beneath its parent */
     close(fd);
     return rc < 0 ? -1 : 1;

@@ -1,5 +1,5 @@
 /* path: what a path means, resolved as the kernel would for a given process.
- * The one resolver: the guard, the shim, libtestfence, the plugin, explain and the plan all ask it. */
+ * The one resolver: the guard, the shim, libtestfence, the plugin and explain all ask it. */
 #ifndef TESTFENCE_PATH_H
 #define TESTFENCE_PATH_H
 

@@ -175,8 +175,9 @@ static int plan_runtime(struct plan *pl, char *const *envp, tf_err *err)
     char resolved[PATH_MAX];
     for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++) {
         struct stat st;
-        if (!cand[i] || cand[i][0] != '/' || path_resolve(cand[i], resolved, sizeof resolved, NULL) < 0 ||
-            stat(resolved, &st) < 0 || !S_ISDIR(st.st_mode) || policy_match(&pl->policy, resolved))
+        if (!cand[i] || cand[i][0] != '/' ||
+            path_resolve(cand[i], resolved, sizeof resolved, NULL) < 0 || stat(resolved, &st) < 0 ||
+            !S_ISDIR(st.st_mode) || policy_match(&pl->policy, resolved))
             continue;
         int n = snprintf(pl->runtime, sizeof pl->runtime, "%s/testfence-channel-%u/%s", resolved,
                          (unsigned)getuid(), pl->ws.run_id);

@@ -29,16 +29,16 @@ struct plan {
     struct policy policy;
     struct workspace ws;
     struct envplan env;
-    bool shim;        /* the diagnostics shim is preloaded (LD_PRELOAD in env) */
-    bool in_process;  /* the caller fences itself (plan_request.in_process) */
+    bool shim;       /* the diagnostics shim is preloaded (LD_PRELOAD in env) */
+    bool in_process; /* the caller fences itself (plan_request.in_process) */
     /* testfence run's private directory, outside the writable set (the command cannot touch
      * it): the shim's configuration, the record socket, testfence's own copy of the log.
      * "" in process (libtestfence): there the shim's configuration is in the workspace. */
     char runtime[PATH_MAX];
     char shimconf[PATH_MAX]; /* the shim's configuration: TESTFENCE_SHIM_CONF */
-    bool opened;        /* plan_create_workspace ran: the fds below are ours to close */
-    int artifacts_fd;   /* the artifacts dir, opened once, never through a symlink (else -1) */
-    struct ws_fds wsfd; /* the created workspace, held live until plan_free */
+    bool opened;             /* plan_create_workspace ran: the fds below are ours to close */
+    int artifacts_fd;        /* the artifacts dir, opened once, never through a symlink (else -1) */
+    struct ws_fds wsfd;      /* the created workspace, held live until plan_free */
 };
 
 /* Root, config and writable set only: enough for explain and doctor. */

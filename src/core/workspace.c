@@ -89,8 +89,8 @@ static int remove_tree_at(int dirfd, const char *where, const char *name, const 
 static int lock_marker(const struct workspace *ws, struct ws_fds *fds, tf_err *err)
 {
     char text[64];
-    int fd = openat(fds->dir, WS_MARKER_NEW, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                    0644);
+    int fd =
+        openat(fds->dir, WS_MARKER_NEW, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0)
         return tf_errnof(err, errno, "cannot create %s/%s", ws->dir, WS_MARKER_NEW);
     fds->hold = fd;
@@ -341,8 +341,10 @@ int ws_prune(int artifacts_fd, const char *where, unsigned retain, FILE *warn,
             p.removed++;
         if (r < 0) {
             p.failed++;
-            fprintf(warn, "testfence: warning: the old run %s was not removed: %s; fix it and run "
-                          "`testfence clean`\n", ids[i], e.msg);
+            fprintf(warn,
+                    "testfence: warning: the old run %s was not removed: %s; fix it and run "
+                    "`testfence clean`\n",
+                    ids[i], e.msg);
         }
     }
     ws_free_ids(ids, n);

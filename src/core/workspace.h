@@ -71,8 +71,8 @@ struct ws_pruned {
     int failed;  /* runs that could not be removed (said on WARN), left for the next prune */
 };
 
-/* Remove the runs beyond the RETAIN newest beneath ARTIFACTS_FD (named WHERE): each run workspace holding
- * testfence's marker whose run is over (see ws_fds.hold), with its tmp/<id> and
+/* Remove the runs beyond the RETAIN newest beneath ARTIFACTS_FD (named WHERE): each run workspace
+ * holding testfence's marker whose run is over (see ws_fds.hold), with its tmp/<id> and
  * _pytest_tmp/<id>; nothing without a marker, nothing through a symlink. A run that cannot
  * be removed (a test left something behind that resists) is said on WARN and the prune
  * goes on. Returns 0, or -1 when the artifacts dir cannot be listed. */

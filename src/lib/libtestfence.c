@@ -33,8 +33,8 @@ struct tf_viol {
 struct tf_session {
     tf_err err;
     char *warnings; /* what the caller should show, one line each (NULL: none) */
-    bool loaded;   /* tf_load: ses is valid */
-    bool attached; /* tf_attach: conf and d are valid */
+    bool loaded;    /* tf_load: ses is valid */
+    bool attached;  /* tf_attach: conf and d are valid */
     struct session ses;
     struct shimconf conf;
     const struct policy *policy; /* ses.pl.policy or conf.policy */
@@ -321,13 +321,16 @@ TF_PUBLIC int tf_path_check_at(tf_session *s, int dirfd, const char *path, int f
                                char *resolved, size_t len)
 {
     struct path_res res;
-    unsigned f = (flags & TF_PATH_NOFOLLOW ? PATH_NOFOLLOW : 0) |
-                 (flags & TF_PATH_EMPTY ? PATH_EMPTY : 0);
+    unsigned f =
+        (flags & TF_PATH_NOFOLLOW ? PATH_NOFOLLOW : 0) | (flags & TF_PATH_EMPTY ? PATH_EMPTY : 0);
     if (!s->policy)
         return tf_errf(&s->err, "tf_path_check before tf_load or tf_attach");
     int rc = path_resolve_at(NULL, dirfd, path ? path : "", f, &res, &s->err);
     if (resolved && len)
-        snprintf(resolved, len, "%s%s", rc == 0 ? res.path : path ? path : "",
+        snprintf(resolved, len, "%s%s",
+                 rc == 0 ? res.path
+                 : path  ? path
+                         : "",
                  rc == 0 && res.beneath ? "/..." : "");
     if (rc < 0)
         return -1;

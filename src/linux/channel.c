@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 /* What a private directory may hold; nothing else is ever removed from one. */
-static const char *const channel_files[] = {CHANNEL_LOCK, CHANNEL_LOCK ".new", CHANNEL_SOCKET,
-                                            SHIMCONF_FILE, SHIMCONF_LOG, NULL};
+static const char *const channel_files[] = {CHANNEL_LOCK,  CHANNEL_LOCK ".new", CHANNEL_SOCKET,
+                                            SHIMCONF_FILE, SHIMCONF_LOG,        NULL};
 
 static void close_fd(int *fd)
 {
@@ -87,10 +87,10 @@ static int bind_socket(struct channel *c, const char *dir, tf_err *err)
     struct sockaddr_un a = {.sun_family = AF_UNIX};
     int on = 1, buf = 1 << 20;
     snprintf(c->sock_path, sizeof c->sock_path, "%s/" CHANNEL_SOCKET, dir);
-    int k = strlen(c->sock_path) < sizeof a.sun_path
-                ? snprintf(a.sun_path, sizeof a.sun_path, "%s", c->sock_path)
-                : snprintf(a.sun_path, sizeof a.sun_path, "/proc/self/fd/%d/" CHANNEL_SOCKET,
-                           c->dirfd);
+    int k =
+        strlen(c->sock_path) < sizeof a.sun_path
+            ? snprintf(a.sun_path, sizeof a.sun_path, "%s", c->sock_path)
+            : snprintf(a.sun_path, sizeof a.sun_path, "/proc/self/fd/%d/" CHANNEL_SOCKET, c->dirfd);
     if (k < 0 || (size_t)k >= sizeof a.sun_path)
         return tf_errf(err, "the socket path %s is too long", c->sock_path);
     c->sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -120,8 +120,8 @@ int channel_open(struct channel *c, const char *dir, int wsfd, tf_err *err)
     if ((c->basefd = open_base(base, err)) < 0)
         return -1;
     remove_stale(c->basefd);
-    int rc = mkdirat(c->basefd, c->name, 0700) < 0 ? tf_errnof(err, errno, "cannot create %s", dir)
-                                                   : 0;
+    int rc =
+        mkdirat(c->basefd, c->name, 0700) < 0 ? tf_errnof(err, errno, "cannot create %s", dir) : 0;
     if (rc == 0 && (c->dirfd = openat(c->basefd, c->name,
                                       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
         rc = tf_errnof(err, errno, "cannot open %s", dir);

@@ -207,7 +207,8 @@ static const struct policy_entry *outermost(const struct policy *p)
     const struct policy_entry *best = NULL;
     for (size_t i = 0; i < p->n; i++) {
         const struct policy_entry *e = &p->entries[i];
-        if (e->is_dir && e->origin == POLICY_PROJECT && (!best || strlen(e->path) < strlen(best->path)))
+        if (e->is_dir && e->origin == POLICY_PROJECT &&
+            (!best || strlen(e->path) < strlen(best->path)))
             best = e;
     }
     return best;

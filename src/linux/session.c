@@ -41,9 +41,8 @@ static int check_hazards(struct session *s, bool allow, const char *override, FI
     FILE *f = open_memstream(&text, &len);
     if (!f)
         return tf_errf(err, "out of memory");
-    struct hazard_opts o = {.artifacts = s->pl.ws.artifacts,
-                            .warn = warn,
-                            .plugin_off_refused = s->pl.in_process};
+    struct hazard_opts o = {
+        .artifacts = s->pl.ws.artifacts, .warn = warn, .plugin_off_refused = s->pl.in_process};
     int n = hazard_scan(&s->pl.policy, &o, f, err);
     fclose(f);
     if (n > 0 && allow)

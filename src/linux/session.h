@@ -46,9 +46,9 @@ int session_check(struct session *s, bool allow_hazards, const char *override, F
 
 /* Create the workspace, prune those beyond RETAIN (what cannot be pruned is a warning on
  * WARN), open the violation log and hand the shim its configuration (when the plan has a
- * shim) with TEST_ENV naming the current test, and build the Landlock ruleset. IN_PROCESS: the caller fences itself and
- * records its own blocked writes; no seccomp guard can watch it there, so the shim
- * refuses metadata changes in its children itself. */
+ * shim) with TEST_ENV naming the current test, and build the Landlock ruleset. IN_PROCESS: the
+ * caller fences itself and records its own blocked writes; no seccomp guard can watch it there, so
+ * the shim refuses metadata changes in its children itself. */
 int session_start(struct session *s, unsigned retain, const char *test_env, bool in_process,
                   FILE *warn, tf_err *err);
 

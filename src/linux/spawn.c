@@ -112,7 +112,8 @@ static int cloexec_from(int first)
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
         return -1;
-    rlim_t top = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (1u << 20) ? (1u << 20) : rl.rlim_cur;
+    rlim_t top =
+        rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (1u << 20) ? (1u << 20) : rl.rlim_cur;
     for (rlim_t fd = (rlim_t)first; fd < top; fd++)
         if (fcntl((int)fd, F_SETFD, FD_CLOEXEC) < 0 && errno != EBADF)
             return -1;

@@ -75,7 +75,8 @@ static bool fence_errno(int e)
  * (fchmod, futimens), through the one resolver. -1 when it cannot be told. */
 static int resolve_at(int dirfd, const char *path, unsigned how, struct path_res *res)
 {
-    unsigned flags = (how & SHIM_NOFOLLOW ? PATH_NOFOLLOW : 0) | (how & SHIM_EMPTY ? PATH_EMPTY : 0);
+    unsigned flags =
+        (how & SHIM_NOFOLLOW ? PATH_NOFOLLOW : 0) | (how & SHIM_EMPTY ? PATH_EMPTY : 0);
     if (!path && dirfd == AT_FDCWD) {
         memset(res, 0, sizeof *res); /* utimensat(AT_FDCWD, NULL): the kernel says EFAULT */
         res->kind = PATH_REJECTED;
@@ -178,9 +179,9 @@ static bool one_outside(unsigned how, int dirfd, const char *path, bool strict, 
 {
     struct path_res res;
     int rc = resolve_at(dirfd, path, how, &res);
-    bool out = rc < 0 ? strict
-                      : res.kind == PATH_FILE && !res.errnum &&
-                            !policy_match_res(&shim.conf.policy, &res);
+    bool out =
+        rc < 0 ? strict
+               : res.kind == PATH_FILE && !res.errnum && !policy_match_res(&shim.conf.policy, &res);
     if (out)
         target_name(&res, rc, path, name);
     return out;

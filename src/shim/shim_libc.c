@@ -334,7 +334,7 @@ EXPORT char *mkdtemp(char *tmpl)
 
 #define META SHIM_META
 #define META_AT(flags)                                                                             \
-    (SHIM_META | NOFOLLOW_IF(flags, AT_SYMLINK_NOFOLLOW) | ((flags) & AT_EMPTY_PATH ? SHIM_EMPTY : 0))
+    (SHIM_META | NOFOLLOW_IF(flags, AT_SYMLINK_NOFOLLOW) | ((flags)&AT_EMPTY_PATH ? SHIM_EMPTY : 0))
 
 EXPORT int chmod(const char *path, mode_t mode)
 {

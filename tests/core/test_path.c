@@ -62,9 +62,10 @@ static void expect_ctx(const struct path_ctx *ctx, int dirfd, const char *in, un
     check_count++;
     if (rc != 0 || r.kind != PATH_FILE || strcmp(r.path, want) || r.beneath) {
         check_failures++;
-        fprintf(stderr, "test_path.c:%d: %s: rc %d kind %d beneath %d got \"%s\" want \"%s\" (%s)\n",
-                line, in, rc, rc == 0 ? (int)r.kind : -1, r.beneath, rc == 0 ? r.path : "",
-                want, err.msg);
+        fprintf(stderr,
+                "test_path.c:%d: %s: rc %d kind %d beneath %d got \"%s\" want \"%s\" (%s)\n", line,
+                in, rc, rc == 0 ? (int)r.kind : -1, r.beneath, rc == 0 ? r.path : "", want,
+                err.msg);
     }
 }
 
@@ -145,8 +146,7 @@ static void test_plain(void)
 
     /* A loop is the kernel's ELOOP. */
     at(p, "tests/loop");
-    CHECK(resolve(NULL, AT_FDCWD, p, 0, &r) == 0 && r.kind == PATH_REJECTED &&
-          r.errnum == ELOOP);
+    CHECK(resolve(NULL, AT_FDCWD, p, 0, &r) == 0 && r.kind == PATH_REJECTED && r.errnum == ELOOP);
 
     /* Relative to a dirfd, and relative to the cwd. */
     at(p, "tests");
@@ -204,8 +204,8 @@ static void test_proc(void)
     /* A closed fd is the kernel's EBADF, through a dirfd or through /proc. */
     CHECK(resolve(NULL, 987, "x", 0, &r) == 0 && r.kind == PATH_REJECTED && r.errnum == EBADF);
     CHECK(resolve(NULL, 987, "", PATH_EMPTY, &r) == 0 && r.kind == PATH_REJECTED);
-    CHECK(resolve(NULL, AT_FDCWD, "/proc/self/fd/987", 0, &r) == 0 &&
-          r.kind == PATH_REJECTED && r.errnum == ENOENT);
+    CHECK(resolve(NULL, AT_FDCWD, "/proc/self/fd/987", 0, &r) == 0 && r.kind == PATH_REJECTED &&
+          r.errnum == ENOENT);
 
     /* Pipes, memfds and unlinked files are no place in the tree. */
     int pp[2];

@@ -73,7 +73,8 @@ int main(int argc, char **argv)
     if (!strcmp(c, "procfd-nofollow")) /* glibc 2.36: chmod("/proc/self/fd/N") */
         return result(fchmodat(AT_FDCWD, p, 0600, AT_SYMLINK_NOFOLLOW));
     if (!strcmp(c, "empty-cwd"))
-        return result(chdir(p) < 0 ? -1 : syscall(SYS_fchmodat2, AT_FDCWD, "", 0700, AT_EMPTY_PATH));
+        return result(chdir(p) < 0 ? -1
+                                   : syscall(SYS_fchmodat2, AT_FDCWD, "", 0700, AT_EMPTY_PATH));
     if (!strcmp(c, "long-path"))
         return result(long_path(p));
     if (!strcmp(c, "deep-cwd") && argc == 4)

@@ -26,7 +26,8 @@ static int lookup(const char *spec, int *nr, int *err)
     const char *eq = strchr(spec, '=');
     *nr = *err = -1;
     for (size_t i = 0; eq && i < sizeof calls / sizeof calls[0]; i++)
-        if (strlen(calls[i].name) == (size_t)(eq - spec) && !strncmp(spec, calls[i].name, eq - spec))
+        if (strlen(calls[i].name) == (size_t)(eq - spec) &&
+            !strncmp(spec, calls[i].name, eq - spec))
             *nr = calls[i].nr;
     for (size_t i = 0; eq && i < sizeof errs / sizeof errs[0]; i++)
         if (!strcmp(eq + 1, errs[i].name))
@@ -39,7 +40,8 @@ int main(int argc, char **argv)
     struct sock_filter f[64];
     unsigned n = 0;
     int i = 1;
-    f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+    f[n++] =
+        (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
     for (; i < argc && strcmp(argv[i], "--") && n < 60; i++) {
         int nr, err;
         if (lookup(argv[i], &nr, &err) < 0) {
