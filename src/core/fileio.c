@@ -59,7 +59,7 @@ int fileio_read_all(const char *path, size_t max, char **buf, size_t *len, tf_er
     return rc;
 }
 
-static int write_full(int fd, const char *data, size_t len)
+int fileio_write_all(int fd, const char *data, size_t len)
 {
     while (len > 0) {
         ssize_t w = write(fd, data, len);
@@ -80,7 +80,7 @@ static int write_full(int fd, const char *data, size_t len)
  * never later, when some other call may have left its own). */
 static int fill(int fd, mode_t mode, const char *data, size_t len)
 {
-    if (fchmod(fd, mode) < 0 || write_full(fd, data, len) < 0 || fsync(fd) < 0)
+    if (fchmod(fd, mode) < 0 || fileio_write_all(fd, data, len) < 0 || fsync(fd) < 0)
         return errno;
     return 0;
 }

@@ -1,5 +1,6 @@
 #include "channel.h"
 
+#include "core/fileio.h"
 #include "core/report.h"
 #include "core/shimconf.h"
 #include "core/vlog.h"
@@ -139,20 +140,6 @@ int channel_open(struct channel *c, const char *dir, int wsfd, tf_err *err)
     return rc;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 /* The workspace's copy: created by us at the first record; one already there was not. */
 static void ws_append(struct channel *c, const char *line, size_t len)
 {
@@ -162,7 +149,7 @@ static void ws_append(struct channel *c, const char *line, size_t len)
         c->ws_foreign = c->wslog < 0;
     }
     if (c->wslog >= 0)
-        write_all(c->wslog, line, len); /* a failure shows in channel_check */
+        fileio_write_all(c->wslog, line, len); /* a failure shows in channel_check */
 }
 
 /* One datagram of N bytes from PID (0: unknown). */
@@ -193,7 +180,7 @@ static void take(struct channel *c, char *buf, size_t n, pid_t pid)
         c->dropped++;
         return;
     }
-    if (write_all(c->log, line, len) < 0) {
+    if (fileio_write_all(c->log, line, len) < 0) {
         c->dropped++;
         return;
     }
@@ -262,7 +249,7 @@ static void restore(struct channel *c)
     char buf[65536];
     ssize_t n = 0;
     while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof buf)) > 0 &&
-           write_all(out, buf, (size_t)n) == 0)
+           fileio_write_all(out, buf, (size_t)n) == 0)
         ;
     bool ok = in >= 0 && out >= 0 && n == 0;
     if (out >= 0 && (close(out) < 0 || !ok || renameat(c->wsfd, tmp, c->wsfd, SHIMCONF_LOG) < 0))
