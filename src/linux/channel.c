@@ -223,6 +223,8 @@ static int same_content(int a, int b)
         ssize_t n = read(a, x, sizeof x);
         if (n < 0)
             return -1;
+        if (n == 0)
+            return read(b, y, 1) == 0; /* B must end here too */
         size_t got = 0;
         while (got < (size_t)n) {
             ssize_t m = read(b, y + got, (size_t)n - got);
@@ -234,8 +236,6 @@ static int same_content(int a, int b)
         }
         if (memcmp(x, y, (size_t)n))
             return 0;
-        if (n == 0)
-            return read(b, y, 1) == 0;
     }
 }
 
