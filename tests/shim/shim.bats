@@ -4,6 +4,8 @@
 
 load ../support/helpers
 
+bats_require_minimum_version 1.5.0
+
 BIN=$(dirname "$TESTFENCE")
 DRV="$BIN/tf_shimdrv"
 CHECKLOG="/usr/bin/python3 $TESTFENCE_SRC/tests/support/checklog.py"
@@ -140,7 +142,7 @@ def test_clobber(i):
     with pytest.raises(PermissionError):
         open(f"data/out{i}.txt", "w")
 PY
-    run "$TESTFENCE" run -- /usr/bin/python3 -m pytest -q -n 2 -p no:cacheprovider tests/test_many.py
+    run "$TESTFENCE" run -- /usr/bin/python3 -m pytest -q -p xdist.plugin -n 2 -p no:cacheprovider tests/test_many.py
     expect_status 120
     expect_output_has "60 passed"
     log=$(ws_file violations.jsonl)
