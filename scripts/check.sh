@@ -16,11 +16,13 @@ ctest --test-dir build --output-on-failure -j"$jobs"
 
 # The suite again, under the testfence it just built: its tests must never
 # write outside tests/. ctest keeps its logs beside the test list it reads,
-# so it reads a copy of the list from inside tests/.
+# so it reads a copy of the lists (one per directory, which name each other
+# relatively) from inside tests/.
 echo "== tests under testfence itself"
 self=tests/artifacts/self-test
 rm -rf "$self" && mkdir -p "$self"
-cp build/CTestTestfile.cmake "$self/"
+(cd build && find . -name CTestTestfile.cmake -print0) |
+    while IFS= read -r -d '' f; do mkdir -p "$self/$(dirname "$f")" && cp "build/$f" "$self/$f"; done
 build/testfence run -- ctest --test-dir "$self" --output-on-failure -j"$jobs"
 
 echo "== build with ASan+UBSan"
