@@ -604,8 +604,10 @@ static py_token lex_token(py_lexer *lx)
                 return lex_token(lx);
             return tok(PT_NEWLINE, p, p);
         }
-        if (c == '\0')
+        if (c == '\0') {
+            lx->pos = p + 1;
             return lex_error(lx, "source code cannot contain null bytes", p);
+        }
         if (is_id_start(c))
             return lex_word(lx);
         if (is_digit(c) ||

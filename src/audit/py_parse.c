@@ -127,9 +127,10 @@ static bool is_kw(const parser *p, int kw)
     return p->tok.kind == PT_NAME && p->tok.kw == kw;
 }
 
+/* After an error nothing more is consumed: the statement loop resynchronises from there. */
 static bool accept_op(parser *p, int op)
 {
-    if (!is_op(p, op))
+    if (p->failed || !is_op(p, op))
         return false;
     advance(p);
     return true;
@@ -137,7 +138,7 @@ static bool accept_op(parser *p, int op)
 
 static bool accept_kw(parser *p, int kw)
 {
-    if (!is_kw(p, kw))
+    if (p->failed || !is_kw(p, kw))
         return false;
     advance(p);
     return true;
@@ -1356,9 +1357,21 @@ static bool is_compound(const parser *p)
     }
 }
 
-/* Skip to the start of the next statement after an error. */
+/* Skip to the start of the next statement after an error. Inside an unclosed bracket the
+ * lexer would never end the line: it restarts at the next physical line instead. */
 static void resync(parser *p)
 {
+    if (p->lx.depth > 0 && p->tok.kind != PT_EOF) {
+        uint32_t at = p->tok.start;
+        while (at < p->lx.len && p->t->src[at] != '\n')
+            at++;
+        p->lx.pos = at < p->lx.len ? at + 1 : at;
+        p->lx.depth = 0;
+        p->lx.line_start = true;
+        p->lx.last_newline = true;
+        p->has_peek = false;
+        advance(p);
+    }
     p->failed = false;
     while (p->tok.kind != PT_NEWLINE && p->tok.kind != PT_EOF && p->tok.kind != PT_INDENT &&
            p->tok.kind != PT_DEDENT) {
@@ -1437,7 +1450,7 @@ static uint32_t block(parser *p, int flavour)
 {
     uint32_t start = p->tok.start;
     kids k = {0};
-    if (!expect_op(p, OP_COLON, "expected ':'"))
+    if (p->failed || !expect_op(p, OP_COLON, "expected ':'"))
         return 0;
     if (p->tok.kind != PT_NEWLINE) {
         simple_statements(p, &k);
