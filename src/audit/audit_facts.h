@@ -64,14 +64,15 @@ typedef struct tf_state {
 } tf_state;
 
 enum {
-    FN_TEST = 1,    /* collected as a test (test* function, or method of a test class) */
-    FN_FIXTURE = 2, /* @pytest.fixture */
-    FN_AUTOUSE = 4, /* @pytest.fixture(autouse=True) */
-    FN_CM = 8,      /* @contextmanager: its effect holds inside a with block */
-    FN_YIELDS = 16, /* a generator: fixtures and context managers act at the yield */
-    FN_NESTED = 32, /* defined inside another function */
-    FN_MAIN = 64,   /* under if __name__ == "__main__": never run by a test runner */
-    FN_SETUP = 128, /* setUp, setup_method, setUpClass, setup_class, setup_module, ... */
+    FN_TEST = 1,        /* collected as a test (test* function, or method of a test class) */
+    FN_FIXTURE = 2,     /* @pytest.fixture */
+    FN_AUTOUSE = 4,     /* @pytest.fixture(autouse=True) */
+    FN_CM = 8,          /* @contextmanager: its effect holds inside a with block */
+    FN_YIELDS = 16,     /* a generator: fixtures and context managers act at the yield */
+    FN_NESTED = 32,     /* defined inside another function */
+    FN_MAIN = 64,       /* under if __name__ == "__main__": never run by a test runner */
+    FN_SETUP = 128,     /* setUp, setup_method, setUpClass, setup_class, setup_module, ... */
+    FN_SETS_HOME = 256, /* points HOME elsewhere: monkeypatch.setenv("HOME", ...) */
 };
 
 typedef struct tf_func {

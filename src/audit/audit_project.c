@@ -739,9 +739,11 @@ static bool find_fixture(const proj *P, uint32_t file, const char *cls, const ch
 
 static sval fixture_effect(proj *P, uint32_t ff, uint32_t fi, int depth);
 
-/* The combined effect of the comma-separated fixture NAMES: the last that moves wins. */
+/* The combined effect of the comma-separated fixture NAMES: the last that moves wins. A
+ * fixture that requests its own name (pytest's testing/conftest.py wraps pytester) gets the
+ * one it overrides: SELF_FILE/SELF_FUNC is never its own answer. */
 static void names_effect(proj *P, uint32_t file, const char *cls, const char *names, sval *acc,
-                         int depth)
+                         int depth, uint32_t self_file, uint32_t self_func)
 {
     char buf[512];
     snprintf(buf, sizeof buf, "%s", names);
@@ -751,7 +753,7 @@ static void names_effect(proj *P, uint32_t file, const char *cls, const char *na
         bool builtin = false;
         for (size_t i = 0; builtin_fixture_away[i]; i++)
             builtin |= !strcmp(n, builtin_fixture_away[i]);
-        if (find_fixture(P, file, cls, n, &ff, &fi))
+        if (find_fixture(P, file, cls, n, &ff, &fi) && (ff != self_file || fi != self_func))
             e = fixture_effect(P, ff, fi, depth + 1);
         else if (builtin)
             e = s_away(); /* pytester changes to its own temporary directory */
@@ -772,7 +774,7 @@ static sval fixture_effect(proj *P, uint32_t ff, uint32_t fi, int depth)
     sval e = sym(P, ff, fn->yield_state, depth + 1);
     if (e.kind == S_NONE) { /* its own fixtures may have moved it (pytester, another chdir) */
         sval acc = s_none();
-        names_effect(P, ff, S(P, ff, fn->cls), S(P, ff, fn->params), &acc, depth + 1);
+        names_effect(P, ff, S(P, ff, fn->cls), S(P, ff, fn->params), &acc, depth + 1, ff, fi);
         e = acc;
     } else if (e.kind == S_PARAM) {
         e = s_away(); /* monkeypatch.chdir(tmp_path): a fixture value */
@@ -846,6 +848,66 @@ static const char *class_usefixtures(const proj *P, uint32_t file, const char *c
     return "";
 }
 
+/* Does fixture FI of FF, or a fixture it requests, point HOME elsewhere? */
+static bool fixture_sets_home(proj *P, uint32_t ff, uint32_t fi, int depth);
+
+static bool names_set_home(proj *P, uint32_t file, const char *cls, const char *names, int depth,
+                           uint32_t self_file, uint32_t self_func)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", names);
+    for (char *save = NULL, *n = strtok_r(buf, ",", &save); n; n = strtok_r(NULL, ",", &save)) {
+        uint32_t ff, fi;
+        if (find_fixture(P, file, cls, n, &ff, &fi) && (ff != self_file || fi != self_func) &&
+            fixture_sets_home(P, ff, fi, depth + 1))
+            return true;
+    }
+    return false;
+}
+
+static bool fixture_sets_home(proj *P, uint32_t ff, uint32_t fi, int depth)
+{
+    const tf_func *fn = &P->files[ff].facts.funcs[fi];
+    if (fn->flags & FN_SETS_HOME)
+        return true;
+    return depth < 16 &&
+           names_set_home(P, ff, S(P, ff, fn->cls), S(P, ff, fn->params), depth, ff, fi);
+}
+
+/* Is HOME somewhere else (a temporary directory) while FUNC of FILE runs? Its own
+ * monkeypatch.setenv("HOME"), a fixture it requests, or an autouse fixture above it. */
+static bool home_redirected(proj *P, uint32_t file, uint32_t func)
+{
+    const tf_func *fn = &P->files[file].facts.funcs[func];
+    const char *cls = S(P, file, fn->cls);
+    if (fn->flags & FN_SETS_HOME)
+        return true;
+    if (!(fn->flags & (FN_TEST | FN_FIXTURE | FN_SETUP)))
+        return false;
+    if (names_set_home(P, file, cls, S(P, file, fn->params), 0, file, func) ||
+        names_set_home(P, file, cls, S(P, file, fn->usefixtures), 0, file, func))
+        return true;
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", P->files[file].absdir);
+    for (;;) { /* autouse fixtures of the module, then of the conftest.py files above it */
+        uint32_t c = file;
+        const tf_facts *fa = &P->files[c].facts;
+        for (uint32_t i = 1; i < fa->n_funcs; i++)
+            if (fa->funcs[i].flags & FN_AUTOUSE && fixture_sets_home(P, c, i, 0))
+                return true;
+        if (map_get(P, K_CONFTEST, 0, "", dir, &c) && c != file) {
+            fa = &P->files[c].facts;
+            for (uint32_t i = 1; i < fa->n_funcs; i++)
+                if (fa->funcs[i].flags & FN_AUTOUSE && fixture_sets_home(P, c, i, 0))
+                    return true;
+        }
+        char *slash = strrchr(dir, '/');
+        if (!slash || slash == dir || strlen(dir) <= strlen(P->cfg->root))
+            return false;
+        *slash = '\0';
+    }
+}
+
 /* Where a test (or fixture, or setup) starts: the runner's directory, moved by its fixtures
  * and its class's setup. */
 static cval test_entry(proj *P, uint32_t file, uint32_t func, int depth)
@@ -855,15 +917,16 @@ static cval test_entry(proj *P, uint32_t file, uint32_t func, int depth)
     sval acc = s_none();
     if (fn->flags & FN_TEST) {
         autouse_effect(P, file, cls, &acc, depth);
-        names_effect(P, file, cls, S(P, file, P->files[file].facts.module_usefixtures), &acc,
-                     depth);
-        names_effect(P, file, cls, class_usefixtures(P, file, cls), &acc, depth);
+        names_effect(P, file, cls, S(P, file, P->files[file].facts.module_usefixtures), &acc, depth,
+                     file, func);
+        names_effect(P, file, cls, class_usefixtures(P, file, cls), &acc, depth, file, func);
     }
-    names_effect(P, file, cls, S(P, file, fn->usefixtures), &acc, depth);
+    names_effect(P, file, cls, S(P, file, fn->usefixtures), &acc, depth, file, func);
     if (fn->flags & (FN_TEST | FN_FIXTURE))
-        names_effect(P, file, cls, S(P, file, fn->params), &acc, depth);
-    if (fn->flags & FN_TEST)
-        setup_effect(P, file, cls, &acc, depth);
+        names_effect(P, file, cls, S(P, file, fn->params), &acc, depth, file, func);
+    if (fn->flags & FN_TEST ||
+        (fn->flags & FN_SETUP && !strncasecmp(S(P, file, fn->name), "teardown", 8)))
+        setup_effect(P, file, cls, &acc, depth); /* teardown runs where the test ran */
     if (acc.kind == S_PARAM)
         acc = s_away();
     return apply(P, &acc, c_default(P), depth + 1);
@@ -996,6 +1059,10 @@ static bool is_system_sink(const char *abs)
 /* Windows device names (NUL, CON, //./conout$) are not files: never a finding. */
 static bool is_windows_device(const char *text)
 {
+    /* \\?\... and \\.\... are the device namespaces, not files */
+    if ((text[0] == '\\' || text[0] == '/') && (text[1] == '\\' || text[1] == '/') &&
+        (text[2] == '?' || text[2] == '.') && (text[3] == '\\' || text[3] == '/'))
+        return true;
     static const char *const devices[] = {"nul", "con", "conin$", "conout$", "prn", "aux"};
     const char *base = text;
     for (const char *p = text; *p; p++)
@@ -1056,8 +1123,8 @@ static bool judge_dest(const proj *P, const tf_audit_file *file, const char *abs
 {
     char tests[PATH_MAX];
     if (is_system_sink(abs) || tf_path_within(abs, P->root_tests) ||
-        tf_path_within(abs, file->anchor))
-        return false;
+        tf_path_within(abs, file->anchor) || !strcmp(abs, "/"))
+        return false; /* nothing is created or removed at "/" itself */
     (void)tests;
     show_dest(P, abs, j->dest, sizeof j->dest);
     bool in_root = tf_path_within(abs, P->cfg->root);
@@ -1127,6 +1194,9 @@ static bool judge_write(proj *P, uint32_t file, const tf_fact *x, judged *j)
     cval cwd = c_default(P);
     if (origin == O_REL && pv.kind == TF_PATH_LITERAL)
         cwd = conc(P, file, x->state, 0);
+    bool to_home = pv.kind == TF_PATH_LITERAL && pv.text[0] == '~';
+    if (to_home && home_redirected(P, file, func_of_state(P, file, x->state)))
+        return false; /* HOME is the fixture's temporary directory here */
     cval d = place(P, vf, &pv, cwd, 0);
     if (d.kind == C_AWAY)
         return false;

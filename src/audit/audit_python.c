@@ -1183,6 +1183,14 @@ static bool env_stripped(py *P, uint32_t args)
     return false;
 }
 
+/* pytester's ways of starting a Python subprocess. */
+static bool runs_python(const char *name)
+{
+    static const char *const tails[] = {"runpytest_subprocess", "spawn_pytest", "runpython",
+                                        "runpython_c", NULL};
+    return name_in(last_part(name), tails);
+}
+
 static void on_subprocess(py *P, uint32_t call, const char *name)
 {
     static const char *const runners[] = {"subprocess.run",
@@ -1197,9 +1205,14 @@ static void on_subprocess(py *P, uint32_t call, const char *name)
                                           "asyncio.create_subprocess_shell",
                                           "asyncio.create_subprocess_exec",
                                           NULL};
+    uint32_t args = kid(P, call, 1), cmd = 0, a = 0;
+    if (runs_python(name)) {
+        if (env_stripped(P, args))
+            fact(P, FACT_PYCACHE, 0, call, name, NULL);
+        return;
+    }
     if (!name_in(name, runners))
         return;
-    uint32_t args = kid(P, call, 1), cmd = 0, a = 0;
     get_arg(P, args, 0, "args", &cmd);
     bool shell = !strncmp(name, "os.", 3) || strstr(name, "getoutput") || strstr(name, "shell") ||
                  (get_arg(P, args, -1, "shell", &a) == ARG_FOUND && kind(P, a) == N_CONST &&
@@ -1239,6 +1252,22 @@ static void strip_env(py *P, uint32_t dict)
     if (!dotted_raw(P, dict, raw, sizeof raw, 0) || P->w.n_stripped == 8)
         return;
     snprintf(P->w.stripped[P->w.n_stripped++], PY_NAME_MAX, "%s", raw);
+}
+
+/* monkeypatch.setenv("HOME", ...): this function's HOME is elsewhere; setting
+ * PYTHONDONTWRITEBYTECODE again undoes its removal. */
+static void on_setenv(py *P, uint32_t call, const char *name)
+{
+    uint32_t a = 0;
+    py_str s;
+    const char *t;
+    if (strcmp(last_part(name), "setenv") ||
+        get_arg(P, kid(P, call, 1), 0, "name", &a) != ARG_FOUND || !(t = literal_arg(P, a, &s)))
+        return;
+    if (!strcmp(t, "HOME") || !strcmp(t, "USERPROFILE"))
+        P->f->funcs[P->w.func].flags |= FN_SETS_HOME;
+    if (!strcmp(t, "PYTHONDONTWRITEBYTECODE")) /* set again: children write no bytecode */
+        P->w.env_stripped = false;
 }
 
 static void on_env_removal(py *P, uint32_t call, uint32_t fn, const char *name)
@@ -1367,6 +1396,7 @@ static void on_call(py *P, uint32_t call)
     if (named) {
         on_chdir(P, call, fn, name);
         on_env_removal(P, call, fn, name);
+        on_setenv(P, call, name);
         on_subprocess(P, call, name);
         if (!on_temp(P, call, name) && !on_writer(P, call, name))
             record_call(P, name);
