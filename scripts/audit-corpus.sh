@@ -6,7 +6,8 @@
 #                                                 (a git directory) into $CORPUS_DIR/NAME
 #   scripts/audit-corpus.sh score NAME [BINARY]   audit it, compare with the labels, print
 #                                                 precision and recall; exit 1 when a finding
-#                                                 has no label or a goal is missed
+#                                                 has no label, a labelled escape is missed or
+#                                                 precision is below 80%
 #   scripts/audit-corpus.sh findings NAME [BINARY]  the audit's findings, one per line
 #
 # CORPUS_DIR defaults to /work/ext/audit-corpus. cpython needs no fetch: it is Debian's
@@ -121,7 +122,7 @@ for k in missed:
     print(f"  MISSED {k[0]}:{k[1]} {k[2]} ({labels[k][1]})")
 for k in stale:
     print(f"  no longer reported (labelled false) {k[0]}:{k[1]} {k[2]}")
-sys.exit(1 if unlabelled or prec < 0.8 else 0)
+sys.exit(1 if unlabelled or missed or prec < 0.8 else 0)
 PY
     local rc=$?
     rm -f "${TMPDIR:-/tmp}/corpus-$name.$$"

@@ -788,24 +788,26 @@ static sval fixture_effect(proj *P, uint32_t ff, uint32_t fi, int depth)
  * module's, the class's. */
 static void autouse_effect(proj *P, uint32_t file, const char *cls, sval *acc, int depth)
 {
-    char dirs[32][PATH_MAX];
-    int nd = 0;
-    snprintf(dirs[0], PATH_MAX, "%s", P->files[file].absdir);
-    while (nd < 31 && strlen(dirs[nd]) > strlen(P->cfg->root) &&
-           strrchr(dirs[nd], '/') != dirs[nd]) {
-        snprintf(dirs[nd + 1], PATH_MAX, "%s", dirs[nd]);
-        *strrchr(dirs[nd + 1], '/') = '\0';
-        nd++;
+    uint32_t conftests[64];
+    int n = 0;
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", P->files[file].absdir);
+    for (;;) { /* the conftest.py files from here up to the root, nearest first */
+        uint32_t c;
+        if (n < 64 && map_get(P, K_CONFTEST, 0, "", dir, &c) && c != file)
+            conftests[n++] = c;
+        char *slash = strrchr(dir, '/');
+        if (!slash || slash == dir || strlen(dir) <= strlen(P->cfg->root))
+            break;
+        *slash = '\0';
     }
-    for (int d = nd; d >= -1; d--) {
-        uint32_t c = file;
-        if (d >= 0 && (!map_get(P, K_CONFTEST, 0, "", dirs[d], &c) || c == file))
-            continue;
+    for (int d = n; d >= 0; d--) { /* root first, the module last: the nearest wins */
+        uint32_t c = d == 0 ? file : conftests[d - 1];
         const tf_facts *fa = &P->files[c].facts;
         for (uint32_t i = 1; i < fa->n_funcs; i++) {
             const tf_func *fn = &fa->funcs[i];
             const char *fcls = S(P, c, fn->cls);
-            if (!(fn->flags & FN_AUTOUSE) || (*fcls && (d >= 0 || strcmp(fcls, cls))))
+            if (!(fn->flags & FN_AUTOUSE) || (*fcls && (d > 0 || strcmp(fcls, cls))))
                 continue;
             sval e = fixture_effect(P, c, i, depth + 1);
             if (e.kind != S_NONE)

@@ -701,7 +701,7 @@ static bool eval_extern(py *P, uint32_t n, tf_pathval *out)
     if (!dotted_raw(P, n, raw, sizeof raw, 0) || !strcmp(raw, name))
         return false; /* nothing was imported: a local attribute */
     tf_pv_unknown(out);
-    snprintf(out->ext, sizeof out->ext, "%s", name);
+    memcpy(out->ext, name, strlen(name) + 1); /* it fits: checked above */
     tf_pv_based(out, TF_PATH_EXTERN, false);
     return true;
 }
