@@ -24,6 +24,7 @@ int tf_facts_init(tf_facts *f)
 void tf_facts_free(tf_facts *f)
 {
     free(f->pool);
+    free(f->interned);
     free(f->facts);
     free(f->states);
     free(f->funcs);
@@ -35,10 +36,40 @@ void tf_facts_free(tf_facts *f)
     memset(f, 0, sizeof *f);
 }
 
-uint32_t tf_facts_str(tf_facts *f, const char *s, size_t len)
+static uint64_t str_hash(const char *s, size_t len)
 {
-    if (len == 0 || f->n_pool + len + 1 > UINT32_MAX)
-        return 0;
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+/* Room for one more interned string: the set is kept at most half full. */
+static bool intern_room(tf_facts *f)
+{
+    if ((f->n_interned + 1) * 2 <= f->cap_interned)
+        return true;
+    size_t cap = f->cap_interned ? f->cap_interned * 2 : 256;
+    uint32_t *set = calloc(cap, sizeof *set);
+    if (!set)
+        return false;
+    for (size_t i = 0; i < f->cap_interned; i++) {
+        uint32_t off = f->interned[i];
+        if (!off)
+            continue;
+        size_t k = str_hash(f->pool + off, strlen(f->pool + off)) & (cap - 1);
+        while (set[k])
+            k = (k + 1) & (cap - 1);
+        set[k] = off;
+    }
+    free(f->interned);
+    f->interned = set;
+    f->cap_interned = cap;
+    return true;
+}
+
+static uint32_t pool_append(tf_facts *f, const char *s, size_t len)
+{
     while (f->n_pool + len + 1 > f->cap_pool) {
         char *np = realloc(f->pool, f->cap_pool * 2);
         if (!np) {
@@ -52,6 +83,28 @@ uint32_t tf_facts_str(tf_facts *f, const char *s, size_t len)
     memcpy(f->pool + off, s, len);
     f->pool[off + len] = '\0';
     f->n_pool += len + 1;
+    return off;
+}
+
+uint32_t tf_facts_str(tf_facts *f, const char *s, size_t len)
+{
+    if (len == 0 || f->n_pool + len + 1 > UINT32_MAX)
+        return 0;
+    if (!intern_room(f)) {
+        f->oom = true;
+        return 0;
+    }
+    size_t k = str_hash(s, len) & (f->cap_interned - 1);
+    for (; f->interned[k]; k = (k + 1) & (f->cap_interned - 1)) {
+        const char *have = f->pool + f->interned[k];
+        if (!strncmp(have, s, len) && have[len] == '\0')
+            return f->interned[k];
+    }
+    uint32_t off = pool_append(f, s, len);
+    if (off) {
+        f->interned[k] = off;
+        f->n_interned++;
+    }
     return off;
 }
 

@@ -133,6 +133,8 @@ typedef struct tf_facts {
     TF_FACTS_ARRAY(tf_supp, supps)
 #undef TF_FACTS_ARRAY
     uint32_t module_usefixtures; /* pool: pytestmark = pytest.mark.usefixtures(...) */
+    uint32_t *interned;          /* hash set over pool offsets (not saved): one copy a string */
+    size_t n_interned, cap_interned;
     bool oom;
 } tf_facts;
 
@@ -140,7 +142,8 @@ typedef struct tf_facts {
 int tf_facts_init(tf_facts *f);
 void tf_facts_free(tf_facts *f);
 
-/* Intern S[0..LEN) in the pool; returns its offset (0 for "" or out of memory). */
+/* Intern S[0..LEN) in the pool (once: the same string gets the same offset); returns its
+ * offset (0 for "" or out of memory). */
 uint32_t tf_facts_str(tf_facts *f, const char *s, size_t len);
 const char *tf_facts_get(const tf_facts *f, uint32_t off);
 

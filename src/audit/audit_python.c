@@ -99,10 +99,11 @@ static tf_pos pos_of(const py *P, uint32_t n)
     return p;
 }
 
+/* Is NAME one of LIST? (Called for every call in a file: the first letter is checked inline.) */
 static bool name_in(const char *name, const char *const *list)
 {
     for (; *list; list++)
-        if (!strcmp(name, *list))
+        if ((*list)[0] == name[0] && !strcmp(name, *list))
             return true;
     return false;
 }
@@ -1048,7 +1049,7 @@ static bool on_writer(py *P, uint32_t call, const char *name)
     uint32_t args = kid(P, call, 1);
     for (size_t i = 0; i < sizeof writers / sizeof *writers; i++) {
         const py_writer *w = &writers[i];
-        if (strcmp(name, w->name))
+        if (w->name[0] != name[0] || strcmp(name, w->name))
             continue;
         if (relative_to_fd(P, args) ||
             (!strcmp(name, "sqlite3.connect") && sqlite_in_memory(P, call)))
@@ -1065,7 +1066,7 @@ static bool on_writer(py *P, uint32_t call, const char *name)
 static bool on_temp(py *P, uint32_t call, const char *name)
 {
     for (size_t i = 0; i < sizeof temps / sizeof *temps; i++) {
-        if (strcmp(name, temps[i].name))
+        if (temps[i].name[0] != name[0] || strcmp(name, temps[i].name))
             continue;
         uint32_t a = 0;
         arg_state s = get_arg(P, kid(P, call, 1), temps[i].dir_pos, "dir", &a);
@@ -1308,6 +1309,17 @@ static bool on_chdir(py *P, uint32_t call, uint32_t fn, const char *name)
  * their callers, and context managers or functions that may change it. */
 static bool may_be_project(const char *name)
 {
+    static const char *const builtins[] = {
+        "print", "len", "str", "int", "float", "bool", "bytes", "list", "dict", "set", "tuple",
+        "isinstance", "issubclass", "getattr", "setattr", "hasattr", "delattr", "type", "super",
+        "range", "enumerate", "zip", "map", "filter", "sorted", "reversed", "min", "max", "sum",
+        "any", "all", "iter", "next", "repr", "format", "id", "hash", "vars", "dir", "object",
+        "callable", "abs", "round", "divmod", "pow", "chr", "ord", "hex", "oct", "bin", "open",
+        "bytearray", "memoryview", "frozenset", "slice", "property", "staticmethod",
+        "classmethod", "exec", "eval", "compile", "globals", "locals", "input", "complex",
+        "ascii", "breakpoint", "aiter", "anext", NULL};
+    if (!strchr(name, '.') && name_in(name, builtins))
+        return false;
     static const char *const libs[] = {
         "os",        "sys",         "shutil",   "subprocess", "json",      "re",     "time",
         "logging",   "unittest",    "pytest",   "tempfile",   "pathlib",   "io",     "itertools",

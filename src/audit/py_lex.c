@@ -62,14 +62,16 @@ static py_token lex_error(py_lexer *lx, const char *msg, uint32_t at)
 static uint8_t keyword(const char *s, uint32_t n)
 {
     static const char *const kws[] = {
-        NULL,    "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",
-        "break", "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",
-        "for",   "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal",
-        "not",   "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
-    if (n < 2 || n > 8)
+        NULL,  "False",    "None", "True",  "and",    "as",     "assert", "async", "await",
+        "break", "class",  "continue", "def", "del",  "elif",   "else",   "except", "finally",
+        "for",   "from",   "global", "if",  "import", "in",     "is",     "lambda", "nonlocal",
+        "not",   "or",     "pass", "raise", "return", "try",    "while",  "with",  "yield"};
+    /* Keywords start with a letter from F..y and are 2 to 8 long: most names fail here. */
+    if (n < 2 || n > 8 || !strchr("FNTabcdefgilnoprtwy", s[0]))
         return KW_NONE;
     for (uint8_t i = 1; i < sizeof kws / sizeof *kws; i++)
-        if (kws[i][0] == s[0] && strlen(kws[i]) == n && !memcmp(kws[i], s, n))
+        if (kws[i][0] == s[0] && kws[i][1] == s[1] && !kws[i][n] && !memcmp(kws[i], s, n) &&
+            strlen(kws[i]) == n)
             return i;
     return KW_NONE;
 }
@@ -388,8 +390,11 @@ static const struct {
 static py_token lex_op(py_lexer *lx)
 {
     uint32_t p = lx->pos, rest = lx->len - p;
+    char c = lx->src[p];
     for (size_t i = 0; i < sizeof ops / sizeof *ops; i++) {
-        size_t n = strlen(ops[i].text);
+        if (ops[i].text[0] != c) /* the table is longest first: the first match is it */
+            continue;
+        size_t n = ops[i].text[1] ? ops[i].text[2] ? 3 : 2 : 1;
         if (n <= rest && !memcmp(lx->src + p, ops[i].text, n)) {
             py_token t = tok(PT_OP, p, p + (uint32_t)n);
             t.op = ops[i].op;
