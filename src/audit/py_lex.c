@@ -177,7 +177,8 @@ static bool scan_field(str_scan *ss, uint32_t *p, char q, bool triple)
             depth--;
         } else if (c == '}' && depth > 0) {
             depth--;
-        } else if (depth == 0 && (c == '}' || c == ':' || (c == '!' && s[*p + 1] != '='))) {
+        } else if (depth == 0 &&
+                   (c == '}' || c == ':' || (c == '!' && (*p + 1 >= ss->len || s[*p + 1] != '=')))) {
             if (!expr_end)
                 expr_end = *p;
             if (c == ':') {
@@ -198,7 +199,7 @@ static bool scan_field(str_scan *ss, uint32_t *p, char q, bool triple)
             ss->depth--;
             return true;
         } else if (depth == 0 && c == '=' && !expr_end && *p > start &&
-                   !strchr("=!<>:", s[*p - 1]) && s[*p + 1] != '=') {
+                   !strchr("=!<>:", s[*p - 1]) && *p + 1 < ss->len && s[*p + 1] != '=') {
             uint32_t k = *p + 1; /* f"{x=}": the self-documenting form */
             while (k < ss->len && (s[k] == ' ' || s[k] == '\t'))
                 k++;
