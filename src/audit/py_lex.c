@@ -70,8 +70,8 @@ static uint8_t keyword(const char *s, uint32_t n)
     if (n < 2 || n > 8 || !strchr("FNTabcdefgilnoprtwy", s[0]))
         return KW_NONE;
     for (uint8_t i = 1; i < sizeof kws / sizeof *kws; i++)
-        if (kws[i][0] == s[0] && kws[i][1] == s[1] && !kws[i][n] && !memcmp(kws[i], s, n) &&
-            strlen(kws[i]) == n)
+        if (kws[i][0] == s[0] && kws[i][1] == s[1] && strlen(kws[i]) == n &&
+            !memcmp(kws[i], s, n))
             return i;
     return KW_NONE;
 }
