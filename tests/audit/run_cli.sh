@@ -178,6 +178,17 @@ expect 0 "a corrupt cache is ignored" -- "$bin" audit --cache-dir "$work/c" test
 if cmp -s "$work/fresh" "$work/out"; then echo "ok   the corrupt cache changed nothing"; else echo "FAIL corrupt cache output"; fails=$((fails + 1)); fi
 find "$work/c" -type f | while read -r f; do : >"$f"; done
 expect 0 "an empty cache entry is ignored" -- "$bin" audit --cache-dir "$work/c" tests
+# An assignment chain of 50,000 targets and 50,000 module constants: linear work (well
+# under a second; a quadratic walk took minutes). The timeout only catches a hang.
+/usr/bin/python3 -c '
+n = 50000
+print(" = ".join(f"a{i}" for i in range(n)) + " = \"x.txt\"")
+for i in range(n):
+    print(f"b{i} = \"f{i}.txt\"")
+print("def test_x():\n    open(b49999, \"w\")")' >"$work/proj/tests/test_chain.py"
+expect 0 "a 50,000-target assignment chain" -- timeout 120 "$bin" audit --no-cache tests/test_chain.py
+contains out 'relative path "f49999.txt"' "the last constant is still followed"
+rm -f "$work/proj/tests/test_chain.py"
 expect 2 "--cwd takes root or temporary" -- "$bin" audit --cwd elsewhere
 expect 2 "--cache-dir must be absolute" -- "$bin" audit --cache-dir relative
 
