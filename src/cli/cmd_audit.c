@@ -41,7 +41,8 @@ static const char usage_text[] =
     "                      style rules TF105 and TF201 run only when selected\n"
     "  --ignore CODES      never these rules\n"
     "  --cwd WHERE         the working directory the test runner gives tests: root (the\n"
-    "                      default: pytest, unittest) or temporary (CPython's regrtest)\n"
+    "                      default: pytest, unittest) or temporary (CPython's regrtest);\n"
+    "                      [audit] cwd in the config says the same\n"
     "  --no-cache          scan every file (default: reuse facts cached by content hash in\n"
     "                      $XDG_CACHE_HOME/testfence/audit or ~/.cache/testfence/audit)\n"
     "  --cache-dir DIR     keep the cache in DIR (never inside the project)\n"
@@ -52,7 +53,7 @@ static const char usage_text[] =
     "                      pyproject.toml or .git)\n"
     "  --config FILE       config file (default: <root>/testfence.toml, else\n"
     "                      [tool.testfence] in <root>/pyproject.toml); [audit] include,\n"
-    "                      exclude and protected apply\n"
+    "                      exclude, protected and cwd apply\n"
     "  --help, --version\n"
     "\n"
     "rules: TF000 syntax error, TF101 protected root file, TF102 __file__ path climbing\n"
@@ -74,7 +75,7 @@ static const char *const default_protected[] = {
 };
 
 typedef struct audit_opts {
-    bool strict, no_cache;
+    bool strict, no_cache, cwd_given;
     tf_audit_format format;
     tf_audit_cwd cwd;
     unsigned select, ignore;
@@ -166,6 +167,7 @@ static int apply_value(int c, const char *arg, audit_opts *o)
     case O_CWD:
         if (!strcmp(arg, "root") || !strcmp(arg, "temporary")) {
             o->cwd = arg[0] == 'r' ? TF_CWD_ROOT : TF_CWD_TEMPORARY;
+            o->cwd_given = true;
             return 0;
         }
         fprintf(stderr, "testfence audit: --cwd must be root or temporary\n");
@@ -482,7 +484,7 @@ int cmd_audit(int argc, char **argv)
             .rules = o.select & ~o.ignore,
             .excludes = (const char *const *)su.excludes,
             .n_excludes = su.n_excludes,
-            .cwd = o.cwd,
+            .cwd = o.cwd_given || !su.conf.audit_cwd_temporary ? o.cwd : TF_CWD_TEMPORARY,
             .home = have_home ? home : NULL,
             .cache_dir = cache_dir(&o, su.root, cache, sizeof cache),
         };

@@ -189,6 +189,17 @@ print("def test_x():\n    open(b49999, \"w\")")' >"$work/proj/tests/test_chain.p
 expect 0 "a 50,000-target assignment chain" -- timeout 120 "$bin" audit --no-cache tests/test_chain.py
 contains out 'relative path "f49999.txt"' "the last constant is still followed"
 rm -f "$work/proj/tests/test_chain.py"
+# [audit] cwd = "temporary": relative writes land in the runner's temporary directory.
+mkdir -p "$work/tmpcwd/.git" "$work/tmpcwd/tests"
+echo 'open("out.log", "w")' >"$work/tmpcwd/tests/test_t.py"
+printf '[audit]\ncwd = "temporary"\n' >"$work/tmpcwd/testfence.toml"
+expect 0 "config: [audit] cwd = temporary" -- sh -c "cd ../tmpcwd && '$bin' audit --no-cache"
+if [ ! -s "$work/out" ]; then echo "ok   no finding with a temporary cwd"; else echo "FAIL a finding with a temporary cwd"; fails=$((fails + 1)); fi
+expect 0 "--cwd root overrides the config" -- sh -c "cd ../tmpcwd && '$bin' audit --no-cache --cwd root"
+contains out 'relative path "out.log"' "the flag wins over the config"
+printf '[audit]\ncwd = "elsewhere"\n' >"$work/tmpcwd/testfence.toml"
+expect 2 "config: a bad [audit] cwd" -- sh -c "cd ../tmpcwd && '$bin' audit"
+contains err 'cwd must be "root" or "temporary"' "the config error names the values"
 expect 2 "--cwd takes root or temporary" -- "$bin" audit --cwd elsewhere
 expect 2 "--cache-dir must be absolute" -- "$bin" audit --cache-dir relative
 
