@@ -22,8 +22,9 @@
 #define TESTFENCE_VERSION "0.0.0"
 #endif
 
-/* The audit's own statuses (the contract, like ruff and flake8). */
-enum { AUDIT_CLEAN = 0, AUDIT_FINDINGS = 1, AUDIT_USAGE = 2 };
+/* The audit's statuses: findings as ruff and flake8 say them; a usage or I/O error as
+ * every testfence command says it (125, TF_EXIT_OWN_ERROR; see testfence --help). */
+enum { AUDIT_CLEAN = 0, AUDIT_FINDINGS = 1, AUDIT_USAGE = TF_EXIT_OWN_ERROR };
 
 static const char usage_text[] =
     "usage: testfence audit [OPTIONS] [PATH...]\n"
@@ -36,7 +37,8 @@ static const char usage_text[] =
     "\n"
     "options:\n"
     "  --strict            exit 1 when there is any finding (CI gate)\n"
-    "  --format FORMAT     text (default), json, sarif (2.1.0) or github (annotations)\n"
+    "  --format text|json|sarif|github\n"
+    "                      text (default), json, sarif (2.1.0) or github (annotations)\n"
     "  --select CODES      only these rules (comma list; prefixes like TF1 allowed); the\n"
     "                      style rules TF105 and TF201 run only when selected\n"
     "  --ignore CODES      never these rules\n"
@@ -54,7 +56,8 @@ static const char usage_text[] =
     "  --config FILE       config file (default: <root>/testfence.toml, else\n"
     "                      [tool.testfence] in <root>/pyproject.toml); [audit] include,\n"
     "                      exclude, protected and cwd apply\n"
-    "  --help, --version\n"
+    "  -h, --help          print this help\n"
+    "  -V, --version       print the version\n"
     "\n"
     "rules: TF000 syntax error, TF101 protected root file, TF102 __file__ path climbing\n"
     "out of tests/, TF103 absolute path, TF104 fixed name in the system temp dir, TF106\n"
@@ -62,7 +65,8 @@ static const char usage_text[] =
     "style: TF105 tests/artifacts literal, TF201 prefer tmp_path. Suppress one line with\n"
     "'# testfence: ignore[TF101]' on it or on the line above.\n"
     "\n"
-    "exit status: 0 no findings or not --strict; 1 --strict and findings; 2 usage or I/O error.\n";
+    "exit status: 0 no findings or not --strict; 1 --strict and findings; 125 usage\n"
+    "or I/O error.\n";
 
 /* Names worth protecting in any project, beyond the files found at its root. */
 static const char *const default_protected[] = {
@@ -216,6 +220,7 @@ static int apply_opt(int c, char **argv, audit_opts *o)
     case O_HELP:
         fputs(usage_text, stdout);
         return 1;
+    case 'V':
     case O_VERSION:
         printf("testfence %s\n", TESTFENCE_VERSION);
         return 1;
@@ -242,7 +247,7 @@ static int parse_args(int argc, char **argv, audit_opts *o)
     int c, rc = 0;
     optind = 1;
     opterr = 0;
-    while (rc == 0 && (c = getopt_long(argc, argv, ":j:h", long_opts, NULL)) != -1)
+    while (rc == 0 && (c = getopt_long(argc, argv, ":j:hV", long_opts, NULL)) != -1)
         rc = apply_opt(c, argv, o);
     return rc;
 }

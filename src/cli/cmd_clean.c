@@ -6,17 +6,19 @@
 #include <stdio.h>
 
 static const char help[] =
-    "usage: testfence clean [--root DIR] [--config FILE] [--retain N | --all]\n"
+    "usage: testfence clean [OPTIONS]\n"
     "\n"
     "Remove run workspaces (tests/artifacts/_isolation_workspace_<run_id>/, with\n"
     "their tmp/<run_id>/ and _pytest_tmp/<run_id>/) beyond the newest N (the\n"
     "config's retain, 3), or all of them with --all. Only directories testfence\n"
-    "made are touched\n"
-    "(recognised by name and by the marker file inside); symlinks are never\n"
-    "followed; a run still going is never removed; caches kept across runs\n"
-    "(.pytest_cache, pycache) stay.\n"
+    "made are touched (recognised by name and by the marker file inside); symlinks\n"
+    "are never followed; a run still going is never removed; caches kept across\n"
+    "runs (.pytest_cache, pycache) stay.\n"
     "\n"
-    "exit status: 0 done, 125 error.\n";
+    "options:\n" OPTS_HELP_ROOT OPTS_HELP_CONFIG
+    "  --retain N      keep the newest N run workspaces (default: the config's)\n"
+    "  --all           remove every run workspace\n" OPTS_HELP_HELP_VERSION "\n"
+    "exit status: 0 done; 125 usage error or error.\n";
 
 static int clean(const struct opts *o, tf_err *err)
 {

@@ -1,5 +1,6 @@
 #include "session.h"
 
+#include "core/colour.h"
 #include "core/hazard.h"
 #include "core/workspace.h"
 
@@ -75,7 +76,7 @@ int session_start(struct session *s, unsigned retain, const char *test_env, bool
 }
 
 int session_finish(struct session *s, FILE *out, char *const *argv, int command_status,
-                   bool allow_violations)
+                   bool allow_violations, const struct report_outputs *outs)
 {
     static const char *const names[] = {"landlock", "preload", "none"};
     struct report_run run = {.run_id = s->pl.ws.run_id,
@@ -84,7 +85,9 @@ int session_finish(struct session *s, FILE *out, char *const *argv, int command_
                              .backend = names[s->backend],
                              .home = getenv("HOME"),
                              .argv = argv,
-                             .command_status = command_status};
+                             .command_status = command_status,
+                             .colour = colour_wanted(fileno(out)),
+                             .outs = outs};
     return diag_finish(&s->d, out, &run, allow_violations);
 }
 

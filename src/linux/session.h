@@ -49,10 +49,11 @@ int session_check(struct session *s, bool allow_hazards, const char *override, F
 int session_start(struct session *s, unsigned retain, const char *test_env, bool in_process,
                   tf_err *err);
 
-/* After the command: the summary to OUT, report.json, and the status to exit with
- * (see diag_finish). ARGV is the command, NULL when the caller is the command. */
+/* After the command: the summary to OUT (coloured on a terminal), report.json, the
+ * outputs OUTS asks for (NULL: none), and the status to exit with (see diag_finish).
+ * ARGV is the command, NULL when the caller is the command. */
 int session_finish(struct session *s, FILE *out, char *const *argv, int command_status,
-                   bool allow_violations);
+                   bool allow_violations, const struct report_outputs *outs);
 
 void session_free(struct session *s);
 

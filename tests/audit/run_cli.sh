@@ -57,15 +57,15 @@ contains out "Fix:" "--explain gives the fix"
 expect 0 "--explain is case-insensitive" -- "$bin" audit --explain tf104
 expect 0 "--explain all" -- "$bin" audit --explain all
 for c in TF000 TF101 TF102 TF103 TF104 TF105 TF106 TF107 TF201; do contains out "$c " "--explain all has $c"; done
-expect 2 "--explain unknown code" -- "$bin" audit --explain TF999
-expect 2 "--format unknown" -- "$bin" audit --format xml
-expect 2 "--select unknown code" -- "$bin" audit --select TF9
-expect 2 "--ignore unknown code" -- "$bin" audit --ignore nope
-expect 2 "--jobs 0" -- "$bin" audit --jobs 0
-expect 2 "--protect with a slash" -- "$bin" audit --protect a/b
-expect 2 "unknown option" -- "$bin" audit --bogus
-expect 2 "missing option value" -- "$bin" audit --format
-expect 2 "--config naming a missing file" -- "$bin" audit --config x.toml
+expect 125 "--explain unknown code" -- "$bin" audit --explain TF999
+expect 125 "--format unknown" -- "$bin" audit --format xml
+expect 125 "--select unknown code" -- "$bin" audit --select TF9
+expect 125 "--ignore unknown code" -- "$bin" audit --ignore nope
+expect 125 "--jobs 0" -- "$bin" audit --jobs 0
+expect 125 "--protect with a slash" -- "$bin" audit --protect a/b
+expect 125 "unknown option" -- "$bin" audit --bogus
+expect 125 "missing option value" -- "$bin" audit --format
+expect 125 "--config naming a missing file" -- "$bin" audit --config x.toml
 
 expect 0 "default path is tests/ under the root" -- "$bin" audit
 printf 'tests/sub/test_a.py:1:1: TF106 error: open() writes to relative path "out.log" outside tests/\ntests/test_b.py:1:1: TF101 error: writes to protected root file "config.toml" (via open)\n' >"$work/want"
@@ -73,7 +73,7 @@ if diff -u "$work/want" "$work/out"; then echo "ok   walk: sorted, hidden/__pyca
 expect 0 "works from a subdirectory" -- sh -c "cd tests/sub && '$bin' audit"
 contains out "$work/proj/tests/test_b.py" "from a subdirectory the default path is absolute"
 expect 1 "--strict with findings" -- "$bin" audit --strict
-expect 2 "a missing path is an I/O error" -- "$bin" audit tests missing.py
+expect 125 "a missing path is an I/O error" -- "$bin" audit tests missing.py
 contains err "cannot read missing.py" "the missing path is named"
 contains out "tests/test_b.py:1:1" "the other paths are still scanned"
 expect 0 "a named file is scanned whatever its extension" -- "$bin" audit tests/notes.txt
@@ -81,8 +81,8 @@ contains out "notpy.log" "the .txt file was scanned"
 
 mkdir -p "$work/noproj/.git"
 (cd "$work/noproj" && "$bin" audit) >/dev/null 2>"$work/err"
-if [ $? = 2 ] && grep -q "no tests/ directory" "$work/err"; then
-    echo "ok   no tests/ directory: exit 2"
+if [ $? = 125 ] && grep -q "no tests/ directory" "$work/err"; then
+    echo "ok   no tests/ directory: exit 125"
 else
     echo "FAIL no tests/ directory"; fails=$((fails + 1))
 fi
@@ -98,7 +98,7 @@ expect 0 "config: include, exclude, protected" -- sh -c "cd ../cfg && '$bin' aud
 printf 'qa/test_q.py:1:1: TF106 error: open() writes to relative path "y.log" outside tests/\ntests/test_a.py:1:1: TF101 error: writes to protected root file "history.db" (via open)\n' >"$work/want"
 if diff -u "$work/want" "$work/out"; then echo "ok   config output"; else echo "FAIL config output"; fails=$((fails + 1)); fi
 echo 'bogus = 1' >"$work/cfg/bad.toml"
-expect 2 "config: an unknown key is a usage error" -- sh -c "cd ../cfg && '$bin' audit --config bad.toml"
+expect 125 "config: an unknown key is a usage error" -- sh -c "cd ../cfg && '$bin' audit --config bad.toml"
 contains err 'unknown key "bogus"' "config: the error names the key"
 
 # SARIF: the fields GitHub code scanning requires, on a real multi-file scan.
@@ -145,7 +145,7 @@ contains err "from the cache" "the summary says the cache was used"
 
 # Robustness: a FIFO named as a path, symlinks, coding cookies, a corrupt cache.
 mkfifo "$work/proj/tests/fifo.py"
-expect 2 "a FIFO named as a path does not hang" -- timeout 10 "$bin" audit tests/fifo.py
+expect 125 "a FIFO named as a path does not hang" -- timeout 10 "$bin" audit tests/fifo.py
 contains err "not a regular file" "the FIFO is named as not a regular file"
 rm -f "$work/proj/tests/fifo.py"
 mkdir -p "$work/elsewhere/pkg"
@@ -198,10 +198,10 @@ if [ ! -s "$work/out" ]; then echo "ok   no finding with a temporary cwd"; else 
 expect 0 "--cwd root overrides the config" -- sh -c "cd ../tmpcwd && '$bin' audit --no-cache --cwd root"
 contains out 'relative path "out.log"' "the flag wins over the config"
 printf '[audit]\ncwd = "elsewhere"\n' >"$work/tmpcwd/testfence.toml"
-expect 2 "config: a bad [audit] cwd" -- sh -c "cd ../tmpcwd && '$bin' audit"
+expect 125 "config: a bad [audit] cwd" -- sh -c "cd ../tmpcwd && '$bin' audit"
 contains err 'cwd must be "root" or "temporary"' "the config error names the values"
-expect 2 "--cwd takes root or temporary" -- "$bin" audit --cwd elsewhere
-expect 2 "--cache-dir must be absolute" -- "$bin" audit --cache-dir relative
+expect 125 "--cwd takes root or temporary" -- "$bin" audit --cwd elsewhere
+expect 125 "--cache-dir must be absolute" -- "$bin" audit --cache-dir relative
 
 echo "$fails failure(s)"
 [ $fails = 0 ]
