@@ -1,4 +1,5 @@
-# The tree-sitter-python grammar the audit is built from: fetched (pinned, hash-checked)
+# The tree-sitter-python grammar of the audit's parser benchmark (bench/audit_parsers.sh; the
+# audit itself has its own parser since issue 16): fetched (pinned, hash-checked)
 # by scripts/fetch-grammar.sh at configure time, so `make` works from a clean clone. The
 # script does nothing when the verified grammar is already in third_party/ (a copy, an
 # sdist), and configure runs again whenever the script (its pinned version) changes.
@@ -15,8 +16,8 @@ if(TESTFENCE_FETCH_GRAMMAR)
     endif()
 endif()
 
-# A self-contained `testfence` (the wheel's): libtree-sitter linked statically. The audit
-# asks pkg-config for PkgConfig::TREE_SITTER; FindPkgConfig keeps a target of that name
+# A self-contained `testfence` (the wheel's): libtree-sitter linked statically. The parser
+# benchmark asks pkg-config for PkgConfig::TREE_SITTER; FindPkgConfig keeps a target of that name
 # that already exists, so defining it here first is enough.
 option(TESTFENCE_STATIC_TREE_SITTER "Link libtree-sitter.a instead of libtree-sitter.so" OFF)
 if(TESTFENCE_STATIC_TREE_SITTER)
