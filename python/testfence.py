@@ -33,11 +33,16 @@ class FenceError(Exception):
 
 
 def _library_candidates():
+    here = os.path.dirname(os.path.abspath(__file__))
+    # The wheel ships the library (and the shim it preloads) in a directory beside us.
+    beside = os.path.join(here, "testfence_native", "libtestfence.so.0")
+    if os.path.exists(beside):
+        return [beside]
     given = os.environ.get(ENV_LIBRARY)
     if given:
         return [given]
-    here = os.path.dirname(os.path.abspath(__file__))
-    # Installed: PREFIX/lib/python3*/dist-packages/testfence.py and PREFIX/lib/libtestfence.so.0
+    # make install: PREFIX/lib/python3*/dist-packages/testfence.py, PREFIX/lib/libtestfence.so.0;
+    # the Debian package (multiarch libdir) and others: the dynamic loader's path.
     return [os.path.join(here, "..", "..", "libtestfence.so.0"), "libtestfence.so.0"]
 
 

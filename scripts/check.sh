@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The full test suite, from a fresh clone: dependencies, a -Werror build, the
-# tests, then the same tests under AddressSanitizer + UndefinedBehaviorSanitizer.
+# tests, the same tests under testfence itself, every way of installing it
+# (scripts/check-install.sh), then the tests under AddressSanitizer + UBSan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/deps.sh build test
+scripts/deps.sh build test package
 
 jobs=$(nproc 2>/dev/null || echo 2)
 
@@ -16,14 +17,15 @@ ctest --test-dir build --output-on-failure -j"$jobs"
 
 # The suite again, under the testfence it just built: its tests must never
 # write outside tests/. ctest keeps its logs beside the test list it reads,
-# so it reads a copy of the lists (one per directory, which name each other
-# relatively) from inside tests/.
+# so it reads a copy of the lists (one per directory) from inside tests/.
 echo "== tests under testfence itself"
 self=tests/artifacts/self-test
 rm -rf "$self" && mkdir -p "$self"
-(cd build && find . -name CTestTestfile.cmake -print0) |
-    while IFS= read -r -d '' f; do mkdir -p "$self/$(dirname "$f")" && cp "build/$f" "$self/$f"; done
-build/testfence run -- ctest --test-dir "$self" --output-on-failure -j"$jobs"
+(cd build && find . -name CTestTestfile.cmake -exec cp --parents {} "../$self/" \;)
+build/testfence run -- ctest --test-dir "$self" --output-on-failure --no-tests=error -j"$jobs"
+
+echo "== install: make install/uninstall, the wheel in a venv, the .deb, the examples"
+scripts/check-install.sh
 
 echo "== build with ASan+UBSan"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DTESTFENCE_WERROR=ON -DTESTFENCE_SANITIZE=ON >/dev/null

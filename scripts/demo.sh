@@ -2,13 +2,20 @@
 # The demo: build testfence and run the careless example project's tests under
 # it. The careless tests fail with PermissionError, the good ones pass, and the
 # project's own files are byte-for-byte unchanged.
+# TESTFENCE=/usr/bin/testfence runs an installed testfence instead of building one
+# (CI does, against the Debian package).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
 
-scripts/deps.sh build test >&2
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build -j"$(nproc 2>/dev/null || echo 2)" --target testfence >/dev/null
+if [ -n "${TESTFENCE:-}" ]; then
+    tf=$TESTFENCE
+else
+    scripts/deps.sh build test >&2
+    cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+    cmake --build build -j"$(nproc 2>/dev/null || echo 2)" --target testfence >/dev/null
+    tf=$repo/build/testfence
+fi
 
 cd examples/clobber
 protected=(*.toml)
@@ -20,7 +27,7 @@ echo
 echo "== testfence run -- python3 -m pytest -v"
 # Bytecode caching must work as on a user's machine (redirected, not disabled).
 status=0
-env -u PYTHONDONTWRITEBYTECODE "$repo/build/testfence" run -- /usr/bin/python3 -m pytest -v -rA --tb=line \
+env -u PYTHONDONTWRITEBYTECODE "$tf" run -- /usr/bin/python3 -m pytest -v -rA --tb=line \
     -p no:randomly || status=$?
 echo
 after=$(sha256sum "${protected[@]}")

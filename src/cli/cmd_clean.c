@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 static const char help[] =
-    "usage: testfence clean [--root DIR] [--config FILE] [--retain N | --all]\n"
+    "usage: testfence clean [OPTIONS]\n"
     "\n"
     "Remove old runs (tests/artifacts/_isolation_workspace_<run_id>/, with their\n"
     "tmp/<run_id>/ and _pytest_tmp/<run_id>/) beyond the newest N (the config's\n"
@@ -17,9 +17,14 @@ static const char help[] =
     "(recognised by name and by the marker file in the workspace); nothing is\n"
     "followed through a symlink, and the artifacts dir must lie inside the\n"
     "writable set, as for run; a run still going is never removed; caches kept\n"
-    "across runs (.pytest_cache, pycache) stay.\n"
+    "across runs (.pytest_cache, pycache) stay. A run that did not finish\n"
+    "(testfence was killed) is said first, with what its log held.\n"
     "\n"
-    "exit status: 0 done, 125 error (including an old run that could not be removed).\n";
+    "options:\n" OPTS_HELP_ROOT OPTS_HELP_CONFIG
+    "  --retain N      keep the newest N run workspaces (default: the config's)\n"
+    "  --all           remove every run workspace\n" OPTS_HELP_HELP_VERSION "\n"
+    "exit status: 0 done; 125 usage error or error (including an old run that could\n"
+    "not be removed).\n";
 
 /* Prune the artifacts dir ARTIFACTS, open on AFD. */
 static int prune(const struct opts *o, const struct plan *pl, int afd, const char *artifacts,

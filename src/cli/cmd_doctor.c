@@ -1,20 +1,33 @@
 /* testfence doctor: what this machine can enforce, and which root and writable set apply. */
 #include "cmds.h"
 #include "opts.h"
+#include "core/hazard.h"
+#include "core/path.h"
 #include "core/shimconf.h"
 #include "linux/fence.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
 
 static const char help[] =
-    "usage: testfence doctor [--root DIR] [--allow PATH]...\n"
+    "usage: testfence doctor [OPTIONS]\n"
     "\n"
     "Print the kernel, its Landlock ABI and which classes of filesystem write the\n"
-    "fence enforces on it, whether user namespaces and seccomp are available, and\n"
-    "the project root and writable set 'testfence run' would use from here.\n"
+    "fence enforces on it, whether user namespaces and seccomp are available, the\n"
+    "project root and writable set 'testfence run' would use from here, and whether\n"
+    "it could create its run workspace there.\n"
     "\n"
-    "exit status: 0 'testfence run' can enforce the fence here, 1 it cannot\n"
-    "(it would refuse to run), 125 error.\n";
+    "options:\n" OPTS_HELP_ROOT OPTS_HELP_CONFIG OPTS_HELP_ALLOW OPTS_HELP_HELP_VERSION "\n"
+    "exit status: 0 'testfence run' would work here; 1 it would refuse (the kernel\n"
+    "cannot enforce the fence, no project root or tests/ directory, a hazard in the\n"
+    "writable set, or the workspace cannot be created, as on a read-only root); 125\n"
+    "usage error.\n";
 
 static void print_caps(const struct fence_caps *c)
 {
@@ -57,11 +70,56 @@ static void print_shim(void)
            "           processes with a cleared environment are NOT fenced\n");
 }
 
+/* Could run create its workspace? The nearest existing directory on the way to the
+ * artifacts dir must be writable: not on a read-only mount, not someone else's. */
+static int check_workspace(const struct plan *pl, tf_err *err)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", pl->ws.artifacts);
+    while (access(dir, F_OK) < 0 && strcmp(dir, "/")) {
+        char up[PATH_MAX];
+        path_dirname(up, sizeof up, dir);
+        snprintf(dir, sizeof dir, "%s", up);
+    }
+    if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) < 0)
+        return tf_errnof(err, errno, "the run workspace cannot be created under %s", dir);
+    printf("workspace: %s (can be created)\n", pl->ws.artifacts);
+    return 0;
+}
+
+/* Whether run would work in this project: a root, the writable set, a workspace it can
+ * create, no hazard in the writable set. Prints what it finds; 0 when run would work. */
+static int check_project(const struct opts *o, tf_err *err)
+{
+    struct plan pl = {0};
+    char run_id[32];
+    ws_run_id(run_id, sizeof run_id, time(NULL), getpid());
+    int rc = plan_build(&pl, &o->req, run_id, environ, err);
+    if (rc < 0) {
+        printf("project:   none usable from here: %s\n", err->msg);
+    } else {
+        plan_print_policy(stdout, &pl);
+        rc = check_workspace(&pl, err);
+        if (rc < 0)
+            printf("workspace: %s\n", err->msg);
+    }
+    if (rc == 0) {
+        struct hazard_opts ho = {.artifacts = pl.ws.artifacts, .warn = stdout};
+        int n = hazard_scan(&pl.policy, &ho, stdout, err);
+        if (n != 0)
+            rc = n < 0 ? -1
+                       : tf_errf(err, "the writable set holds %d hazard%s (listed above)", n,
+                                 n == 1 ? "" : "s");
+        printf("hazards:   %s\n", n == 0 ? "none" : err->msg);
+    }
+    plan_free(&pl);
+    return rc;
+}
+
 int cmd_doctor(int argc, char **argv)
 {
     struct opts o;
-    struct plan pl = {0};
-    tf_err err = {{0}};
+    tf_err err = {{0}}, perr = {{0}};
     int r = opts_parse(argc, argv, 0, help, &o, &err);
     if (r == 1)
         return 0;
@@ -76,15 +134,13 @@ int cmd_doctor(int argc, char **argv)
     struct fence_caps caps;
     fence_probe(&caps);
     print_caps(&caps);
-    if (plan_policy(&pl, &o.req, &err) < 0)
-        printf("project:   none usable from here: %s\n", err.msg);
-    else
-        plan_print_policy(stdout, &pl);
+    int project = check_project(&o, &perr);
     print_shim();
     int complete = fence_require_complete(&caps, &err) == 0;
-    printf("verdict:   %s\n",
-           complete ? "testfence run enforces the fence on this machine" : err.msg);
-    plan_free(&pl);
+    if (complete && project == 0)
+        printf("verdict:   testfence run enforces the fence on this machine and can run here\n");
+    else
+        printf("verdict:   testfence run would refuse here: %s\n", complete ? perr.msg : err.msg);
     opts_free(&o);
-    return complete ? 0 : 1;
+    return complete && project == 0 ? 0 : 1;
 }

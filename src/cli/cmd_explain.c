@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 static const char help[] =
-    "usage: testfence explain [--root DIR] [--allow PATH]... PATH...\n"
+    "usage: testfence explain [OPTIONS] PATH...\n"
     "\n"
     "Say whether a write to each PATH would be allowed under 'testfence run', and\n"
     "which entry of the writable set allows it. PATH is resolved as the kernel\n"
@@ -14,7 +14,9 @@ static const char help[] =
     "dangling final one); it need not exist. The answer comes from the same policy\n"
     "code the fence is built from.\n"
     "\n"
-    "exit status: 0 every PATH is writable, 1 some PATH is not, 125 error.\n";
+    "options:\n" OPTS_HELP_ROOT OPTS_HELP_CONFIG OPTS_HELP_ALLOW OPTS_HELP_HELP_VERSION "\n"
+    "exit status: 0 every PATH is writable; 1 some PATH is not; 125 usage error or\n"
+    "no usable project.\n";
 
 static int explain_one(const struct plan *pl, const char *path, tf_err *err)
 {

@@ -15,14 +15,18 @@
 #include <unistd.h>
 
 static const char help[] =
-    "usage: testfence init [--root DIR] [--dry-run]\n"
+    "usage: testfence init [OPTIONS]\n"
     "\n"
     "Write a commented starter configuration for the project: a [tool.testfence]\n"
     "table appended to pyproject.toml when there is one (the rest of the file is\n"
     "kept byte for byte), else a new testfence.toml. Refuses when the project is\n"
-    "already configured. --dry-run prints what would be written instead.\n"
+    "already configured.\n"
     "\n"
-    "exit status: 0 written (or printed), 125 error or already configured.\n";
+    "options:\n" OPTS_HELP_ROOT
+    "  --dry-run       print what would be written instead of writing it\n" OPTS_HELP_HELP_VERSION
+    "\n"
+    "exit status: 0 written (or printed); 125 usage error, error or already\n"
+    "configured.\n";
 
 /* The starter text; %s is the table prefix ("tool.testfence." or ""). */
 static const char starter[] =

@@ -1,5 +1,6 @@
 /* testfence run: run a command that cannot write outside the project's tests/. */
 #include "cmds.h"
+#include "core/report_ci.h"
 #include "core/shimconf.h"
 #include "core/verify.h"
 #include "linux/session.h"
@@ -21,32 +22,35 @@ static const char help[] =
     "binaries, raw syscalls and children with a cleared environment are fenced too.\n"
     "Reading and executing are not restricted.\n"
     "\n"
-    "options:\n"
-    "  --root DIR      project root (default: the nearest directory upward holding\n"
-    "                  testfence.toml, pyproject.toml or .git)\n"
-    "  --allow PATH    also allow writes beneath PATH; repeatable; PATH must exist\n"
-    "                  and may be outside the root\n"
-    "  --backend B     landlock (default); preload: for kernels without Landlock, the\n"
-    "                  LD_PRELOAD shim refuses the writes itself (WEAKER: static\n"
-    "                  binaries, raw syscalls and cleared environments escape it);\n"
-    "                  none: run unfenced, with a warning\n"
+    "options:\n" OPTS_HELP_ROOT OPTS_HELP_CONFIG OPTS_HELP_ALLOW
+    "  --backend landlock|preload|none\n"
+    "                  how to fence: landlock (default); preload, for kernels without\n"
+    "                  Landlock: the LD_PRELOAD shim refuses the writes itself\n"
+    "                  (WEAKER: static binaries, raw syscalls and cleared environments\n"
+    "                  escape it); none: run unfenced, with a warning\n"
     "  --allow-violations  exit with the command's status even when writes were\n"
     "                  blocked (default: 120 if the command exited 0)\n"
-    "  --test-env NAME the variable naming the running test in the violation report\n"
+    "  --test-env NAME\n"
+    "                  the variable naming the running test in the violation report\n"
     "                  (default: the config's [report] test_env, PYTEST_CURRENT_TEST)\n"
-    "  --config FILE   read the configuration from FILE (default: testfence.toml,\n"
-    "                  else [tool.testfence] in pyproject.toml; never an env var)\n"
+    "  --report FILE   also write the JSON report to FILE (its directory must exist);\n"
+    "                  testfence writes it after the command, never through a\n"
+    "                  symlink inside the writable set\n"
+    "  --junit FILE    write a JUnit XML report to FILE: one failing testcase per\n"
+    "                  test whose writes were blocked, named by its test id\n"
+    "  --format text|github\n"
+    "                  the summary as text (default), or also one ::error annotation\n"
+    "                  per blocked write for GitHub Actions\n"
     "  --retain N      run workspaces to keep, counting this one (default: the\n"
     "                  config's retain, 3)\n"
     "  --verify        fingerprint every file under the root outside the writable\n"
     "                  set before and after, and report any change (the ground truth\n"
     "                  for what the kernel cannot see); a change counts as a violation\n"
-    "  --allow-hazards run even when the writable set holds a hard link to a file\n"
+    "  --allow-hazards\n"
+    "                  run even when the writable set holds a hard link to a file\n"
     "                  outside it, or a symlink leading out (refused by default)\n"
     "  --dry-run       print the plan (root, writable set, workspace, environment)\n"
-    "                  and exit without running or creating anything\n"
-    "  -h, --help      this text;  --version  the version\n"
-    "\n"
+    "                  and exit without running or creating anything\n" OPTS_HELP_HELP_VERSION "\n"
     "Always writable (the system set, which holds no user data):\n"
     "  /dev/null /dev/zero /dev/full /dev/tty /dev/ptmx /dev/pts/ /dev/shm/\n"
     "\n"
@@ -61,11 +65,12 @@ static const char help[] =
     "\n"
     "Every blocked write is reported as it happens (TEST_SANDBOX_VIOLATION: on\n"
     "stderr), logged with its test in the workspace (violations.jsonl), summarised\n"
-    "at the end, and written to the workspace's report.json.\n"
+    "at the end, and written to the workspace's report.json. On a terminal the\n"
+    "lines are coloured, unless NO_COLOR is set.\n"
     "\n"
     "exit status: the command's own (128+N if killed by signal N); 120 the command\n"
-    "exited 0 but writes were blocked (see --allow-violations); 125 testfence\n"
-    "failed (bad option, no root, fence not enforceable); 126 COMMAND cannot be\n"
+    "exited 0 but writes were blocked (see --allow-violations); 125 usage error or\n"
+    "testfence failed (no root, fence not enforceable); 126 COMMAND cannot be\n"
     "executed; 127 COMMAND not found.\n";
 
 static enum session_backend backend_of(const struct opts *o)
@@ -174,15 +179,32 @@ static int launch(const struct opts *o, struct session *s, char **cmd, int *stat
     return rc;
 }
 
+/* --report, --junit, --format github: the files' directories opened now, before the
+ * command can plant anything, and checked against the writable set. */
+static int open_outputs(const struct opts *o, const struct session *s, struct report_outputs *outs,
+                        tf_err *err)
+{
+    outs->github = o->github;
+    if (o->report && outpath_open(&outs->json, o->report, &s->pl.policy, err) < 0)
+        return -1;
+    if (o->junit && outpath_open(&outs->junit, o->junit, &s->pl.policy, err) < 0)
+        return -1;
+    return 0;
+}
+
 static int run(const struct opts *o, char **cmd, tf_err *err, int *status)
 {
     char shim[PATH_MAX];
     struct session s;
+    struct report_outputs outs;
     struct plan_request req = o->req;
+    report_outputs_init(&outs);
     if (find_shim(o, shim, sizeof shim, err) < 0)
         return -1;
     req.shim = shim[0] ? shim : NULL;
     int rc = session_plan(&s, &req, backend_of(o), err);
+    if (rc == 0)
+        rc = open_outputs(o, &s, &outs, err);
     if (rc == 0 && o->dry_run) {
         print_dry_run(o, &s, cmd);
         *status = 0;
@@ -191,11 +213,12 @@ static int run(const struct opts *o, char **cmd, tf_err *err, int *status)
         if (rc == 0) {
             rc = launch(o, &s, cmd, status, err);
             /* Also when the command could not start: its status (126, 127) is the report's. */
-            int finished = session_finish(&s, stderr, cmd, *status, o->allow_violations);
+            int finished = session_finish(&s, stderr, cmd, *status, o->allow_violations, &outs);
             if (rc == 0)
                 *status = finished;
         }
     }
+    report_outputs_close(&outs);
     session_free(&s);
     return rc;
 }

@@ -22,9 +22,15 @@ static void usage(FILE *f)
     fprintf(f, "usage: testfence COMMAND [OPTIONS] [ARGS]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\n'testfence COMMAND --help' describes each command.\n"
-               "Exit status: 125 testfence's own error, 126 cannot execute, 127 not found;\n"
-               "otherwise the command's own status (see 'testfence run --help').\n");
+    fprintf(f, "\noptions:\n"
+               "  -h, --help      print this help\n"
+               "  -V, --version   print the version\n"
+               "\n'testfence COMMAND --help' describes each command; 'man testfence' the whole.\n"
+               "\n"
+               "exit status: 125 for a usage error or testfence's own error, in every\n"
+               "command; run: 126 cannot execute, 127 not found, 120 writes were blocked,\n"
+               "otherwise the command's own status; doctor, explain and audit --strict: 1\n"
+               "when the answer is no (see each command's --help).\n");
 }
 
 int main(int argc, char **argv)
@@ -38,7 +44,7 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    if (!strcmp(name, "--version")) {
+    if (!strcmp(name, "--version") || !strcmp(name, "-V")) {
         printf("testfence %s\n", TESTFENCE_VERSION);
         return 0;
     }

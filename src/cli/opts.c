@@ -86,6 +86,20 @@ static int parse_one(int argc, char **argv, int *i, unsigned accepted, struct op
             return tf_errf(err, "--test-env needs a variable name (letters, digits, _), not \"%s\"",
                            v);
         o->test_env = v;
+    } else if ((accepted & OPT_RUN) && is_opt(a, "--report")) {
+        if (!(v = value_of(argc, argv, i, "--report", err)))
+            return -1;
+        o->report = v;
+    } else if ((accepted & OPT_RUN) && is_opt(a, "--junit")) {
+        if (!(v = value_of(argc, argv, i, "--junit", err)))
+            return -1;
+        o->junit = v;
+    } else if ((accepted & OPT_RUN) && is_opt(a, "--format")) {
+        if (!(v = value_of(argc, argv, i, "--format", err)))
+            return -1;
+        if (strcmp(v, "text") && strcmp(v, "github"))
+            return tf_errf(err, "unknown format \"%s\" (choose text or github)", v);
+        o->github = !strcmp(v, "github");
     } else if ((accepted & OPT_RUN) && !strcmp(a, "--verify")) {
         o->verify = true;
     } else if ((accepted & OPT_RUN) && !strcmp(a, "--allow-hazards")) {
@@ -123,7 +137,7 @@ int opts_parse(int argc, char **argv, unsigned accepted, const char *help, struc
             fputs(help, stdout);
             return 1;
         }
-        if (!strcmp(a, "--version")) {
+        if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
             printf("testfence %s\n", TESTFENCE_VERSION);
             return 1;
         }

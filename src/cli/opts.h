@@ -9,7 +9,7 @@
 
 /* Extra options a command accepts beyond --root/--allow/--help/--version. */
 enum {
-    OPT_RUN = 1 << 0,   /* --backend, --dry-run, --retain */
+    OPT_RUN = 1 << 0,   /* --backend, --dry-run, --retain, --report, --junit, --format */
     OPT_CLEAN = 1 << 1, /* --all, --retain */
     OPT_INIT = 1 << 2,  /* --dry-run */
 };
@@ -24,12 +24,31 @@ struct opts {
     bool verify;
     unsigned retain; /* 0: not given, use the config's */
     bool all;
-    size_t allow_cap; /* room in req.allow */
-    int argi;         /* index of the first operand in argv */
+    const char *report; /* --report FILE: report.json's content, also written there */
+    const char *junit;  /* --junit FILE */
+    bool github;        /* --format github: annotations too */
+    size_t allow_cap;   /* room in req.allow */
+    int argi;           /* index of the first operand in argv */
 };
 
+/* The --help lines of the options commands share, concatenated into each command's help
+ * (so share/gen-docs.py and the completions see them there too). */
+#define OPTS_HELP_ROOT                                                                             \
+    "  --root DIR      project root (default: the nearest directory upward holding\n"              \
+    "                  testfence.toml, pyproject.toml or .git)\n"
+#define OPTS_HELP_CONFIG                                                                           \
+    "  --config FILE   read the configuration from FILE (default: testfence.toml,\n"               \
+    "                  else [tool.testfence] in pyproject.toml; never an env var)\n"
+#define OPTS_HELP_ALLOW                                                                            \
+    "  --allow PATH    also allow writes beneath PATH; repeatable; PATH must exist\n"              \
+    "                  and may be outside the root\n"
+#define OPTS_HELP_HELP_VERSION                                                                     \
+    "  -h, --help      print this help\n"                                                          \
+    "  -V, --version   print the version\n"
+
 /* Parse ARGV (argv[0] is the command name). Returns 0 to go on, 1 when --help or
- * --version was answered, -1 on a usage error (err filled). Stops at the first
+ * --version (-h, -V) was answered, -1 on a usage error (err filled; the command exits
+ * TF_EXIT_OWN_ERROR, the one status for usage errors of every command). Stops at the first
  * operand or at "--" so the test command's own options are never touched. */
 int opts_parse(int argc, char **argv, unsigned accepted, const char *help, struct opts *o,
                tf_err *err);

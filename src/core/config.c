@@ -16,7 +16,7 @@ static const char *const keys_top[] = {"writable", "artifacts", "retain", "works
                                        "pytest",   "audit",     "report", NULL};
 static const char *const keys_workspace[] = {"files", NULL};
 static const char *const keys_pytest[] = {"basetemp", "cache_dir", NULL};
-static const char *const keys_audit[] = {"include", "exclude", "protected", NULL};
+static const char *const keys_audit[] = {"include", "exclude", "protected", "cwd", NULL};
 static const char *const keys_report[] = {"test_env", NULL};
 
 /* Where the settings live in the document, for messages: "[tool.testfence]". */
@@ -298,6 +298,15 @@ static int load_tables(struct config *c, const struct scope *s, const toml_value
         if (r < 0 || (r == 1 && copy_list(lists[i].dst, l, n, err) < 0))
             return -1;
     }
+    const char *cwd = NULL;
+    int rc = audit ? toml_get_string(s->doc, audit, "cwd", &cwd, err) : 0;
+    if (rc < 0)
+        return -1;
+    if (rc == 1 && strcmp(cwd, "root") && strcmp(cwd, "temporary"))
+        return toml_errf(s->doc, toml_pos_of(toml_get(audit, "cwd")), err,
+                         "[%saudit] cwd must be \"root\" or \"temporary\", not \"%s\"", s->prefix,
+                         cwd);
+    c->audit_cwd_temporary = rc == 1 && !strcmp(cwd, "temporary");
     const char *te = NULL;
     int r = report ? toml_get_string(s->doc, report, "test_env", &te, err) : 0;
     if (r < 0)

@@ -34,7 +34,8 @@ struct config {
     bool pytest_basetemp;  /* [pytest] basetemp: add --basetemp (default true) */
     bool pytest_cache_dir; /* [pytest] cache_dir: move .pytest_cache (default true) */
     struct config_list audit_include, audit_exclude, audit_protected;
-    char *test_env; /* [report] test_env; default PYTEST_CURRENT_TEST */
+    bool audit_cwd_temporary; /* [audit] cwd = "temporary": the runner gives tests a temp cwd */
+    char *test_env;           /* [report] test_env; default PYTEST_CURRENT_TEST */
 };
 
 /* Load the configuration for ROOT: OPT_CONFIG (--config) when not NULL, else

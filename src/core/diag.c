@@ -3,6 +3,7 @@
 #include "exitcode.h"
 #include "path.h"
 #include "report.h"
+#include "report_ci.h"
 #include "walk.h"
 #include "workspace.h"
 
@@ -66,6 +67,7 @@ int diag_finish(struct diag *d, FILE *out, struct report_run *run, bool allow_vi
     report_print(out, &r, run);
     if (!gone && report_write_json(&r, run, d->wsfd, SHIMCONF_REPORT, &err) < 0)
         fprintf(out, "testfence: %s\n", err.msg);
+    report_write_outputs(&r, run, out); /* --report, --junit, --format github */
     report_free(&r);
     return run->status;
 }

@@ -1,5 +1,6 @@
 #include "hint.h"
 
+#include "colour.h"
 #include "path.h"
 #include "vlog.h"
 
@@ -73,4 +74,15 @@ int hint_violation_line(char *out, size_t len, const struct hint_who *who, const
                     "TEST_SANDBOX_VIOLATION: %s attempted to write to %s which is outside %s. "
                     "How to fix: %s",
                     name, path, fence, hint_for(resolved, root, home));
+}
+
+int hint_paint(char *out, size_t len, const char *line)
+{
+    static const char tag[] = "TEST_SANDBOX_VIOLATION:", fix[] = " How to fix:";
+    const char *f = strstr(line, fix);
+    if (strncmp(line, tag, sizeof tag - 1) || !f)
+        return snprintf(out, len, "%s", line);
+    const char *mid = line + sizeof tag - 1;
+    return snprintf(out, len, COLOUR_RED "%s" COLOUR_OFF "%.*s" COLOUR_CYAN "%s" COLOUR_OFF "%s",
+                    tag, (int)(f - mid), mid, fix, f + sizeof fix - 1);
 }

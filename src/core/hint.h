@@ -24,4 +24,8 @@ struct hint_who {
 int hint_violation_line(char *out, size_t len, const struct hint_who *who, const char *resolved,
                         const char *fence, const char *root, const char *home);
 
+/* LINE (from hint_violation_line) for a terminal: "TEST_SANDBOX_VIOLATION:" in red,
+ * "How to fix:" in cyan. Returns snprintf's. */
+int hint_paint(char *out, size_t len, const char *line);
+
 #endif

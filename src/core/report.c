@@ -1,6 +1,8 @@
 #include "report.h"
 
+#include "colour.h"
 #include "hint.h"
+#include "outpath.h"
 #include "base/vec.h"
 
 #include <errno.h>
@@ -169,9 +171,7 @@ static int by_group(const void *a, const void *b)
     return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-static size_t group_end(struct report_entry **s, size_t n, size_t i);
-
-static struct report_entry **sorted(const struct report *r)
+struct report_entry **report_sorted(const struct report *r)
 {
     struct report_entry **s = malloc((r->n ? r->n : 1) * sizeof *s);
     if (!s)
@@ -180,7 +180,7 @@ static struct report_entry **sorted(const struct report *r)
         s[i] = &r->v[i];
     qsort(s, r->n, sizeof *s, by_test);
     for (size_t i = 0, end; i < r->n; i = end) {
-        end = group_end(s, r->n, i);
+        end = report_group_end(s, r->n, i);
         for (size_t k = i; k < end; k++)
             s[k]->gseq = s[i]->test ? s[i]->seq : SIZE_MAX;
     }
@@ -188,8 +188,7 @@ static struct report_entry **sorted(const struct report *r)
     return s;
 }
 
-/* The end of the group of entries that starts at I. */
-static size_t group_end(struct report_entry **s, size_t n, size_t i)
+size_t report_group_end(struct report_entry **s, size_t n, size_t i)
 {
     size_t j = i + 1;
     while (j < n && same_str(s[j]->test, s[i]->test))
@@ -213,7 +212,8 @@ static void print_entry(FILE *f, const struct report_entry *e, const struct repo
 {
     char path[1100], given[1100], en[32];
     vlog_printable(path, sizeof path, e->resolved);
-    fprintf(f, "    %-10s %s (%s%s)", e->op, path, vlog_errname(e->err, en, sizeof en),
+    fprintf(f, "    %-10s %s%s%s (%s%s)", e->op, colour_if(run->colour, COLOUR_BOLD), path,
+            colour_if(run->colour, COLOUR_OFF), vlog_errname(e->err, en, sizeof en),
             strcmp(e->blocked_by, "shim") ? "" : ", refused by the shim");
     if (e->count > 1)
         fprintf(f, " x%zu", e->count);
@@ -223,24 +223,31 @@ static void print_entry(FILE *f, const struct report_entry *e, const struct repo
         fprintf(f, " by %s", given);
     }
     fputc('\n', f);
-    (void)run;
 }
 
-static void print_group(FILE *f, struct report_entry **s, size_t i, size_t end,
-                        const struct report_run *run)
+size_t report_group_writes(struct report_entry **s, size_t i, size_t end)
 {
-    char test[700];
     size_t writes = 0;
     for (size_t k = i; k < end; k++)
         writes += s[k]->count;
+    return writes;
+}
+
+void report_print_group(FILE *f, struct report_entry **s, size_t i, size_t end,
+                        const struct report_run *run)
+{
+    char test[700];
+    size_t writes = report_group_writes(s, i, end);
     vlog_printable(test, sizeof test, s[i]->test ? s[i]->test : "(outside any test)");
-    fprintf(f, "  %s: %zu blocked write%s\n", test, writes, writes == 1 ? "" : "s");
+    fprintf(f, "  %s%s%s: %zu blocked write%s\n", colour_if(run->colour, COLOUR_RED), test,
+            colour_if(run->colour, COLOUR_OFF), writes, writes == 1 ? "" : "s");
     const char *last_hint = NULL;
     for (size_t k = i; k < end && k < i + SHOW_WRITES; k++) {
         print_entry(f, s[k], run);
         const char *h = hint_for(s[k]->resolved, run->root, run->home);
         if (h != last_hint)
-            fprintf(f, "      how to fix: %s\n", h);
+            fprintf(f, "      %show to fix:%s %s\n", colour_if(run->colour, COLOUR_CYAN),
+                    colour_if(run->colour, COLOUR_OFF), h);
         last_hint = h;
     }
     if (end - i > SHOW_WRITES)
@@ -250,13 +257,13 @@ static void print_group(FILE *f, struct report_entry **s, size_t i, size_t end,
 
 static void print_groups(FILE *f, const struct report *r, const struct report_run *run)
 {
-    struct report_entry **s = sorted(r);
+    struct report_entry **s = report_sorted(r);
     if (!s)
         return;
     size_t groups = 0;
-    for (size_t i = 0; i < r->n; i = group_end(s, r->n, i), groups++)
+    for (size_t i = 0; i < r->n; i = report_group_end(s, r->n, i), groups++)
         if (groups < SHOW_TESTS)
-            print_group(f, s, i, group_end(s, r->n, i), run);
+            report_print_group(f, s, i, report_group_end(s, r->n, i), run);
     if (groups > SHOW_TESTS)
         fprintf(f, "  ... and %zu more tests (see report.json)\n", groups - SHOW_TESTS);
     free(s);
@@ -268,8 +275,10 @@ void report_print(FILE *f, const struct report *r, const struct report_run *run)
     if (!noisy && !run->weak)
         return;
     if (r->total)
-        fprintf(f, "\ntestfence: %zu write%s outside the writable set %s blocked (%zu distinct):\n",
-                r->total, r->total == 1 ? "" : "s", r->total == 1 ? "was" : "were", r->n);
+        fprintf(
+            f, "\n%stestfence: %zu write%s outside the writable set %s blocked%s (%zu distinct):\n",
+            colour_if(run->colour, COLOUR_RED), r->total, r->total == 1 ? "" : "s",
+            r->total == 1 ? "was" : "were", colour_if(run->colour, COLOUR_OFF), r->n);
     else
         fprintf(f, "\ntestfence: no blocked writes were recorded\n");
     print_groups(f, r, run);
@@ -343,12 +352,10 @@ static void json_entry(FILE *f, const struct report_entry *e, const struct repor
 
 static void json_tests(FILE *f, const struct report *r, const struct report_run *run)
 {
-    struct report_entry **s = sorted(r);
+    struct report_entry **s = report_sorted(r);
     fputs("  \"tests\": [", f);
     for (size_t i = 0; s && i < r->n;) {
-        size_t end = group_end(s, r->n, i), writes = 0;
-        for (size_t k = i; k < end; k++)
-            writes += s[k]->count;
+        size_t end = report_group_end(s, r->n, i), writes = report_group_writes(s, i, end);
         fputs(i ? ",\n    {\n" : "\n    {\n", f);
         json_kv(f, "      ", "test", s[i]->test, true);
         fprintf(f, "      \"blocked\": %zu,\n      \"writes\": [\n", writes);
@@ -361,7 +368,7 @@ static void json_tests(FILE *f, const struct report *r, const struct report_run 
     free(s);
 }
 
-static void json_report(FILE *f, const struct report *r, const struct report_run *run)
+void report_json(FILE *f, const struct report *r, const struct report_run *run)
 {
     fputs("{\n  \"schema\": \"testfence-report/1\",\n", f);
     json_kv(f, "  ", "run_id", run->run_id, true);
@@ -385,26 +392,23 @@ static void json_report(FILE *f, const struct report *r, const struct report_run
     fprintf(f, "  \"weak_backend\": %s\n}\n", run->weak ? "true" : "false");
 }
 
+struct json_ctx {
+    const struct report *r;
+    const struct report_run *run;
+};
+
+static void fill_json(FILE *f, const void *ctx)
+{
+    const struct json_ctx *c = ctx;
+    report_json(f, c->r, c->run);
+}
+
 int report_write_json(const struct report *r, const struct report_run *run, int dirfd,
                       const char *name, tf_err *err)
 {
-    char tmp[256];
-    snprintf(tmp, sizeof tmp, ".%s.%ld.tmp", name, (long)getpid());
-    int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return tf_errnof(err, errno, "cannot write %s/%s", run->workspace, name);
-    FILE *f = fdopen(fd, "w");
-    if (!f) {
-        close(fd);
-        unlinkat(dirfd, tmp, 0);
-        return tf_errnof(err, errno, "cannot write %s/%s", run->workspace, name);
-    }
-    json_report(f, r, run);
-    bool bad = ferror(f) != 0;
-    if (fclose(f) != 0 || bad || renameat(dirfd, tmp, dirfd, name) < 0) {
-        int e = errno;
-        unlinkat(dirfd, tmp, 0);
-        return tf_errnof(err, e, "cannot write %s/%s", run->workspace, name);
-    }
-    return 0;
+    struct outpath o = {.dirfd = dirfd};
+    struct json_ctx c = {r, run};
+    snprintf(o.name, sizeof o.name, "%s", name);
+    snprintf(o.shown, sizeof o.shown, "%s/%s", run->workspace, name);
+    return outpath_write(&o, fill_json, &c, err);
 }

@@ -38,6 +38,8 @@ struct report {
 /* The log is read up to this size; a bigger one is cut (and said so). */
 #define REPORT_MAX_LOG (256u << 20)
 
+struct report_outputs; /* report_ci.h */
+
 /* What the summary and report.json say about the run besides the log. */
 struct report_run {
     const char *run_id, *root, *workspace, *backend, *home;
@@ -45,6 +47,8 @@ struct report_run {
     int command_status; /* the command's own */
     int status;         /* what testfence exits with */
     bool weak;          /* --backend preload: say loudly what escapes it */
+    bool colour;        /* the summary goes to a terminal that wants colour */
+    const struct report_outputs *outs; /* NULL: none */
 };
 
 /* Read the log NAME in the directory DIRFD (opened by run before the command started,
@@ -58,6 +62,24 @@ void report_print(FILE *f, const struct report *r, const struct report_run *run)
 /* Write report.json as NAME in DIRFD: a fresh file renamed into place, never through a symlink. */
 int report_write_json(const struct report *r, const struct report_run *run, int dirfd,
                       const char *name, tf_err *err);
+
+/* The entries ordered for printing: grouped by test, tests in the order they first hit
+ * the fence, outside any test last. Free the array (not the entries); NULL: no memory. */
+struct report_entry **report_sorted(const struct report *r);
+
+/* The end of the group of entries of one test that starts at I. */
+size_t report_group_end(struct report_entry **s, size_t n, size_t i);
+
+/* The blocked writes (counted with repeats) of the entries from I to END. */
+size_t report_group_writes(struct report_entry **s, size_t i, size_t end);
+
+/* One test's group as the summary prints it: the test, then each distinct write with
+ * its count and how to fix it (at most a screenful). */
+void report_print_group(FILE *f, struct report_entry **s, size_t i, size_t end,
+                        const struct report_run *run);
+
+/* The JSON text of report.json. */
+void report_json(FILE *f, const struct report *r, const struct report_run *run);
 
 void report_free(struct report *r);
 

@@ -11,6 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
+/* From the installed CLI's directory to the shim's (set by cmake/install.cmake). */
+#ifndef TESTFENCE_SHIM_FROM_BIN
+#define TESTFENCE_SHIM_FROM_BIN "../lib/testfence"
+#endif
+
 /* The format: a header line, then one "key<TAB>field<TAB>..." line per item.
  * Fields escape backslash, tab and newline so any path survives. */
 #define HEADER "testfence-shim 1\n"
@@ -183,8 +188,9 @@ static bool preloadable(const char *path)
 int shimconf_locate_near(const char *dir, char *out, size_t len, tf_err *err)
 {
     char cand[PATH_MAX];
-    /* The build dir (all side by side), beside an installed libtestfence.so, beside bin/. */
-    const char *where[] = {"", "testfence/", "../lib/testfence/"};
+    /* The build dir (all side by side), beside an installed libtestfence.so, and from the
+     * installed CLI's bindir to the shim's directory (cmake/install.cmake). */
+    const char *where[] = {"", "testfence/", TESTFENCE_SHIM_FROM_BIN "/"};
     for (size_t i = 0; i < sizeof where / sizeof where[0]; i++) {
         int k = snprintf(cand, sizeof cand, "%s/%s" SHIMCONF_SO, dir, where[i]);
         char real[PATH_MAX];
@@ -197,7 +203,7 @@ int shimconf_locate_near(const char *dir, char *out, size_t len, tf_err *err)
     }
     return tf_errf(err,
                    "the diagnostics shim " SHIMCONF_SO " was not found in %s, %s/testfence or "
-                   "%s/../lib/testfence (or its path holds a space or a colon)",
+                   "%s/" TESTFENCE_SHIM_FROM_BIN " (or its path holds a space or a colon)",
                    dir, dir, dir);
 }
 

@@ -1,8 +1,10 @@
 #include "session.h"
 
+#include "core/colour.h"
 #include "core/exitcode.h"
 #include "core/hazard.h"
 #include "core/path.h"
+#include "core/report_ci.h"
 #include "core/shimconf.h"
 #include "core/workspace.h"
 
@@ -142,20 +144,16 @@ int session_start(struct session *s, unsigned retain, const char *test_env, bool
 static const char *const backend_names[] = {"landlock", "preload", "none"};
 
 /* Every run that ends leaves report.json, so the next one can tell a killed run from one
- * that finished: this one, when no violation log made one (nothing to report from). */
-static void report_plain(struct session *s, char *const *argv, int command_status, int status)
+ * that finished: this one, when no violation log made one (nothing to report from), and
+ * the outputs RUN asks for, on OUT (NULL: none). */
+static void report_plain(struct session *s, const struct report_run *run, FILE *out)
 {
     struct report r;
     tf_err err = {{0}};
     memset(&r, 0, sizeof r);
-    struct report_run run = {.run_id = s->pl.ws.run_id,
-                             .root = s->pl.root,
-                             .workspace = s->pl.ws.dir,
-                             .backend = backend_names[s->backend],
-                             .argv = argv,
-                             .command_status = command_status,
-                             .status = status};
-    report_write_json(&r, &run, s->pl.wsfd.dir, SHIMCONF_REPORT, &err);
+    report_write_json(&r, run, s->pl.wsfd.dir, SHIMCONF_REPORT, &err);
+    if (out)
+        report_write_outputs(&r, run, out);
     s->reported = true;
 }
 
@@ -165,7 +163,7 @@ void session_records(void *s)
 }
 
 int session_finish(struct session *s, FILE *out, char *const *argv, int command_status,
-                   bool allow_violations)
+                   bool allow_violations, const struct report_outputs *outs)
 {
     char why[PATH_MAX + 128];
     channel_drain(&s->ch);
@@ -185,9 +183,12 @@ int session_finish(struct session *s, FILE *out, char *const *argv, int command_
                              .backend = backend_names[s->backend],
                              .home = getenv("HOME"),
                              .argv = argv,
-                             .command_status = command_status};
+                             .command_status = command_status,
+                             .status = command_status,
+                             .colour = colour_wanted(fileno(out)),
+                             .outs = outs};
     if (!s->d.on) {
-        report_plain(s, argv, command_status, command_status);
+        report_plain(s, &run, out);
         return command_status;
     }
     s->reported = true;
@@ -197,8 +198,15 @@ int session_finish(struct session *s, FILE *out, char *const *argv, int command_
 void session_free(struct session *s)
 {
     /* A run that stopped on an error of ours after its workspace was made: say so there. */
-    if (s->pl.opened && s->pl.wsfd.dir >= 0 && !s->reported)
-        report_plain(s, NULL, -1, TF_EXIT_OWN_ERROR);
+    if (s->pl.opened && s->pl.wsfd.dir >= 0 && !s->reported) {
+        struct report_run run = {.run_id = s->pl.ws.run_id,
+                                 .root = s->pl.root,
+                                 .workspace = s->pl.ws.dir,
+                                 .backend = backend_names[s->backend],
+                                 .command_status = -1,
+                                 .status = TF_EXIT_OWN_ERROR};
+        report_plain(s, &run, NULL);
+    }
     if (s->ruleset_fd >= 0)
         close(s->ruleset_fd);
     s->ruleset_fd = -1;

@@ -46,9 +46,9 @@ int session_check(struct session *s, bool allow_hazards, const char *override, F
 
 /* Create the workspace, prune those beyond RETAIN (what cannot be pruned is a warning on
  * WARN), open the violation log and hand the shim its configuration (when the plan has a
- * shim) with TEST_ENV naming the current test, and build the Landlock ruleset. IN_PROCESS: the
- * caller fences itself and records its own blocked writes; no seccomp guard can watch it there, so
- * the shim refuses metadata changes in its children itself. */
+ * shim) with TEST_ENV naming the current test, and build the Landlock ruleset. IN_PROCESS:
+ * the caller fences itself and records its own blocked writes; no seccomp guard can watch
+ * it there, so the shim refuses metadata changes in its children itself. */
 int session_start(struct session *s, unsigned retain, const char *test_env, bool in_process,
                   FILE *warn, tf_err *err);
 
@@ -56,11 +56,12 @@ int session_start(struct session *s, unsigned retain, const char *test_env, bool
  * spawn's poll loop, whenever the channel's socket is readable). */
 void session_records(void *s);
 
-/* After the command: the summary to OUT, report.json, and the status to exit with
- * (see diag_finish); a violation log the command deleted or rewrote fails the run (120
- * when the command exited 0). ARGV is the command, NULL when the caller is the command. */
+/* After the command: the summary to OUT (coloured on a terminal), report.json, the
+ * outputs OUTS asks for (NULL: none), and the status to exit with (see diag_finish); a
+ * violation log the command deleted or rewrote fails the run (120 when the command exited
+ * 0). ARGV is the command, NULL when the caller is the command. */
 int session_finish(struct session *s, FILE *out, char *const *argv, int command_status,
-                   bool allow_violations);
+                   bool allow_violations, const struct report_outputs *outs);
 
 void session_free(struct session *s);
 

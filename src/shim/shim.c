@@ -3,6 +3,7 @@
  * The interposers themselves are in shim_libc.c. */
 #include "shim.h"
 
+#include "core/colour.h"
 #include "core/hint.h"
 #include "core/path.h"
 #include "core/policy.h"
@@ -146,7 +147,14 @@ static void live_line(const struct vlog_record *r)
     if ((size_t)k >= room)
         k = (int)room - 1;
     k += snprintf(line + k, sizeof line - (size_t)k, "%s\n", more);
-    ssize_t w = write(STDERR_FILENO, line, (size_t)k);
+    char painted[VLOG_MAX + 64];
+    const char *out = line;
+    int p;
+    if (colour_wanted(STDERR_FILENO) && (p = hint_paint(painted, sizeof painted, line)) > 0) {
+        out = painted;
+        k = (size_t)p < sizeof painted ? p : (int)sizeof painted - 1;
+    }
+    ssize_t w = write(STDERR_FILENO, out, (size_t)k);
     (void)w;
 }
 

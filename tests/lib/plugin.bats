@@ -5,16 +5,26 @@
 load ../support/helpers
 
 LIB="$(dirname "$TESTFENCE")/libtestfence.so"
-PY=/usr/bin/python3
+# TF_PLUGIN_PYTHON: the python of an environment the wheel was installed into (CI's
+# venv, scripts/check-install.sh): the installed plugin and its own library are used.
+PY=${TF_PLUGIN_PYTHON:-/usr/bin/python3}
 
 setup() {
-    [ -e "$LIB" ] || skip "libtestfence.so not built (include cmake/lib.cmake)"
     # The suite may itself run under `testfence run`: this pytest must not think so.
     OUTER_RUN_ID=${TESTFENCE_RUN_ID:-}
     unset TESTFENCE_WORKSPACE TESTFENCE_RUN_ID TESTFENCE_PLUGIN PYTEST_ADDOPTS TESTFENCE_SHIM_CONF
     # No plugin of this machine's may take part: each one a test needs is named with -p.
     export PYTEST_DISABLE_PLUGIN_AUTOLOAD=1
-    export PYTHONPATH="$TESTFENCE_SRC/python" TESTFENCE_LIBRARY="$LIB"
+    if [ -n "${TF_PLUGIN_PYTHON:-}" ]; then
+        unset PYTHONPATH TESTFENCE_LIBRARY
+        case $($PY -c 'import testfence; print(testfence.__file__)') in
+        "$(dirname "$(dirname "$PY")")"/*) ;;
+        *) echo "$PY does not import the installed plugin" >&2; return 1 ;;
+        esac
+    else
+        [ -e "$LIB" ] || skip "libtestfence.so not built"
+        export PYTHONPATH="$TESTFENCE_SRC/python" TESTFENCE_LIBRARY="$LIB"
+    fi
     P="$BATS_TEST_TMPDIR/proj"
     cp -r "$TESTFENCE_SRC/examples/clobber" "$P"
     rm -rf "$P/tests/artifacts"
@@ -259,6 +269,7 @@ EOF
 
 @test "install: DESTDIR tree, pkg-config, and pytest loads the plugin by its entry point" {
     BIN=$(dirname "$TESTFENCE")
+    [ -z "${TF_PLUGIN_PYTHON:-}" ] || skip "the cmake install, not the wheel's"
     if [ -n "$OUTER_RUN_ID" ]; then
         # Rightly so: cmake --install writes install_manifest.txt into the build dir.
         skip "under testfence run: cmake --install writes into the build dir, outside tests/"
@@ -269,7 +280,9 @@ EOF
     [ -e "$R/include/testfence.h" ]
     [ -e "$R/lib/testfence/libtestfence_preload.so" ]
     site=$(dirname "$(ls "$R"/lib/python3*/dist-packages/testfence.py)")
-    ls "$site"/testfence_pytest-*.dist-info/entry_points.txt
+    ls "$site"/testfence-*.dist-info/entry_points.txt
+    # pip can uninstall it: its RECORD lists the plugin.
+    grep -qx 'testfence.py,,' "$site"/testfence-*.dist-info/RECORD
     # A C program builds against the installed header and library through pkg-config.
     printf '#include <testfence.h>\nint main(void)\n{\n    tf_session *s = tf_open();\n    int ok = tf_load(s, "%s", NULL, NULL, 0) == 0 && tf_api_version() == TF_API_VERSION;\n    tf_close(s);\n    return !ok;\n}\n' "$P" >"$BATS_TEST_TMPDIR/use.c"
     flags=$(PKG_CONFIG_PATH="$R/lib/pkgconfig" pkg-config --cflags --libs testfence)

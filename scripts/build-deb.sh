@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Build the Debian package (dpkg-buildpackage -b -us -uc) from a copy of this tree, with
+# the verified grammar in it so the build needs no network, and put the .deb, .changes
+# and .buildinfo in OUTDIR. A copy, because dpkg-buildpackage writes into the parent of
+# the tree it builds and into debian/ inside it.
+# usage: scripts/build-deb.sh [OUTDIR]   (default: dist)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p "${1:-dist}"
+out=$(cd "${1:-dist}" && pwd)
+
+scripts/fetch-grammar.sh
+work=$(mktemp -d "$out/.deb-build.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+src=$work/testfence
+mkdir "$src"
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    # The working tree as it is: tracked and new files, not what .gitignore names.
+    git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' f; do
+        [ -e "$f" ] && printf '%s\0' "$f"
+    done | xargs -0 cp --parents -P -t "$src"
+else
+    tar -c --exclude='./build*' --exclude=./dist --exclude='*/tests/artifacts' . | tar -x -C "$src"
+fi
+cp -a third_party "$src/"
+
+echo "build-deb.sh: dpkg-buildpackage -b -us -uc in $src" >&2
+(cd "$src" && dpkg-buildpackage -b -us -uc) >"$work/build.log" 2>&1 || {
+    tail -40 "$work/build.log" >&2
+    echo "build-deb.sh: dpkg-buildpackage failed (the end of its log is above)" >&2
+    exit 1
+}
+mv "$work"/*.deb "$work"/*.changes "$work"/*.buildinfo "$out"/
+ls "$out"/testfence_*.deb

@@ -1,0 +1,96 @@
+#!/usr/bin/env bats
+# make from a fresh copy of the tree with no script run first, make install into a
+# prefix, what the prefix holds (man pages, completions, the plugin), make uninstall.
+
+load install
+
+setup_file() {
+    export CLONE="$TF_INSTALL_WORK/clone" PREFIX="$TF_INSTALL_WORK/prefix"
+    rm -rf "$CLONE" "$PREFIX"
+    cp -a "$TF_INSTALL_TREE" "$CLONE"
+    mkdir "$PREFIX"
+}
+
+@test "make in a fresh clone: no third_party/, no script first, nothing fetched" {
+    [ ! -e "$CLONE/third_party" ]
+    cd "$CLONE"
+    make >"$TF_INSTALL_WORK/make.log" 2>&1 || { show_log "$TF_INSTALL_WORK/make.log"; false; }
+    ! grep -q "fetch-grammar.sh" "$TF_INSTALL_WORK/make.log"
+    [ ! -e third_party ]
+    [ -x build/testfence ] && [ -e build/share/man/man1/testfence.1 ]
+}
+
+@test "make install PREFIX=...: the CLI finds its shim, man shows the pages" {
+    cd "$CLONE"
+    make install PREFIX="$PREFIX" >"$TF_INSTALL_WORK/install.log" 2>&1 ||
+        { show_log "$TF_INSTALL_WORK/install.log"; false; }
+    for f in bin/testfence lib/testfence/libtestfence_preload.so lib/libtestfence.so.0 \
+        share/man/man1/testfence.1 share/man/man1/testfence-run.1 share/man/man1/testfence-audit.1 \
+        share/bash-completion/completions/testfence share/zsh/site-functions/_testfence \
+        share/fish/vendor_completions.d/testfence.fish include/testfence.h; do
+        [ -e "$PREFIX/$f" ] || { echo "missing: $PREFIX/$f"; false; }
+    done
+    cleanproject "$BATS_TEST_TMPDIR/p"
+    cd "$BATS_TEST_TMPDIR/p"
+    run "$PREFIX/bin/testfence" doctor
+    expect_status 0
+    expect_output_has "diagnostics: $PREFIX/lib/testfence/libtestfence_preload.so"
+    # man finds the pages from PATH, as for /usr/local.
+    run env PATH="$PREFIX/bin:$PATH" MANPATH= man -w testfence
+    [ "$output" = "$PREFIX/share/man/man1/testfence.1" ]
+    run env PATH="$PREFIX/bin:$PATH" MANPATH= MANWIDTH=100 man -P cat testfence
+    expect_output_has "testfence - run a test suite that cannot write outside the project's tests/"
+    expect_output_has "testfence-run(1)"
+    run env PATH="$PREFIX/bin:$PATH" MANPATH= MANWIDTH=100 man -P cat testfence-run
+    expect_output_has "--junit FILE"
+}
+
+@test "the installed plugin fences pytest; pip sees its RECORD" {
+    site=$(echo "$PREFIX"/lib/python3*/dist-packages)
+    [ -e "$site/testfence.py" ]
+    grep -qx 'testfence.py,,' "$site"/testfence-*.dist-info/RECORD
+    clobberproject "$BATS_TEST_TMPDIR/p"
+    cd "$BATS_TEST_TMPDIR/p"
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+    unset TESTFENCE_LIBRARY TESTFENCE_WORKSPACE TESTFENCE_RUN_ID TESTFENCE_PLUGIN PYTEST_ADDOPTS
+    run env PYTHONPATH="$site" PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 \
+        /usr/bin/python3 -m pytest -p testfence -p no:cacheprovider
+    expect_status 1
+    expect_output_has "testfence: fenced (Landlock ABI"
+    expect_output_has "4 failed, 5 passed"
+    assert_outside_unchanged
+}
+
+@test "completions: bash completes commands, options and values; zsh and fish load theirs" {
+    comp="$PREFIX/share/bash-completion/completions/testfence"
+    run bash -c '
+        source "$1"
+        c() { COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=(); _testfence
+              echo "${COMPREPLY[*]}"; }
+        c testfence d; c testfence run --ju; c testfence run --backend ""; c testfence audit --format s
+        c testfence run -- true-no-such-prefix' bash "$comp"
+    [ "${lines[0]}" = doctor ]
+    [ "${lines[1]}" = --junit ]
+    [ "${lines[2]}" = "landlock preload none" ]
+    [ "${lines[3]}" = sarif ]
+    [ "${#lines[@]}" -eq 4 ] # the wrapped command completes as a command: nothing matches
+    zsh -n "$PREFIX/share/zsh/site-functions/_testfence"
+    run zsh -fc 'fpath=("$1" $fpath); autoload -Uz compinit && compinit -u -D &&
+        print -r -- ${_comps[testfence]}' zsh "$PREFIX/share/zsh/site-functions"
+    [ "$output" = _testfence ]
+    run fish --no-config -c "source $PREFIX/share/fish/vendor_completions.d/testfence.fish
+        complete -C 'testfence run --bac'; complete -C 'testfence run --backend '"
+    expect_output_has "--backend"
+    expect_output_has "preload"
+}
+
+@test "make uninstall: the prefix is empty again" {
+    # The plugin's bytecode, as a user's python3 leaves it, goes too.
+    site=$(echo "$PREFIX"/lib/python3*/dist-packages)
+    env -u PYTHONDONTWRITEBYTECODE /usr/bin/python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import testfence' "$site"
+    ls "$site"/__pycache__/testfence.*.pyc
+    cd "$CLONE"
+    make uninstall
+    run find "$PREFIX" -mindepth 1
+    [ -z "$output" ] || { echo "left behind: $output"; false; }
+}
