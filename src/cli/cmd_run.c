@@ -64,12 +64,14 @@ static const char help[] =
     "Old workspaces beyond --retain are removed; nothing else ever is.\n"
     "\n"
     "Every blocked write is reported as it happens (TEST_SANDBOX_VIOLATION: on\n"
-    "stderr), logged with its test in the workspace (violations.jsonl), summarised\n"
-    "at the end, and written to the workspace's report.json. On a terminal the\n"
-    "lines are coloured, unless NO_COLOR is set.\n"
+    "stderr), sent to testfence, which keeps it out of the command's reach and logs\n"
+    "it with its test in the workspace (violations.jsonl), summarised at the end,\n"
+    "and written to the workspace's report.json. On a terminal the lines are\n"
+    "coloured, unless NO_COLOR is set.\n"
     "\n"
     "exit status: the command's own (128+N if killed by signal N); 120 the command\n"
-    "exited 0 but writes were blocked (see --allow-violations); 125 usage error or\n"
+    "exited 0 but writes were blocked (see --allow-violations), or the violation log\n"
+    "was deleted or rewritten during the run; 125 usage error or\n"
     "testfence failed (no root, fence not enforceable); 126 COMMAND cannot be\n"
     "executed; 127 COMMAND not found.\n";
 
