@@ -188,12 +188,15 @@ static int apply_value(int c, const char *arg, audit_opts *o)
             return 0;
         fprintf(stderr, "testfence audit: --protect takes a file name at the root\n");
         return -1;
-    default: /* 'j' */
-        o->jobs = (int)strtol(arg, &end, 10);
-        if (!*end && o->jobs >= 1 && o->jobs <= 64)
+    default: { /* 'j'; the range is checked before the cast: 2^32+1 must not become 1 */
+        long jobs = strtol(arg, &end, 10);
+        if (*arg && !*end && jobs >= 1 && jobs <= 64) {
+            o->jobs = (int)jobs;
             return 0;
+        }
         fprintf(stderr, "testfence audit: --jobs takes a number from 1 to 64\n");
         return -1;
+    }
     }
 }
 

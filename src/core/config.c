@@ -2,6 +2,7 @@
 
 #include "path.h"
 #include "toml/toml.h"
+#include "workspace.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -88,6 +89,23 @@ static int copy_list(struct config_list *l, const char *const *v, size_t n, tf_e
     return 0;
 }
 
+/* "FILE:LINE:COL" of V, for errors found later (a writable entry that does not exist). */
+static char *where_of(const struct scope *s, const toml_value *v)
+{
+    char *w = NULL;
+    toml_pos pos = toml_pos_of(v);
+    if (asprintf(&w, "%s:%u:%u", toml_doc_name(s->doc), pos.line, pos.col) < 0)
+        return NULL;
+    return w;
+}
+
+static void free_where(char **v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
 /* A project-relative path: not empty, not absolute, not climbing out with "..". */
 static int check_relative(const struct scope *s, const toml_value *v, const char *key,
                           const char *path, tf_err *err)
@@ -120,8 +138,13 @@ static int load_paths(struct config *c, const struct scope *s, const toml_value 
         for (size_t i = 0; i < n; i++)
             if (check_relative(s, toml_array_at(arr, i), "writable entry", list[i], err) < 0)
                 return -1;
-        if (copy_list(&c->writable, list, n, err) < 0)
-            return -1;
+        char **at = calloc(n + 1, sizeof *at);
+        for (size_t i = 0; at && i < n; i++)
+            at[i] = where_of(s, toml_array_at(arr, i));
+        free_where(c->writable_at, c->writable.n);
+        c->writable_at = at;
+        if (!at || copy_list(&c->writable, list, n, err) < 0)
+            return tf_errf(err, "out of memory");
     }
     const char *art = NULL;
     if ((r = toml_get_string(s->doc, t, "artifacts", &art, err)) < 0)
@@ -130,6 +153,8 @@ static int load_paths(struct config *c, const struct scope *s, const toml_value 
         if (check_relative(s, toml_get(t, "artifacts"), "artifacts", art, err) < 0)
             return -1;
         free(c->artifacts);
+        free(c->artifacts_at);
+        c->artifacts_at = where_of(s, toml_get(t, "artifacts"));
         if (!(c->artifacts = strdup(art)))
             return tf_errf(err, "out of memory");
     }
@@ -167,8 +192,10 @@ static const char *bad_file_name(const char *name)
         return "is not a file name";
     if (strchr(name, '/'))
         return "must be a plain file name, without '/'";
-    if (!strcmp(name, "tmp") || !strcmp(name, "xdg") || !strcmp(name, ".testfence-workspace"))
-        return "is reserved for testfence's own use in the workspace";
+    for (const char *const *r = ws_reserved_names; *r; r++)
+        if (!strcmp(name, *r))
+            return "is a file testfence writes in the workspace itself; name the placeholder "
+                   "otherwise";
     return NULL;
 }
 
@@ -313,7 +340,9 @@ static int set_defaults(struct config *c, tf_err *err)
     c->retain = 3;
     c->pytest_basetemp = true;
     c->pytest_cache_dir = true;
-    if (copy_list(&c->writable, tests, 1, err) < 0 || !(c->artifacts = strdup("tests/artifacts")) ||
+    if (copy_list(&c->writable, tests, 1, err) < 0 ||
+        !(c->writable_at = calloc(2, sizeof(char *))) ||
+        !(c->artifacts = strdup("tests/artifacts")) ||
         !(c->test_env = strdup("PYTEST_CURRENT_TEST")))
         return tf_errf(err, "out of memory");
     return 0;
@@ -448,6 +477,8 @@ static void free_pairs(struct config_pair *v, size_t n)
 
 void config_free(struct config *c)
 {
+    free_where(c->writable_at, c->writable.n);
+    free(c->artifacts_at);
     free_list(&c->writable);
     free_list(&c->audit_include);
     free_list(&c->audit_exclude);

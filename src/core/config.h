@@ -23,7 +23,9 @@ struct config_list {
 struct config {
     char source[PATH_MAX + 64];  /* "/p/pyproject.toml [tool.testfence]" or "built-in defaults" */
     struct config_list writable; /* relative to the root; default {"tests"} */
+    char **writable_at;          /* "FILE:LINE:COL" of each (NULL: the default), for messages */
     char *artifacts;             /* relative to the root; default "tests/artifacts" */
+    char *artifacts_at;          /* "FILE:LINE:COL" of artifacts (NULL: the default) */
     unsigned retain;             /* default 3 */
     struct config_pair *files;   /* [workspace.files], document order */
     size_t nfiles;

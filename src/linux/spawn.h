@@ -7,10 +7,13 @@
 #include "core/policy.h"
 
 struct spawn_opts {
-    char *const *argv;          /* argv[0] is searched in PATH */
-    char *const *envp;          /* the child's complete environment */
-    int ruleset_fd;             /* from fence_prepare; -1 runs unfenced */
-    const struct policy *guard; /* guard metadata syscalls with this policy; NULL: don't */
+    char *const *argv;            /* argv[0] is searched in PATH */
+    char *const *envp;            /* the child's complete environment */
+    int ruleset_fd;               /* from fence_prepare; -1 runs unfenced */
+    const struct policy *guard;   /* guard metadata syscalls with this policy; NULL: don't */
+    int record_fd;                /* readable when records wait (the channel's socket), or -1 */
+    void (*on_record)(void *ctx); /* take them: called from the wait loop */
+    void *record_ctx;
 };
 
 /* Run the command and wait for it. On success returns 0 and sets *status to the

@@ -62,6 +62,7 @@ expect 125 "--format unknown" -- "$bin" audit --format xml
 expect 125 "--select unknown code" -- "$bin" audit --select TF9
 expect 125 "--ignore unknown code" -- "$bin" audit --ignore nope
 expect 125 "--jobs 0" -- "$bin" audit --jobs 0
+expect 125 "--jobs 2^32+1 (not 1)" -- "$bin" audit --jobs 4294967297
 expect 125 "--protect with a slash" -- "$bin" audit --protect a/b
 expect 125 "unknown option" -- "$bin" audit --bogus
 expect 125 "missing option value" -- "$bin" audit --format

@@ -120,6 +120,15 @@ bad() {
     bad '[tool.testfence.audit]\nprotect = []\n' '2:1: unknown key "protect" in [tool.testfence.audit] (did you mean "protected"?)'
     bad '[tool.testfence]\nretain = 3\nretain = 4\n' '3:1: duplicate key "retain" (first defined at 2:1)'
     bad '[tool.testfence\n' '1:16:'
+    # Found only when the plan is made, and still placed.
+    bad '[tool.testfence]\nwritable = ["tests", "nope"]\n' '2:22: writable path '"$P"'/nope cannot be used (it must exist)'
+    mkdir -p other
+    bad '[tool.testfence]\nartifacts = "other"\n' '2:13: the artifacts dir '"$P"'/other ("other") is outside the writable set'
+    # Files testfence writes in the workspace itself: refused before anything exists.
+    local f
+    for f in violations.jsonl report.json testfence-shim.conf .testfence-workspace xdg; do
+        bad '[tool.testfence.workspace.files]\n"'"$f"'" = ""\n' '2:1: [tool.testfence.workspace.files] key "'"$f"'" is a file testfence writes in the workspace itself'
+    done
 }
 
 @test "a writable entry that leaves the root through a symlink is refused" {
@@ -192,7 +201,7 @@ bad() {
     mkdir tests/artifacts/mine
     run "$TESTFENCE" clean --retain 1
     expect_status 0
-    expect_output_has "removed 6 run directories"
+    expect_output_has "removed 2 old runs"
     [ "$(ls -d tests/artifacts/_isolation_workspace_2026* | wc -l)" -eq 1 ]
     run "$TESTFENCE" clean --all
     expect_status 0

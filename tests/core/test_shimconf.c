@@ -4,6 +4,7 @@
 #include <limits.h>
 #include "core/shimconf.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -19,8 +20,10 @@ int main(void)
     CHECK(policy_add_resolved(&c.policy, "/a\tb\nc\\d", "weird", POLICY_ALLOW, true, &err) == 0);
     CHECK(policy_add_resolved(&c.policy, "/dev/null", "/dev/null", POLICY_SYSTEM, false, &err) ==
           0);
-    CHECK(shimconf_write(path, &c, &err) == 0);
-    CHECK(shimconf_write(path, &c, &err) < 0); /* never over an existing file */
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+    CHECK(shimconf_write(dfd, "conf", &c, &err) == 0);
+    CHECK(shimconf_write(dfd, "conf", &c, &err) < 0); /* never over an existing file */
+    close(dfd);
     CHECK(shimconf_load(path, &back, &err) == 0);
     CHECK(back.mode == SHIM_BLOCK && back.precheck_meta);
     CHECK_STR(back.test_env, "MY_TEST");

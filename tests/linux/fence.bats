@@ -231,7 +231,7 @@ setup() { mkproject; }
     ln -s "$BATS_TEST_TMPDIR/elsewhere" tests/artifacts/tmp
     run "$TESTFENCE" run -- true
     expect_status 125
-    expect_output_has '"tmp" in it is a symlink or not a directory'
+    expect_output_has "refusing to use $P/tests/artifacts/tmp: it is a symlink or not a directory"
     [ -z "$(ls -A "$BATS_TEST_TMPDIR/elsewhere")" ]
 }
 
