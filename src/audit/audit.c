@@ -104,18 +104,22 @@ static bool absolute(const char *path, char *out, size_t len)
 }
 
 /* Which tests directory does the file at ABSDIR belong to? The project's, when it is inside
- * it; else the nearest enclosing "tests"/"test" directory (a suite audited from outside its
- * project); else the file's own directory. */
+ * it; else the nearest enclosing "tests"/"test" directory below the project root (a suite
+ * audited from outside its project may look up to "/"); else the file's own directory. A
+ * "tests" above the root (a project kept under someone's tests/) is not this project's. */
 static void find_anchor(const tf_audit_cfg *cfg, const char *absdir, char *out, size_t len)
 {
-    char joined[PATH_MAX * 2], tests[PATH_MAX];
+    char joined[PATH_MAX * 2], tests[PATH_MAX], root[PATH_MAX];
     snprintf(joined, sizeof joined, "%s/%s", cfg->root, cfg->tests_dir);
     if (tf_path_normalise(joined, tests, sizeof tests) && tf_path_within(absdir, tests)) {
         snprintf(out, len, "%s", tests);
         return;
     }
+    size_t stop = 0;
+    if (tf_path_normalise(cfg->root, root, sizeof root) && tf_path_within(absdir, root))
+        stop = strlen(root);
     snprintf(out, len, "%s", absdir);
-    for (char *end = out + strlen(out); end > out; end--) {
+    for (char *end = out + strlen(out); end > out + stop; end--) {
         if (end[0] != '\0' && end[0] != '/')
             continue;
         char *start = end;

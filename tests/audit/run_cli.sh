@@ -98,6 +98,11 @@ echo 'open("y.log", "w")' >"$work/cfg/qa/test_q.py"
 expect 0 "config: include, exclude, protected" -- sh -c "cd ../cfg && '$bin' audit"
 printf 'qa/test_q.py:1:1: TF106 error: open() writes to relative path "y.log" outside tests/\ntests/test_a.py:1:1: TF101 error: writes to protected root file "history.db" (via open)\n' >"$work/want"
 if diff -u "$work/want" "$work/out"; then echo "ok   config output"; else echo "FAIL config output"; fails=$((fails + 1)); fi
+# The same project kept under someone else's tests/ (the suite under testfence puts its
+# temp dirs there): a "tests" above the root is not this project's tests directory.
+mkdir -p "$work/tests/under" && cp -a "$work/cfg" "$work/tests/under/cfg"
+expect 0 "config: a project below another tests/" -- sh -c "cd ../tests/under/cfg && '$bin' audit"
+if diff -u "$work/want" "$work/out"; then echo "ok   a tests/ above the root is not the project's"; else echo "FAIL a tests/ above the root"; fails=$((fails + 1)); fi
 echo 'bogus = 1' >"$work/cfg/bad.toml"
 expect 125 "config: an unknown key is a usage error" -- sh -c "cd ../cfg && '$bin' audit --config bad.toml"
 contains err 'unknown key "bogus"' "config: the error names the key"
