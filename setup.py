@@ -7,7 +7,7 @@ metadata). The wheel holds, for any Python environment (venv, pyenv, tox, --user
   testfence_native/                  beside it, found through its __file__:
       libtestfence.so.0                the library it drives with ctypes
       libtestfence_preload.so          the diagnostics shim the library preloads
-  bin/testfence                      the CLI (an ELF, libtree-sitter linked in)
+  bin/testfence                      the CLI (an ELF, libc only)
   lib/testfence/libtestfence_preload.so   the shim, where the CLI finds it (../lib/testfence)
 
 so `pip uninstall testfence` leaves the environment as it was. Standard library and setuptools only.
@@ -21,7 +21,6 @@ import sysconfig
 
 from setuptools import Distribution, setup
 from setuptools.command.build_py import build_py
-from setuptools.command.sdist import sdist
 
 try:
     from setuptools.command.build_scripts import build_scripts
@@ -55,7 +54,7 @@ def cmake_stage():
     build = os.path.join(WORK, "cmake")
     jobs = str(os.cpu_count() or 2)
     subprocess.check_call(["cmake", "-S", HERE, "-B", build, "-DCMAKE_BUILD_TYPE=Release",
-                           "-DTESTFENCE_TESTS=OFF", "-DTESTFENCE_STATIC_TREE_SITTER=ON",
+                           "-DTESTFENCE_TESTS=OFF",
                            "-DCMAKE_INSTALL_LIBDIR=lib"])
     subprocess.check_call(["cmake", "--build", build, "-j", jobs])
     shutil.rmtree(STAGE, ignore_errors=True)
@@ -105,20 +104,13 @@ class BuildScripts(build_scripts):
             os.chmod(dest, 0o755)
 
 
-class Sdist(sdist):
-    """An sdist that builds offline: the verified grammar goes in with the sources."""
-
-    def run(self):
-        subprocess.check_call([os.path.join(HERE, "scripts", "fetch-grammar.sh")])
-        super().run()
-
 
 class NativeDistribution(Distribution):
     def has_ext_modules(self):
         return True  # platform-specific: native files inside
 
 
-cmdclass = {"build_py": BuildPy, "build_scripts": BuildScripts, "sdist": Sdist}
+cmdclass = {"build_py": BuildPy, "build_scripts": BuildScripts}
 
 if bdist_wheel is not None:
     class BdistWheel(bdist_wheel):

@@ -7,20 +7,17 @@ cd "$(dirname "$0")/.."
 
 runs=${1:-1000000}
 out=build-audit/fuzz
-grammar=third_party/tree-sitter-python/src
 mkdir -p "$out/corpus"
-scripts/fetch-grammar.sh
 
 cc=${CC_FUZZ:-clang}
 san="-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 flags="-std=c17 -D_GNU_SOURCE -g -O1 -Isrc"
 
-# The grammar is third-party generated C: instrumented, but not held to our warnings.
-"$cc" $flags ${san/fuzzer,/fuzzer-no-link,} -w -I"$grammar" -c "$grammar/parser.c" -o "$out/parser.o"
-"$cc" $flags ${san/fuzzer,/fuzzer-no-link,} -w -I"$grammar" -c "$grammar/scanner.c" -o "$out/scanner.o"
 "$cc" $flags $san -Wall -Wextra -Werror -o "$out/audit_fuzz" fuzz/audit_fuzz.c \
-    src/audit/audit.c src/audit/audit_rules.c src/audit/audit_pathval.c src/audit/audit_python.c \
-    src/audit/audit_output.c src/base/err.c src/base/vec.c "$out/parser.o" "$out/scanner.o" -ltree-sitter -lpthread
+    src/audit/audit.c src/audit/audit_project.c src/audit/audit_facts.c src/audit/audit_cache.c \
+    src/audit/audit_rules.c src/audit/audit_pathval.c src/audit/audit_python.c \
+    src/audit/audit_output.c src/audit/py_lex.c src/audit/py_parse.c src/audit/py_source.c \
+    src/core/walk.c src/base/err.c src/base/vec.c -lpthread
 
 # New inputs go to the build dir. Seeds: the golden cases themselves (one copy
 # in the repo) and the hand-written stress inputs in fuzz/corpus/audit.

@@ -23,7 +23,9 @@ void tf_close(tf_session *s);
 
 /* The message of the last failed call ("" when none); valid until the next call. */
 const char *tf_error(const tf_session *s);
-/* A warning from tf_load the caller should show (the shim was not found), or NULL. */
+/* The warnings so far the caller should show (the shim was not found, pytest configuration
+ * in the writable set, an old run that could not be pruned): lines of text, each beginning
+ * "testfence: warning: ", or NULL. The library prints nothing itself. */
 const char *tf_warning(const tf_session *s);
 
 /* Root (NULL: discover upward from the current directory), configuration (NULL:
@@ -40,6 +42,12 @@ int tf_set_outputs(tf_session *s, const char *const *outputs, size_t n);
 /* Fail closed: -1 when this kernel cannot block every class of write, or when the
  * writable set holds a hazard (a hard link to a file outside it). */
 int tf_check(tf_session *s);
+
+/* Is the calling process already fenced (by `testfence run`, or a pytest it runs under)?
+ * The kernel's word, from a probe that changes nothing outside the writable set (see
+ * docs/plugin.md); never an environment variable. 1 yes, 0 no, -1 cannot tell (then fence
+ * it). After tf_load. */
+int tf_fenced(tf_session *s);
 
 /* Create the run workspace (and its placeholders), prune old ones, and write the
  * shim's configuration for child processes. Returns 0 or -1. */
@@ -80,6 +88,21 @@ const char *tf_env_value(const tf_session *s, size_t i);
  * call acts on the last component itself (unlink, rename, mkdir, O_EXCL). The
  * resolved path is copied to RESOLVED (LEN bytes) when not NULL. */
 int tf_path_check(tf_session *s, const char *path, int nofollow, char *resolved, size_t len);
+
+/* Flags of tf_path_check_at. */
+#define TF_PATH_NOFOLLOW 1 /* the call acts on a final symlink itself (unlink, rename, O_EXCL) */
+#define TF_PATH_EMPTY 2    /* an empty PATH names DIRFD itself: fchmod(fd), os.utime(fd) */
+
+/* May the target of PATH relative to DIRFD (AT_FDCWD, -100: the cwd) be changed? Resolved
+ * as the kernel would for this process (/proc/self, /dev/fd/N, dirfds, any depth).
+ * 1 yes: inside the writable set, no file at all (a pipe, a socket), or a call the kernel
+ * fails anyway (a closed fd, a missing directory); 0 outside the writable set; 2 outside
+ * it but harmless tool state (pytest-benchmark's .benchmarks: the kernel refuses it, nobody
+ * reports it); -1 when it
+ * cannot be told (tf_error says why): a caller deciding a write must refuse it. The resolved
+ * path (or PATH as given) is copied to RESOLVED (LEN bytes) when not NULL. */
+int tf_path_check_at(tf_session *s, int dirfd, const char *path, int flags, char *resolved,
+                     size_t len);
 
 /* Append a record of a blocked write to the run's violation log, as the shim does for
  * child processes. TEST and PHASE may be NULL. BY_US: refused by the caller itself

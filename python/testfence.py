@@ -25,6 +25,9 @@ ENV_PLUGIN = "TESTFENCE_PLUGIN"
 ENV_LIBRARY = "TESTFENCE_LIBRARY"
 SHIM_NAME = "libtestfence_preload.so"
 TIOCSTI = 0x5412
+AT_FDCWD = -100
+TF_PATH_NOFOLLOW = 1
+TF_PATH_EMPTY = 2
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
 
@@ -82,6 +85,8 @@ def _load_library():
         "tf_env_name": (c_s, [c_p, c_sz]),
         "tf_env_value": (c_s, [c_p, c_sz]),
         "tf_path_check": (c_i, [c_p, c_s, c_i, c_s, c_sz]),
+        "tf_path_check_at": (c_i, [c_p, c_i, c_s, c_i, c_s, c_sz]),
+        "tf_fenced": (c_i, [c_p]),
         "tf_record": (c_i, [c_p, c_s, c_s, c_s, c_i, c_i, c_s, c_s]),
         "tf_violations_load": (c_l, [c_p]),
         "tf_violation_str": (c_s, [c_p, c_sz, c_s]),
@@ -114,12 +119,17 @@ class Session:
         if not self.h:
             raise MemoryError("tf_open")
 
+    def close(self):
+        if self.h:
+            self.lib.tf_close(self.h)
+            self.h = None
+
     def _ok(self, rc):
         if rc < 0:
             raise FenceError(_s(self.lib.tf_error(self.h)))
         return rc
 
-    def load(self, allow, outputs):
+    def load(self, allow, outputs=()):
         outs = (ctypes.c_char_p * (len(outputs) + 1))(*[_b(o) for o in outputs], None)
         self._ok(self.lib.tf_set_outputs(self.h, outs, len(outputs)))
         arr = (ctypes.c_char_p * (len(allow) + 1))(*[_b(a) for a in allow], None)
@@ -152,12 +162,18 @@ class Session:
         n = self.lib.tf_env_count(self.h)
         return [(_s(self.lib.tf_env_name(self.h, i)), _s(self.lib.tf_env_value(self.h, i))) for i in range(n)]
 
-    def path_check(self, path, nofollow):
-        """(verdict, resolved): verdict is 1 writable, 0 outside the writable set, 2 outside
-        but harmless tool state (refused, never reported), None when it cannot be resolved."""
+    def path_check_at(self, dirfd, path, flags):
+        """(verdict, resolved) for PATH (bytes; b"" with TF_PATH_EMPTY: the fd DIRFD itself),
+        resolved by the library as the kernel would: verdict 1 writable, 0 outside the writable
+        set, 2 outside but harmless tool state (refused, never reported), None when it cannot
+        be told."""
         buf = ctypes.create_string_buffer(4096)
-        rc = self.lib.tf_path_check(self.h, _b(path), int(nofollow), buf, len(buf))
+        rc = self.lib.tf_path_check_at(self.h, dirfd, path, flags, buf, len(buf))
         return (None if rc < 0 else rc), _s(buf.value)
+
+    def fenced(self):
+        """1: this process is fenced already (the kernel's word), 0: it is not, -1: unknown."""
+        return self.lib.tf_fenced(self.h)
 
     def record(self, op, path, resolved, err, by_us, test, phase):
         self.lib.tf_record(self.h, op.encode(), _b(path), _b(resolved), err, int(by_us), _b(test), _b(phase))
@@ -195,6 +211,7 @@ class _State:
         self.total = 0
         self.config = None  # the pytest run that owns this state (not a pytester inline run)
         self.quiet = False  # the plugin's own clean-up: not the tests' writes
+        self.notes = []  # said at start-up, and again in the report header (stderr may be captured)
 
 
 _state = _State()
@@ -273,7 +290,7 @@ def _check_outputs(s, opt):
     root = s.get("root")
     bad = []
     for flag, path in _pytest_outputs(opt):
-        verdict, resolved = s.path_check(path.rstrip("/") or path, False)
+        verdict, resolved = s.path_check_at(AT_FDCWD, os.fsencode(path.rstrip("/") or path), 0)
         if verdict == 0 and resolved:
             rel = os.path.relpath(resolved, root) if resolved.startswith(root + "/") else resolved
             bad.append((flag, path, resolved, rel + ("/" if path.endswith("/") else "")))
@@ -289,16 +306,17 @@ def _check_outputs(s, opt):
     raise FenceError("\n".join(lines))
 
 
-def _start_fenced(config, opt):
+def _start_fenced(config, opt, s=None):
     lib = _load_library()
-    s = Session(lib)
-    s.load(opt("testfence_allow") or [], opt("testfence_output") or [])
+    if s is None:
+        s = Session(lib)
+        s.load(opt("testfence_allow") or [], opt("testfence_output") or [])
     _check_outputs(s, opt)
     s.check()
     s.prepare()
-    warning = s.get("warning")
-    if warning:
-        _warn("warning: " + warning)
+    for line in (s.get("warning") or "").splitlines():
+        _state.notes.append(line[len("testfence: "):] if line.startswith("testfence: ") else line)
+        _warn(_state.notes[-1])
     _apply_env(s, config)
     s.fence()
     tmp = s.get("tmp")
@@ -314,6 +332,70 @@ def _start_fenced(config, opt):
         _state.why += "; declared outputs: " + " ".join(outputs)
 
 
+def _says_off(args):
+    """Do these pytest arguments turn the plugin off?"""
+    args = list(args)
+    return any(a == "--testfence=off" or (a == "--testfence" and args[i + 1:i + 2] == ["off"])
+               or a in ("-pno:testfence", "no:testfence") for i, a in enumerate(args))
+
+
+def _off_from_writable_ini(config, opt):
+    """The configuration file whose addopts turn the plugin off, when it lies inside the
+    writable set (where a test can write it), else None."""
+    inipath = getattr(config, "inipath", None)
+    try:
+        if not inipath or not _says_off(config.getini("addopts")):
+            return None
+        s = Session(_load_library())
+    except (FenceError, ValueError):
+        return None
+    try:
+        s.load(opt("testfence_allow") or [])
+        inside, _ = s.path_check_at(AT_FDCWD, os.fsencode(str(inipath)), 0)
+    except FenceError:
+        return None  # no writable set to speak of: the file cannot be inside it
+    finally:
+        s.close()
+    return str(inipath) if inside else None
+
+
+def _already_fenced(ws, opt):
+    """TESTFENCE_WORKSPACE says `testfence run` (or a fenced pytest) started us. Believe it
+    only when the kernel confirms: then join or stand aside, and return (True, None). Else
+    return (False, the loaded session), for this process to fence itself."""
+    lib = _load_library()
+    s = Session(lib)
+    s.load(opt("testfence_allow") or [], opt("testfence_output") or [])
+    verdict = s.fenced()
+    if verdict == 1:
+        s.close()
+        if os.environ.get(ENV_PLUGIN) == ws:
+            j = Session(lib)
+            j.attach(ws)
+            _state.session, _state.mode = j, "joined"
+            _state.record_in_process = not _shim_mapped()
+            _state.why = "joined the fenced run %s (the fence is inherited)" % ws
+        else:
+            _state.mode = "outer-run"
+            _state.why = ("already fenced by `testfence run` (workspace %s; the kernel refuses "
+                          "writes outside tests/: checked); the plugin does nothing" % ws)
+            _warn(_state.why)
+        return True, None
+    if verdict == 0 and lib.tf_landlock_abi(s.h) == 0 and _shim_mapped():
+        s.close()
+        _state.mode = "outer-run"
+        _state.why = ("under `testfence run --backend preload` (workspace %s): only its LD_PRELOAD "
+                      "shim fences, WEAKER; this kernel has no Landlock for the plugin" % ws)
+        _warn("WARNING: " + _state.why)
+        return True, None
+    why = "a write outside the writable set was not refused" if verdict == 0 else _s(
+        lib.tf_error(s.h))
+    _state.notes.append("TESTFENCE_WORKSPACE is set (%s), but this process is not fenced (%s): "
+                        "the plugin fences it" % (ws, why))
+    _warn(_state.notes[-1])
+    return False, s
+
+
 def _start(config, opt):
     """Decide what this process does; fence it when it is the first pytest of a run."""
     if _state.mode is not None:
@@ -323,6 +405,12 @@ def _start(config, opt):
         _state.mode = "help"
         return
     if opt("testfence") == "off":
+        src = _off_from_writable_ini(config, opt)
+        if src:
+            raise pytest.UsageError(
+                "testfence: %s turns the plugin off (--testfence=off), from inside the writable "
+                "set, where a test can write it: refused. Remove it from that file; pass "
+                "--testfence=off on the command line to run unfenced" % src)
         _state.mode = "off"
         _state.why = ("WARNING: --testfence=off: NOTHING IS FENCED; tests can write anywhere "
                       "you can")
@@ -330,20 +418,10 @@ def _start(config, opt):
         return
     ws = os.environ.get("TESTFENCE_WORKSPACE")
     try:
-        if ws and os.environ.get(ENV_PLUGIN) == ws:
-            s = Session(_load_library())
-            s.attach(ws)
-            _state.session, _state.mode = s, "joined"
-            _state.record_in_process = not _shim_mapped()
-            _state.why = "joined the fenced run %s (the fence is inherited)" % ws
+        done, s = _already_fenced(ws, opt) if ws else (False, None)
+        if done:
             return
-        if ws:
-            _state.mode = "outer-run"
-            _state.why = ("already fenced by `testfence run` (workspace %s); the plugin does "
-                          "nothing" % ws)
-            _warn(_state.why)
-            return
-        _start_fenced(config, opt)
+        _start_fenced(config, opt, s)
     except FenceError as e:
         # An installed plugin meets pytest runs outside any project (a script in $HOME, a
         # package's tests under /usr): there is nothing to fence them for (project.c says
@@ -390,7 +468,7 @@ def pytest_configure_node(node):
 def pytest_report_header(config):
     if not _state.why or config is not _state.config:
         return None
-    lines = ["testfence: " + _state.why]
+    lines = ["testfence: " + n for n in _state.notes] + ["testfence: " + _state.why]
     if _state.mode == "fenced":
         # The seccomp metadata guard of `testfence run` needs a supervisor outside the fence.
         lines.append("testfence: no seccomp metadata guard in-process: chmod/chown/utime/xattr "
@@ -413,16 +491,15 @@ def _current():
     return v, None
 
 
-def _pathof(p, dir_fd):
-    if isinstance(p, int) or p is None:
+def _target(p, dir_fd):
+    """(dirfd, path, flags) for the library's resolver: a path relative to DIR_FD (or the
+    cwd), or an open file (fchmod, os.utime(fd), ...). None: nothing on disk is named."""
+    if isinstance(p, int):
+        return (p, b"", TF_PATH_EMPTY)
+    if p is None:
         return None
-    try:
-        p = os.fsdecode(p)
-    except TypeError:
-        return None
-    if dir_fd is not None and dir_fd >= 0 and not p.startswith("/"):
-        p = "/proc/self/fd/%d/%s" % (dir_fd, p)
-    return p
+    dirfd = dir_fd if isinstance(dir_fd, int) and dir_fd >= 0 else AT_FDCWD
+    return (dirfd, os.fsencode(p), 0)  # TypeError for anything else: see _audit
 
 
 def _arg(args, i):
@@ -448,42 +525,46 @@ _EVENTS = {
 
 
 def _targets(event, args):
-    """[(op, path, nofollow, meta, flags, source)] a write-like event aims at; SOURCE is the
-    old name of a rename, FLAGS the open(2) flags."""
+    """[(op, target, nofollow, meta, flags, source)] a write-like event aims at (see _target);
+    SOURCE is the old name of a rename (a target too), FLAGS the open(2) flags."""
     if event == "open":
         path, mode, flags = args[0], args[1], args[2] or 0
         writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) or flags & _WRITE_FLAGS
-        if not writes:
-            return []
+        if not writes or isinstance(path, int):
+            return []  # reading, or an fd already open: nothing new is named
         excl = flags & os.O_CREAT and flags & os.O_EXCL
-        return [("open", _pathof(path, None), bool(excl), False, flags, None)]
+        return [("open", _target(path, None), bool(excl), False, flags, None)]
     spec = _EVENTS.get(event)
     if spec is None:
         return []
     op, pi, fi, nofollow, meta = spec
-    path = _pathof(_arg(args, pi), _arg(args, fi) if fi is not None else None)
+    target = _target(_arg(args, pi), _arg(args, fi) if fi is not None else None)
     if event != "os.rename":
-        return [(op, path, nofollow, meta, 0, None)]
-    old = _pathof(args[0], _arg(args, 2))
-    return [(op, path, nofollow, meta, 0, old), (op, old, True, False, 0, old)]
+        return [(op, target, nofollow, meta, 0, None)]
+    old = _target(args[0], _arg(args, 2))  # the old name is removed too
+    return [(op, target, nofollow, meta, 0, old), (op, old, True, False, 0, old)]
 
 
-def _lookup(path):
-    """(exists, is_dir) of PATH without following a last symlink; None when unknown."""
+def _lookup(target):
+    """(exists, is_dir) of TARGET (dirfd, path, flags) without following a last symlink;
+    None when unknown."""
+    dirfd, path, _ = target
     try:
-        st = os.lstat(path)
+        st = os.stat(path or ".", dir_fd=None if dirfd == AT_FDCWD else dirfd,
+                     follow_symlinks=False)
     except (FileNotFoundError, NotADirectoryError):
         return False, False
-    except OSError:
+    except (OSError, ValueError, TypeError):
         return None
     return True, stat.S_ISDIR(st.st_mode)
 
 
 def _fails_first(op, flags, resolved, source):
-    """Would the kernel refuse this call before the fence is asked (EEXIST, ENOENT, EISDIR)?
+    """Would the kernel refuse this write before the fence is asked (EEXIST, ENOENT, EISDIR)?
     Then nothing would have been written, and there is nothing to report. RESOLVED is the
-    target as the kernel sees it (tf_path_check); when in doubt, the answer is no."""
-    found = _lookup(resolved)
+    target as the library resolved it; when in doubt, the answer is no. Never asked for
+    metadata calls, which the hook refuses itself."""
+    found = _lookup((AT_FDCWD, os.fsencode(resolved), 0))
     if found is None:
         return False
     exists, is_dir = found
@@ -498,39 +579,61 @@ def _fails_first(op, flags, resolved, source):
         if exists:
             return is_dir or bool(flags & os.O_CREAT and flags & os.O_EXCL)
         return not (flags & os.O_CREAT) or not parent
-    return not exists  # unlink, rmdir, truncate and the metadata calls act on what exists
+    return not exists  # unlink, rmdir, truncate act on what exists
+
+
+def _refuse(op, path):
+    raise PermissionError(errno.EACCES, "testfence: %s outside the writable set is refused" % op,
+                          path)
+
+
+def _absolute(dirfd, path):
+    """A name for a record when the library could not resolve one (it must be absolute)."""
+    if not path:
+        return "/proc/self/fd/%d" % dirfd
+    p = os.fsdecode(path)
+    return p if p.startswith("/") else os.path.join(os.getcwd(), p)
 
 
 def _audit(event, args):
     st = _state
-    if st.session is None or st.quiet:
+    if st.session is None:
         return
     if event == "fcntl.ioctl" and len(args) > 1 and args[1] == TIOCSTI:
         raise PermissionError(errno.EPERM, "testfence: TIOCSTI (typing into the terminal) is refused")
     if event != "open" and not event.startswith("os."):
         return
+    meta_event = event in _EVENTS and _EVENTS[event][4]
+    if st.quiet and not meta_event:
+        return  # the plugin's own clean-up at exit; metadata is refused all the same
     try:
         targets = _targets(event, args)
     except Exception:
+        if meta_event and st.record_in_process:
+            _refuse(event, None)  # cannot tell what it aims at: refused, like the guard
         return
-    for op, path, nofollow, meta, flags, source in targets:
-        if not path:
+    for op, target, nofollow, meta, oflags, source in targets:
+        if target is None:
             continue
         if meta and not st.record_in_process:
             continue  # this run's shim is loaded here and refuses it itself
-        verdict, resolved = st.session.path_check(path, nofollow)
-        if verdict is None or verdict == 1 or _fails_first(op, flags, resolved, source):
-            continue
-        if verdict == 2 and not meta:
-            continue  # harmless tool state: the kernel refuses it, nobody reports it
+        dirfd, path, flags = target
+        flags |= TF_PATH_NOFOLLOW if nofollow else 0
+        verdict, resolved = st.session.path_check_at(dirfd, path, flags)
+        if verdict == 1 or (verdict is None and not meta):
+            continue  # inside, or not ours to decide: the kernel blocks what it must
+        if not resolved or not resolved.startswith("/"):
+            resolved = _absolute(dirfd, path)
+        if not meta and (verdict == 2 or _fails_first(op, oflags, resolved, source)):
+            continue  # harmless tool state, or refused before the fence: nothing to report
+        shown = os.fsdecode(path) if path else ""
         test, phase = _current()
         if st.record_in_process:
-            st.session.record(op, path, resolved, errno.EACCES, meta, test, phase)
+            st.session.record(op, shown, resolved, errno.EACCES, meta, test, phase)
             if st.fixtures and test:
                 st.fixture_of[(test, resolved)] = st.fixtures[-1]
         if meta:
-            raise PermissionError(errno.EACCES,
-                                  "testfence: %s outside the writable set is refused" % op, path)
+            _refuse(op, shown or None)
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -2,6 +2,12 @@
 # Fetch the pinned tree-sitter-python grammar from the npm registry, verify it
 # against the registry's integrity hash and unpack it into third_party/.
 # Idempotent: does nothing when the unpacked grammar is present and was verified.
+#
+# The audit parses Python with its own parser; this grammar is only the other side of
+# bench/audit_parsers.sh: nothing the build needs it. `scripts/deps.sh bench` runs this
+# script. 0.23.6 is the newest tree-sitter-python Debian's libtree-sitter 0.20.7 can load: that
+# library reads grammar ABI 13 and 14 (TREE_SITTER_LANGUAGE_VERSION 14 in its api.h), and
+# 0.25.0's parser.c is ABI 15.
 # usage: scripts/fetch-grammar.sh [--force]
 set -euo pipefail
 

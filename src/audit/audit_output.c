@@ -51,15 +51,23 @@ static void json_str(FILE *out, const char *s)
     fputc('"', out);
 }
 
+static const char *severity_name(tf_severity s)
+{
+    return s == TF_SEV_ERROR ? "error" : s == TF_SEV_WARNING ? "warning" : "style";
+}
+
 static void print_text(FILE *out, const tf_audit_report *rep)
 {
-    const char *bold = rep->color ? "\033[1m" : "", *red = rep->color ? "\033[31m" : "",
-               *off = rep->color ? "\033[0m" : "";
+    const char *bold = rep->color ? "\033[1m" : "", *off = rep->color ? "\033[0m" : "";
     for (size_t i = 0; i < rep->res->n_findings; i++) {
         const tf_finding *f = &rep->res->findings[i];
+        const char *hue = !rep->color                     ? ""
+                          : f->severity == TF_SEV_ERROR   ? "\033[31m"
+                          : f->severity == TF_SEV_WARNING ? "\033[33m"
+                                                          : "\033[36m";
         if (!f->suppressed)
-            fprintf(out, "%s%s%s:%d:%d: %s%s%s %s\n", bold, f->path, off, f->line, f->col, red,
-                    tf_rule_get(f->rule)->code, off, f->message);
+            fprintf(out, "%s%s%s:%d:%d: %s%s %s:%s %s\n", bold, f->path, off, f->line, f->col, hue,
+                    tf_rule_get(f->rule)->code, severity_name(f->severity), off, f->message);
     }
 }
 
@@ -69,8 +77,10 @@ static void json_finding(FILE *out, const tf_finding *f, bool *first)
     *first = false;
     json_str(out, f->path);
     fprintf(out,
-            ", \"line\": %d, \"column\": %d, \"code\": \"%s\", \"rule\": \"%s\", \"message\": ",
-            f->line, f->col, tf_rule_get(f->rule)->code, tf_rule_get(f->rule)->name);
+            ", \"line\": %d, \"column\": %d, \"code\": \"%s\", \"rule\": \"%s\", "
+            "\"severity\": \"%s\", \"message\": ",
+            f->line, f->col, tf_rule_get(f->rule)->code, tf_rule_get(f->rule)->name,
+            severity_name(f->severity));
     json_str(out, f->message);
     fputc('}', out);
 }
@@ -94,9 +104,10 @@ static void print_json(FILE *out, const tf_audit_report *rep)
     json_str(out, rep->cfg->root);
     fprintf(out,
             ",\n  \"summary\": {\"files\": %zu, \"bytes\": %zu, \"findings\": %zu, "
-            "\"suppressed\": %zu, \"errors\": %zu},\n  \"findings\": ",
+            "\"suppressed\": %zu, \"errors\": %zu, \"not_collected\": %zu, \"cached\": %zu},"
+            "\n  \"findings\": ",
             res->n_files, res->n_bytes, res->n_findings - res->n_suppressed, res->n_suppressed,
-            res->n_errors);
+            res->n_errors, res->n_skipped, res->n_cached);
     json_findings(out, res, false);
     fputs(",\n  \"suppressed\": ", out);
     json_findings(out, res, true);
@@ -141,17 +152,21 @@ static void sarif_rule(FILE *out, tf_rule_id id)
              r->explanation, r->example, r->fix);
     fputs(", \"markdown\": ", out);
     json_str(out, help);
-    fprintf(out, "}, \"defaultConfiguration\": {\"level\": \"%s\"}}",
-            id == TF_RULE_SYNTAX ? "note" : "warning");
+    fprintf(out, "}, \"defaultConfiguration\": {\"level\": \"%s\", \"enabled\": %s}}",
+            id == TF_RULE_SYNTAX || r->style ? "note" : "warning", r->style ? "false" : "true");
 }
 
-static void sarif_result(FILE *out, const tf_audit_report *rep, const tf_finding *f, bool first)
+static const char *sarif_level(tf_severity s)
+{
+    return s == TF_SEV_ERROR ? "error" : s == TF_SEV_WARNING ? "warning" : "note";
+}
+
+static void sarif_result(FILE *out, const tf_finding *f, bool first)
 {
     fprintf(out,
             "%s\n        {\"ruleId\": \"%s\", \"ruleIndex\": %d, \"level\": \"%s\", "
             "\"message\": {\"text\": ",
-            first ? "" : ",", tf_rule_get(f->rule)->code, (int)f->rule,
-            rep->strict ? "error" : "warning");
+            first ? "" : ",", tf_rule_get(f->rule)->code, (int)f->rule, sarif_level(f->severity));
     json_str(out, f->message);
     fputs("}, \"locations\": [{\"physicalLocation\": {\"artifactLocation\": {\"uri\": ", out);
     if (f->rel) {
@@ -192,7 +207,7 @@ static void print_sarif(FILE *out, const tf_audit_report *rep)
     }
     fputs("]}],\n      \"results\": [", out);
     for (size_t i = 0; i < rep->res->n_findings; i++)
-        sarif_result(out, rep, &rep->res->findings[i], i == 0);
+        sarif_result(out, &rep->res->findings[i], i == 0);
     fputs(rep->res->n_findings ? "\n      ]\n    }\n  ]\n}\n" : "]\n    }\n  ]\n}\n", out);
 }
 
@@ -221,7 +236,10 @@ static void print_github(FILE *out, const tf_audit_report *rep)
         const tf_finding *f = &rep->res->findings[i];
         if (f->suppressed)
             continue;
-        fprintf(out, "::%s file=", rep->strict ? "error" : "warning");
+        fprintf(out, "::%s file=",
+                f->severity == TF_SEV_ERROR     ? "error"
+                : f->severity == TF_SEV_WARNING ? "warning"
+                                                : "notice");
         gh_escape(out, f->rel ? f->rel : f->path, true);
         fprintf(out, ",line=%d,col=%d,title=testfence %s::", f->line, f->col,
                 tf_rule_get(f->rule)->code);
@@ -256,6 +274,10 @@ void tf_audit_print_summary(FILE *out, const tf_audit_report *rep)
     fprintf(out, "testfence audit: %zu finding%s, %zu suppressed by comments; %zu file%s (%.1f MB)",
             active, active == 1 ? "" : "s", res->n_suppressed, res->n_files,
             res->n_files == 1 ? "" : "s", (double)res->n_bytes / 1e6);
+    if (res->n_skipped)
+        fprintf(out, "; %zu not collected or imported by tests", res->n_skipped);
+    if (res->n_cached)
+        fprintf(out, "; %zu from the cache", res->n_cached);
     if (res->n_errors)
         fprintf(out, "; %zu could not be read", res->n_errors);
     fputc('\n', out);

@@ -6,8 +6,10 @@
 void tf_pv_unknown(tf_pathval *pv)
 {
     pv->kind = TF_PATH_UNKNOWN;
-    pv->object = false;
+    pv->object = pv->wild = false;
     pv->up = 0;
+    pv->state = 0;
+    pv->ext[0] = '\0';
     pv->text[0] = '\0';
 }
 
@@ -28,6 +30,25 @@ void tf_pv_file(tf_pathval *pv, bool object)
     pv->kind = TF_PATH_FILE;
     pv->up = -1;
     pv->object = object;
+}
+
+void tf_pv_based(tf_pathval *pv, tf_path_kind kind, bool object)
+{
+    unsigned state = pv->state;
+    char ext[sizeof pv->ext];
+    memcpy(ext, pv->ext, sizeof ext);
+    tf_pv_unknown(pv);
+    pv->kind = kind;
+    pv->object = object;
+    pv->state = state;
+    memcpy(pv->ext, ext, sizeof ext);
+}
+
+/* Values with a base and components below it (all but LITERAL, UNKNOWN and PARAM). */
+static bool is_based(const tf_pathval *pv)
+{
+    return pv->kind == TF_PATH_FILE || pv->kind == TF_PATH_CWD || pv->kind == TF_PATH_TEMP ||
+           pv->kind == TF_PATH_EXTERN;
 }
 
 bool tf_path_is_absolute(const char *s)
@@ -112,8 +133,10 @@ static void join_literal(tf_pathval *pv, const char *comp, size_t len)
 
 void tf_pv_join(tf_pathval *pv, const char *comp, size_t len)
 {
-    if (pv->kind == TF_PATH_UNKNOWN)
+    if (pv->kind == TF_PATH_UNKNOWN || pv->kind == TF_PATH_PARAM) {
+        tf_pv_unknown(pv);
         return;
+    }
     char head[4] = {0};
     memcpy(head, comp, len < 3 ? len : 3);
     if (tf_path_is_absolute(head) || (len && comp[0] == '/')) {
@@ -121,7 +144,7 @@ void tf_pv_join(tf_pathval *pv, const char *comp, size_t len)
         tf_pv_literal(pv, comp, len, object);
         return;
     }
-    if (pv->kind == TF_PATH_FILE)
+    if (is_based(pv))
         join_file(pv, comp, len);
     else
         join_literal(pv, comp, len);
@@ -129,7 +152,7 @@ void tf_pv_join(tf_pathval *pv, const char *comp, size_t len)
 
 void tf_pv_parent(tf_pathval *pv)
 {
-    if (pv->kind == TF_PATH_FILE) {
+    if (is_based(pv)) {
         file_parent(pv);
         return;
     }
@@ -151,11 +174,11 @@ void tf_pv_parent(tf_pathval *pv)
 
 void tf_pv_set_name(tf_pathval *pv, const char *name, size_t len)
 {
-    if (pv->kind == TF_PATH_UNKNOWN)
+    if (pv->kind == TF_PATH_UNKNOWN || pv->kind == TF_PATH_PARAM)
         return;
     if (pv->kind == TF_PATH_FILE && pv->up < 0) {
         pv->up = 0;
-    } else if (pv->kind == TF_PATH_FILE && !pv->text[0]) {
+    } else if (is_based(pv) && !pv->text[0]) {
         file_parent(pv); /* the directory's own name is replaced: climb, then descend */
     } else {
         tf_pv_parent(pv);
@@ -168,7 +191,8 @@ void tf_pv_set_name(tf_pathval *pv, const char *name, size_t len)
 void tf_pv_set_suffix(tf_pathval *pv, const char *suffix, size_t len)
 {
     /* __file__ with another suffix stays next to the file: nothing to track. */
-    if (pv->kind == TF_PATH_UNKNOWN || (pv->kind == TF_PATH_FILE && pv->up < 0))
+    if (pv->kind == TF_PATH_UNKNOWN || pv->kind == TF_PATH_PARAM ||
+        (pv->kind == TF_PATH_FILE && pv->up < 0))
         return;
     char *base = pv->text;
     for (char *p = pv->text; *p; p++)

@@ -8,15 +8,25 @@
 
 typedef enum tf_path_kind {
     TF_PATH_UNKNOWN, /* not statically known (a fixture, a parameter, a call): never a finding */
-    TF_PATH_LITERAL, /* text is the path as written ("config.toml", "/home/x", "~/x") */
+    TF_PATH_LITERAL, /* text is the path as written ("config.toml", "/home/x", "~/x"); a
+                        relative one resolves against the working directory of its use */
     TF_PATH_FILE,    /* derived from the source file's own location (__file__) */
+    /* Paths below a base the front end cannot place; text and up as for FILE: */
+    TF_PATH_CWD,    /* the working directory as it was at state `state` (os.getcwd()) */
+    TF_PATH_TEMP,   /* the system temp directory (tempfile.gettempdir()) */
+    TF_PATH_EXTERN, /* a module constant of another module (ext: its dotted name) */
+    TF_PATH_PARAM,  /* the enclosing function's parameter number `up` (no text) */
+    TF_PATH_KIND_COUNT
 } tf_path_kind;
 
 typedef struct tf_pathval {
     tf_path_kind kind;
     bool object;    /* a path object whose methods write (pathlib.Path), not a plain string */
-    int up;         /* TF_PATH_FILE: levels above the file's directory; -1 = the file itself */
-    char text[256]; /* LITERAL: the path; FILE: components below the climbed-to directory */
+    bool wild;      /* text holds '*' where a part is not known (f"{name}.log") */
+    int up;         /* FILE/CWD/TEMP/EXTERN: levels above the base; -1 = the file itself */
+    unsigned state; /* TF_PATH_CWD: the state */
+    char ext[96];   /* TF_PATH_EXTERN: "module.NAME" */
+    char text[256]; /* LITERAL: the path; others: components below the climbed-to base */
 } tf_pathval;
 
 void tf_pv_unknown(tf_pathval *pv);
@@ -24,6 +34,8 @@ void tf_pv_unknown(tf_pathval *pv);
 void tf_pv_literal(tf_pathval *pv, const char *s, size_t len, bool object);
 /* The source file itself (__file__). */
 void tf_pv_file(tf_pathval *pv, bool object);
+/* The base of KIND (CWD, TEMP, EXTERN) itself, with nothing below it. */
+void tf_pv_based(tf_pathval *pv, tf_path_kind kind, bool object);
 
 /* Append one relative or absolute component string ("a/b", "..", "/abs").
  * An absolute component replaces the path, as os.path.join and Path / do. */

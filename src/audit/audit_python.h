@@ -1,5 +1,6 @@
-/* audit_python: the Python front end of the audit (tree-sitter-python).
- * Walks a syntax tree with simple local data flow and reports facts to the engine. */
+/* audit_python: the Python front end of the audit.
+ * Parses with py_parse and turns a file into facts: writes with the working directory they run
+ * in, functions, fixtures, calls, imports and module constants, by simple local data flow. */
 #ifndef TESTFENCE_AUDIT_PYTHON_H
 #define TESTFENCE_AUDIT_PYTHON_H
 

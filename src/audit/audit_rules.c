@@ -11,7 +11,8 @@ static const tf_rule rules[TF_RULE_COUNT] = {
          "parts of the file the parser could recover, but findings near the error may be missing.",
          "def test_x(:\n    pass",
          "Fix the syntax error, or exclude the file if it is deliberately invalid (a parser "
-         "test fixture). A file that does not parse cannot be audited completely."},
+         "test fixture). A file that does not parse cannot be audited completely.",
+         false},
     [TF_RULE_PROTECTED] =
         {"TF101", "write-protected-root-file", "writes to a protected root file by name",
          "The test writes to a file whose name is protected: a regular file at the project root "
@@ -26,7 +27,8 @@ static const tf_rule rules[TF_RULE_COUNT] = {
          "json.dump(data, open(\"settings.json\", \"w\"))",
          "Write to a path under the test's own directory: pytest's tmp_path fixture "
          "(tmp_path / \"config.toml\"), or $TESTFENCE_WORKSPACE, and point the code under test "
-         "at it (a --config argument or a monkeypatched path), never at the real file."},
+         "at it (a --config argument or a monkeypatched path), never at the real file.",
+         false},
     [TF_RULE_CLIMB] =
         {"TF102", "write-climbs-out-of-tests",
          "writes to a path derived from __file__ that climbs out of tests/",
@@ -36,7 +38,8 @@ static const tf_rule rules[TF_RULE_COUNT] = {
          "Path(__file__).parent.parent / \"config.toml\"\n"
          "os.path.join(os.path.dirname(__file__), \"..\", \"x\")",
          "Derive write targets from tmp_path or $TESTFENCE_WORKSPACE. Reading project files via "
-         "__file__ is fine; writing them is not."},
+         "__file__ is fine; writing them is not.",
+         false},
     [TF_RULE_ABSOLUTE] =
         {"TF103", "write-absolute-path", "writes to an absolute path outside tests/",
          "The test writes to a hard-coded absolute path (/home/..., /tmp/..., ~/..., "
@@ -44,45 +47,85 @@ static const tf_rule rules[TF_RULE_COUNT] = {
          "the project's tests/ directory, which the fence blocks.",
          "open(\"/home/me/project/config.toml\", \"w\")\n"
          "Path(\"C:/projects/app/settings.json\").write_text(\"{}\")",
-         "Use tmp_path (or $TESTFENCE_WORKSPACE) and build the path from it."},
+         "Use tmp_path (or $TESTFENCE_WORKSPACE) and build the path from it.", false},
     [TF_RULE_SYSTEMP] =
-        {"TF104", "system-temp-dir",
-         "uses the system temp directory (tempfile without dir= under tests/)",
-         "tempfile.mkdtemp/mkstemp/mktemp/NamedTemporaryFile/TemporaryDirectory/TemporaryFile/"
-         "SpooledTemporaryFile without a dir= argument (or with a dir= literal outside tests/), "
-         "and tempfile.gettempdir(), use the system temp directory. Tests never need it: "
-         "pytest's tmp_path lives under tests/ when run by testfence, and system temp files "
-         "outlive failed runs.",
-         "tempfile.mkdtemp()\n"
-         "with tempfile.NamedTemporaryFile() as f: ...\n"
-         "tempfile.gettempdir()",
-         "Use the tmp_path / tmp_path_factory fixtures, or pass dir=tmp_path "
-         "(tempfile.mkdtemp(dir=tmp_path))."},
+        {"TF104", "fixed-name-in-system-temp", "writes a fixed name in the system temp directory",
+         "The test writes a file or directory with a fixed name directly in the system temp "
+         "directory (/tmp/app.log, os.path.join(tempfile.gettempdir(), \"cache\")). Every run, "
+         "every parallel worker and every user on the machine shares that name: runs collide "
+         "and a failed run leaves it behind for the next. The fence also refuses /tmp (it is "
+         "outside tests/); gettempdir() is the run's own temp dir under testfence, but not "
+         "under a plain pytest. A unique temp file (mkdtemp(), NamedTemporaryFile()) is not "
+         "this rule's business: see TF201.",
+         "open(\"/tmp/pip-test.txt\", \"w\")\n"
+         "os.mkdir(os.path.join(tempfile.gettempdir(), \"dir\"))",
+         "Use tmp_path (tmp_path / \"app.log\"), or a unique name (tempfile.mkdtemp()).", false},
     [TF_RULE_ARTIFACTS] =
         {"TF105", "hard-coded-artifacts-path", "hard-coded \"tests/artifacts/...\" path",
          "The artifacts directory belongs to the test runner: every run gets its own "
          "workspace there. A hard-coded tests/artifacts/ path is shared between runs and "
          "between parallel workers, and breaks when the artifacts directory is configured "
-         "elsewhere.",
+         "elsewhere. A style rule: it is inside tests/, so never a write outside it; off "
+         "unless selected (--select TF105).",
          "Path(\"tests/artifacts/out.json\")\n"
          "ARTIFACTS = \"tests/artifacts/cache\"",
          "Use a fixture (tmp_path) or the run's workspace: "
-         "Path(os.environ[\"TESTFENCE_WORKSPACE\"]) / \"out.json\"."},
+         "Path(os.environ[\"TESTFENCE_WORKSPACE\"]) / \"out.json\".",
+         true},
     [TF_RULE_RELATIVE] =
         {"TF106", "write-relative-path", "writes to a relative path outside tests/",
-         "A write-mode open/Path.open/write_text/write_bytes/touch/mkdir/unlink/rmdir/rmtree/"
-         "rename/replace/copy/move on a relative literal path that is not under tests/. "
-         "Relative paths resolve against the working directory, which is the project root "
-         "when tests run, so the write lands next to the user's files.",
+         "A write (open in a write mode, Path.write_text/touch/mkdir/unlink/rename, shutil, "
+         "os.remove, a log file handler, an archive or database opened for writing, a shell "
+         "redirection) to a relative path that is not under tests/. Relative paths resolve "
+         "against the working directory the test has: the project root when the runner is "
+         "started there (pytest, unittest), unless a fixture or a with block changed it "
+         "(monkeypatch.chdir, pytester, change_cwd, as_cwd, an autouse fixture in a "
+         "conftest.py). The message names where the write lands.",
          "open(\"output.log\", \"a\")\n"
          "Path(\"build/report.txt\").write_text(\"...\")\n"
-         "shutil.rmtree(\"cache\")",
-         "Write under tmp_path (tmp_path / \"output.log\") or $TESTFENCE_WORKSPACE."},
+         "logging.basicConfig(filename=\"test.log\")",
+         "Write under tmp_path (tmp_path / \"output.log\") or $TESTFENCE_WORKSPACE, or change "
+         "to tmp_path first (monkeypatch.chdir(tmp_path)).",
+         false},
+    [TF_RULE_PYCACHE] =
+        {"TF107", "bytecode-written-next-to-sources",
+         "starts Python without the bytecode settings, so it writes __pycache__ into the project",
+         "The test removes PYTHONDONTWRITEBYTECODE or PYTHONPYCACHEPREFIX from an environment "
+         "(env.pop(...), del env[...], monkeypatch.delenv(...)) and starts a Python "
+         "subprocess with it. That Python writes __pycache__/ directories next to every module "
+         "it imports: into the project's sources, outside tests/. testfence run sets "
+         "PYTHONPYCACHEPREFIX so that this never happens; removing it undoes that.",
+         "env = dict(os.environ)\n"
+         "env.pop(\"PYTHONDONTWRITEBYTECODE\", None)\n"
+         "subprocess.run([sys.executable, \"-c\", \"import app\"], env=env)",
+         "Keep PYTHONPYCACHEPREFIX in the child's environment (remove only what the test is "
+         "about), or pass -B to the child Python.",
+         false},
+    [TF_RULE_TMP_PATH] =
+        {"TF201", "prefer-tmp-path",
+         "creates a unique temp file or dir in the system temp directory (prefer tmp_path)",
+         "tempfile.mkdtemp/mkstemp/mktemp/NamedTemporaryFile/TemporaryDirectory/TemporaryFile/"
+         "SpooledTemporaryFile without dir=. A unique temp file is safe (under testfence run "
+         "it even lands in the run's own temp dir), but pytest's tmp_path is kept for failed "
+         "runs and cleaned up for passing ones. A style rule: off unless selected "
+         "(--select TF201).",
+         "tempfile.mkdtemp()\n"
+         "with tempfile.NamedTemporaryFile() as f: ...",
+         "Use the tmp_path / tmp_path_factory fixtures, or pass dir=tmp_path.", true},
 };
 
 const tf_rule *tf_rule_get(tf_rule_id id)
 {
     return &rules[id];
+}
+
+unsigned tf_rule_default_mask(void)
+{
+    unsigned mask = 0;
+    for (int i = 0; i < TF_RULE_COUNT; i++)
+        if (!rules[i].style)
+            mask |= 1u << i;
+    return mask;
 }
 
 int tf_rule_find(const char *code, unsigned long len)

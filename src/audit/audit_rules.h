@@ -12,8 +12,10 @@ typedef enum tf_rule_id {
     TF_RULE_CLIMB,     /* TF102 */
     TF_RULE_ABSOLUTE,  /* TF103 */
     TF_RULE_SYSTEMP,   /* TF104 */
-    TF_RULE_ARTIFACTS, /* TF105 */
+    TF_RULE_ARTIFACTS, /* TF105 (style) */
     TF_RULE_RELATIVE,  /* TF106 */
+    TF_RULE_PYCACHE,   /* TF107 */
+    TF_RULE_TMP_PATH,  /* TF201 (style) */
     TF_RULE_COUNT
 } tf_rule_id;
 
@@ -24,7 +26,11 @@ typedef struct tf_rule {
     const char *explanation; /* why it matters */
     const char *example;     /* code that triggers it */
     const char *fix;         /* what to write instead */
+    bool style;              /* a style rule: off unless selected by name */
 } tf_rule;
+
+/* The rules on by default: every rule but the style rules. */
+unsigned tf_rule_default_mask(void);
 
 /* The rule with id ID (0 <= id < TF_RULE_COUNT). */
 const tf_rule *tf_rule_get(tf_rule_id id);

@@ -1,5 +1,6 @@
 /* cmd_audit: `testfence audit`, the static audit of test sources (see docs/audit.md). */
 #include "audit/audit.h"
+#include "audit/audit_cache.h"
 #include "audit/audit_output.h"
 #include "audit/audit_python.h"
 #include "cmds.h"
@@ -30,13 +31,23 @@ static const char usage_text[] =
     "\n"
     "Scan Python test sources for code that would write outside the project's tests/\n"
     "directory. PATH is a file or a directory (walked for *.py); default: <root>/tests.\n"
+    "Only files a test runner collects (test_*.py, *_test.py, conftest.py) and the modules\n"
+    "they import are judged; each finding is an error (a provable write into the project\n"
+    "or HOME), a warning (a likely one) or style (only when selected).\n"
     "\n"
     "options:\n"
     "  --strict            exit 1 when there is any finding (CI gate)\n"
     "  --format text|json|sarif|github\n"
     "                      text (default), json, sarif (2.1.0) or github (annotations)\n"
-    "  --select CODES      only these rules (comma list; prefixes like TF1 allowed)\n"
+    "  --select CODES      only these rules (comma list; prefixes like TF1 allowed); the\n"
+    "                      style rules TF105 and TF201 run only when selected\n"
     "  --ignore CODES      never these rules\n"
+    "  --cwd WHERE         the working directory the test runner gives tests: root (the\n"
+    "                      default: pytest, unittest) or temporary (CPython's regrtest);\n"
+    "                      [audit] cwd in the config says the same\n"
+    "  --no-cache          scan every file (default: reuse facts cached by content hash in\n"
+    "                      $XDG_CACHE_HOME/testfence/audit or ~/.cache/testfence/audit)\n"
+    "  --cache-dir DIR     keep the cache in DIR (never inside the project)\n"
     "  --protect NAME      also protect root file NAME (repeatable)\n"
     "  --explain CODE      describe a rule, with an example and the fix\n"
     "  --jobs N, -j N      files scanned in parallel (default: CPUs, at most 8)\n"
@@ -44,13 +55,14 @@ static const char usage_text[] =
     "                      pyproject.toml or .git)\n"
     "  --config FILE       config file (default: <root>/testfence.toml, else\n"
     "                      [tool.testfence] in <root>/pyproject.toml); [audit] include,\n"
-    "                      exclude and protected apply\n"
+    "                      exclude, protected and cwd apply\n"
     "  -h, --help          print this help\n"
     "  -V, --version       print the version\n"
     "\n"
     "rules: TF000 syntax error, TF101 protected root file, TF102 __file__ path climbing\n"
-    "out of tests/, TF103 absolute path, TF104 system temp dir, TF105 tests/artifacts\n"
-    "literal, TF106 relative path outside tests/. Suppress one line with\n"
+    "out of tests/, TF103 absolute path, TF104 fixed name in the system temp dir, TF106\n"
+    "relative path outside tests/, TF107 Python started without the bytecode settings;\n"
+    "style: TF105 tests/artifacts literal, TF201 prefer tmp_path. Suppress one line with\n"
     "'# testfence: ignore[TF101]' on it or on the line above.\n"
     "\n"
     "exit status: 0 no findings or not --strict; 1 --strict and findings; 125 usage\n"
@@ -67,10 +79,11 @@ static const char *const default_protected[] = {
 };
 
 typedef struct audit_opts {
-    bool strict;
+    bool strict, no_cache, cwd_given;
     tf_audit_format format;
+    tf_audit_cwd cwd;
     unsigned select, ignore;
-    const char *root, *config, *explain;
+    const char *root, *config, *explain, *cache_dir;
     int jobs;
     char **protect;
     size_t n_protect, cap_protect;
@@ -121,7 +134,10 @@ enum {
     O_ROOT,
     O_CONFIG,
     O_HELP,
-    O_VERSION
+    O_VERSION,
+    O_CWD,
+    O_NO_CACHE,
+    O_CACHE_DIR
 };
 
 static const struct option long_opts[] = {{"strict", no_argument, NULL, O_STRICT},
@@ -133,6 +149,9 @@ static const struct option long_opts[] = {{"strict", no_argument, NULL, O_STRICT
                                           {"jobs", required_argument, NULL, 'j'},
                                           {"root", required_argument, NULL, O_ROOT},
                                           {"config", required_argument, NULL, O_CONFIG},
+                                          {"cwd", required_argument, NULL, O_CWD},
+                                          {"no-cache", no_argument, NULL, O_NO_CACHE},
+                                          {"cache-dir", required_argument, NULL, O_CACHE_DIR},
                                           {"help", no_argument, NULL, O_HELP},
                                           {"version", no_argument, NULL, O_VERSION},
                                           {NULL, 0, NULL, 0}};
@@ -149,6 +168,19 @@ static int apply_value(int c, const char *arg, audit_opts *o)
         return -1;
     case O_SELECT:
         return parse_codes("--select", arg, &o->select);
+    case O_CWD:
+        if (!strcmp(arg, "root") || !strcmp(arg, "temporary")) {
+            o->cwd = arg[0] == 'r' ? TF_CWD_ROOT : TF_CWD_TEMPORARY;
+            o->cwd_given = true;
+            return 0;
+        }
+        fprintf(stderr, "testfence audit: --cwd must be root or temporary\n");
+        return -1;
+    case O_CACHE_DIR:
+        if (arg[0] == '/')
+            return o->cache_dir = arg, 0;
+        fprintf(stderr, "testfence audit: --cache-dir takes an absolute path\n");
+        return -1;
     case O_IGNORE:
         return parse_codes("--ignore", arg, &o->ignore);
     case O_PROTECT:
@@ -156,12 +188,15 @@ static int apply_value(int c, const char *arg, audit_opts *o)
             return 0;
         fprintf(stderr, "testfence audit: --protect takes a file name at the root\n");
         return -1;
-    default: /* 'j' */
-        o->jobs = (int)strtol(arg, &end, 10);
-        if (!*end && o->jobs >= 1 && o->jobs <= 64)
+    default: { /* 'j'; the range is checked before the cast: 2^32+1 must not become 1 */
+        long jobs = strtol(arg, &end, 10);
+        if (*arg && !*end && jobs >= 1 && jobs <= 64) {
+            o->jobs = (int)jobs;
             return 0;
+        }
         fprintf(stderr, "testfence audit: --jobs takes a number from 1 to 64\n");
         return -1;
+    }
     }
 }
 
@@ -181,6 +216,9 @@ static int apply_opt(int c, char **argv, audit_opts *o)
     case O_CONFIG:
         o->config = optarg;
         return 0;
+    case O_NO_CACHE:
+        o->no_cache = true;
+        return 0;
     case 'h':
     case O_HELP:
         fputs(usage_text, stdout);
@@ -193,6 +231,8 @@ static int apply_opt(int c, char **argv, audit_opts *o)
     case O_SELECT:
     case O_IGNORE:
     case O_PROTECT:
+    case O_CWD:
+    case O_CACHE_DIR:
     case 'j':
         return apply_value(c, optarg, o);
     case ':':
@@ -326,11 +366,35 @@ static int scan_paths(audit_setup *su, const char *tests_dir)
     return -1;
 }
 
+/* A Python project that only has setup.py, setup.cfg or tox.ini at its root (no
+ * pyproject.toml, no .git: an unpacked sdist) is still a project to the audit. */
+static bool python_project_root(char *root, size_t len)
+{
+    static const char *const markers[] = {"setup.py", "setup.cfg", "tox.ini"};
+    char dir[PATH_MAX];
+    if (!getcwd(dir, sizeof dir))
+        return false;
+    for (;;) {
+        for (size_t i = 0; i < sizeof markers / sizeof *markers; i++) {
+            char probe[PATH_MAX + 16];
+            struct stat st;
+            snprintf(probe, sizeof probe, "%s/%s", dir, markers[i]);
+            if (stat(probe, &st) == 0 && S_ISREG(st.st_mode))
+                return snprintf(root, len, "%s", dir) < (int)len;
+        }
+        char *slash = strrchr(dir, '/');
+        if (!slash || slash == dir)
+            return false;
+        *slash = '\0';
+    }
+}
+
 /* Root, config (--config, testfence.toml, [tool.testfence], defaults), protected names. */
 static int setup(audit_opts *o, audit_setup *su, bool need_paths)
 {
     tf_err err = {{0}};
-    if (project_find_root(o->root, su->root, sizeof su->root, &err) < 0) {
+    if (project_find_root(o->root, su->root, sizeof su->root, &err) < 0 &&
+        (o->root || !python_project_root(su->root, sizeof su->root))) {
         fprintf(stderr, "testfence audit: %s\n", err.msg);
         return -1;
     }
@@ -369,6 +433,8 @@ static int scan_and_report(const audit_opts *o, const tf_audit_cfg *cfg, char **
                            o->format == TF_AUDIT_TEXT && isatty(STDOUT_FILENO) &&
                                !getenv("NO_COLOR")};
     int rc = tf_audit_print(stdout, o->format, &rep);
+    for (size_t i = 0; i < res.n_notes; i++)
+        fprintf(stderr, "testfence audit: note: %s\n", res.notes[i]);
     for (size_t i = 0; i < res.n_errors; i++)
         fprintf(stderr, "testfence audit: cannot read %s\n", res.errors[i]);
     tf_audit_print_summary(stderr, &rep);
@@ -381,9 +447,28 @@ static int scan_and_report(const audit_opts *o, const tf_audit_cfg *cfg, char **
     return status;
 }
 
+/* The cache directory to use, or NULL: --no-cache, none to be had, or one inside the project
+ * (said on stderr when the user chose it). */
+static const char *cache_dir(const audit_opts *o, const char *root, char *buf, size_t len)
+{
+    char why[PATH_MAX + 64];
+    if (o->no_cache)
+        return NULL;
+    if (o->cache_dir)
+        snprintf(buf, len, "%s", o->cache_dir);
+    else if (!tf_cache_default_dir(buf, len))
+        return NULL;
+    if (tf_cache_usable(buf, root, why, sizeof why))
+        return buf;
+    if (o->cache_dir)
+        fprintf(stderr, "testfence audit: not using the cache: %s\n", why);
+    return NULL;
+}
+
 int cmd_audit(int argc, char **argv)
 {
-    audit_opts o = {.format = TF_AUDIT_TEXT, .select = ~0u, .jobs = default_jobs()};
+    audit_opts o = {
+        .format = TF_AUDIT_TEXT, .select = tf_rule_default_mask(), .jobs = default_jobs()};
     audit_setup su = {0};
     int rc = parse_args(argc, argv, &o);
     if (rc != 0 || o.explain) {
@@ -395,6 +480,9 @@ int cmd_audit(int argc, char **argv)
     if (setup(&o, &su, !own) < 0) {
         rc = AUDIT_USAGE;
     } else {
+        char home[PATH_MAX], cache[PATH_MAX];
+        const char *h = getenv("HOME");
+        bool have_home = h && h[0] == '/' && tf_path_normalise(h, home, sizeof home);
         tf_audit_cfg cfg = {
             .root = su.root,
             .tests_dir = tests_dir_of(&su.conf),
@@ -404,6 +492,9 @@ int cmd_audit(int argc, char **argv)
             .rules = o.select & ~o.ignore,
             .excludes = (const char *const *)su.excludes,
             .n_excludes = su.n_excludes,
+            .cwd = o.cwd_given || !su.conf.audit_cwd_temporary ? o.cwd : TF_CWD_TEMPORARY,
+            .home = have_home ? home : NULL,
+            .cache_dir = cache_dir(&o, su.root, cache, sizeof cache),
         };
         rc = scan_and_report(&o, &cfg, own ? argv + optind : su.paths,
                              own ? (size_t)(argc - optind) : su.n_paths);

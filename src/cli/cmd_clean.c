@@ -1,44 +1,67 @@
 /* testfence clean: remove run workspaces beyond the retention count, or all of them. */
 #include "cmds.h"
 #include "opts.h"
-#include "core/path.h"
+#include "core/diag.h"
+#include "core/plan.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <unistd.h>
 
 extern char **environ;
 
 static const char help[] =
     "usage: testfence clean [OPTIONS]\n"
     "\n"
-    "Remove run workspaces (tests/artifacts/_isolation_workspace_<run_id>/, with\n"
-    "their tmp/<run_id>/ and _pytest_tmp/<run_id>/) beyond the newest N (the\n"
-    "config's retain, 3), or all of them with --all. Only directories testfence\n"
-    "made are touched (recognised by name and by the marker file inside); symlinks\n"
-    "are never followed; a run still going is never removed; caches kept across\n"
-    "runs (.pytest_cache, pycache) stay.\n"
+    "Remove old runs (tests/artifacts/_isolation_workspace_<run_id>/, with their\n"
+    "tmp/<run_id>/ and _pytest_tmp/<run_id>/) beyond the newest N (the config's\n"
+    "retain, 3), or all of them with --all. Only runs testfence made are touched\n"
+    "(recognised by name and by the marker file in the workspace); nothing is\n"
+    "followed through a symlink, and the artifacts dir must lie inside the\n"
+    "writable set, as for run; a run still going is never removed; caches kept\n"
+    "across runs (.pytest_cache, pycache) stay. A run that did not finish\n"
+    "(testfence was killed) is said first, with what its log held.\n"
     "\n"
     "options:\n" OPTS_HELP_ROOT OPTS_HELP_CONFIG
     "  --retain N      keep the newest N run workspaces (default: the config's)\n"
     "  --all           remove every run workspace\n" OPTS_HELP_HELP_VERSION "\n"
-    "exit status: 0 done; 125 usage error or error.\n";
+    "exit status: 0 done; 125 usage error or error (including an old run that could\n"
+    "not be removed).\n";
 
+/* Prune the artifacts dir ARTIFACTS, open on AFD. */
+static int prune(const struct opts *o, const struct plan *pl, int afd, const char *artifacts,
+                 tf_err *err)
+{
+    unsigned keep = o->all ? 0 : opts_retain(o, &pl->cfg);
+    struct ws_pruned pr;
+    diag_unfinished(afd, artifacts, pl->root, stdout); /* before they may go */
+    if (ws_prune(afd, artifacts, keep, stderr, &pr, err) < 0)
+        return -1;
+    printf("removed %d old run%s from %s (kept the newest %u)\n", pr.removed,
+           pr.removed == 1 ? "" : "s", artifacts, keep);
+    if (pr.failed)
+        return tf_errf(err, "%d old run%s could not be removed (see above)", pr.failed,
+                       pr.failed == 1 ? "" : "s");
+    return 0;
+}
+
+/* As run does: the artifacts dir must lie beneath a writable directory, and it is opened
+ * from there without following a link, so a symlink planted by a test leads nowhere. */
 static int clean(const struct opts *o, tf_err *err)
 {
     struct plan pl;
-    char joined[PATH_MAX], artifacts[PATH_MAX];
+    char artifacts[PATH_MAX];
     int rc = plan_policy(&pl, &o->req, environ, err);
     if (rc == 0)
-        rc = path_join(joined, sizeof joined, pl.root, pl.cfg.artifacts, err);
-    if (rc == 0)
-        rc = path_resolve(joined, artifacts, sizeof artifacts, err);
-    if (rc == 0) {
-        unsigned keep = o->all ? 0 : opts_retain(o, &pl.cfg);
-        int n = ws_prune(artifacts, keep, err);
-        if (n < 0)
-            rc = -1;
-        else
-            printf("removed %d run director%s from %s (kept the newest %u)\n", n,
-                   n == 1 ? "y" : "ies", artifacts, keep);
+        rc = plan_artifacts(&pl, artifacts, sizeof artifacts, err);
+    int afd = rc == 0 ? plan_open_artifacts(&pl, artifacts, false, err) : -1;
+    if (rc == 0 && afd < 0 && errno == ENOENT)
+        printf("nothing to clean: %s does not exist\n", artifacts);
+    else if (rc == 0 && afd < 0)
+        rc = -1;
+    if (afd >= 0) {
+        rc = prune(o, &pl, afd, artifacts, err);
+        close(afd);
     }
     plan_free(&pl);
     return rc;

@@ -104,7 +104,8 @@ static int check_project(const struct opts *o, tf_err *err)
             printf("workspace: %s\n", err->msg);
     }
     if (rc == 0) {
-        int n = hazard_scan(&pl.policy, pl.ws.artifacts, stdout, err);
+        struct hazard_opts ho = {.artifacts = pl.ws.artifacts, .warn = stdout};
+        int n = hazard_scan(&pl.policy, &ho, stdout, err);
         if (n != 0)
             rc = n < 0 ? -1
                        : tf_errf(err, "the writable set holds %d hazard%s (listed above)", n,

@@ -75,12 +75,14 @@ static const char help[] =
     "Old workspaces beyond --retain are removed; nothing else ever is.\n"
     "\n"
     "Every blocked write is reported as it happens (TEST_SANDBOX_VIOLATION: on\n"
-    "stderr), logged with its test in the workspace (violations.jsonl), summarised\n"
-    "at the end, and written to the workspace's report.json. On a terminal the\n"
-    "lines are coloured, unless NO_COLOR is set.\n"
+    "stderr), sent to testfence, which keeps it out of the command's reach and logs\n"
+    "it with its test in the workspace (violations.jsonl), summarised at the end,\n"
+    "and written to the workspace's report.json. On a terminal the lines are\n"
+    "coloured, unless NO_COLOR is set.\n"
     "\n"
     "exit status: the command's own (128+N if killed by signal N); 120 the command\n"
-    "exited 0 but writes were blocked (see --allow-violations); 125 usage error or\n"
+    "exited 0 but writes were blocked (see --allow-violations), or the violation log\n"
+    "was deleted or rewritten during the run; 125 usage error or\n"
     "testfence failed (no root, fence not enforceable); 126 COMMAND cannot be\n"
     "executed; 127 COMMAND not found.\n";
 
@@ -125,7 +127,7 @@ static int prepare(const struct opts *o, struct session *s, tf_err *err)
 {
     const char *test_env = o->test_env ? o->test_env : s->pl.cfg.test_env;
     if (session_check(s, o->allow_hazards, "pass --allow-hazards to run anyway", stderr, err) < 0 ||
-        session_start(s, opts_retain(o, &s->pl.cfg), test_env, false, err) < 0)
+        session_start(s, opts_retain(o, &s->pl.cfg), test_env, false, stderr, err) < 0)
         return -1;
     if (s->backend == SESSION_PRELOAD)
         fprintf(stderr, "testfence: WARNING: --backend preload: %s\n", session_weak_label);
@@ -166,8 +168,7 @@ static int verify_after(const struct opts *o, const struct plan *pl,
 
 /* Run the command under the fence and the guard; with --verify, fingerprint the
  * tree outside the writable set around it. */
-static int launch(const struct opts *o, const struct session *s, char **cmd, int *status,
-                  tf_err *err)
+static int launch(const struct opts *o, struct session *s, char **cmd, int *status, tf_err *err)
 {
     const struct plan *pl = &s->pl;
     struct verify_snap before = {0};
@@ -180,6 +181,9 @@ static int launch(const struct opts *o, const struct session *s, char **cmd, int
                             .envp = env,
                             .ruleset_fd = s->ruleset_fd,
                             .guard = s->guard ? &pl->policy : NULL,
+                            .record_fd = s->ch.sock,
+                            .on_record = session_records,
+                            .record_ctx = s,
                             .keep_fds = o->keep_fds,
                             .nkeep_fds = o->nkeep_fds};
     int rc = spawn_run(&so, status, err);
@@ -252,11 +256,14 @@ static int run(struct opts *o, char **cmd, tf_err *err, int *status)
         *status = 0;
     } else if (rc == 0) {
         rc = prepare(o, &s, err);
-        if (rc == 0)
-            rc = launch(o, &s, cmd, status, err);
         if (rc == 0) {
-            plan_print_outputs(stderr, &s.pl);
-            *status = session_finish(&s, stderr, cmd, *status, o->allow_violations, &outs);
+            rc = launch(o, &s, cmd, status, err);
+            if (rc == 0)
+                plan_print_outputs(stderr, &s.pl);
+            /* Also when the command could not start: its status (126, 127) is the report's. */
+            int finished = session_finish(&s, stderr, cmd, *status, o->allow_violations, &outs);
+            if (rc == 0)
+                *status = finished;
         }
         if (s.pl.tmp.fd >= 0)
             finish_tmp(o, &s);

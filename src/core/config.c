@@ -2,6 +2,7 @@
 
 #include "path.h"
 #include "toml/toml.h"
+#include "workspace.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -15,7 +16,7 @@ static const char *const keys_top[] = {"writable", "artifacts", "outputs", "reta
                                        "env",      "pytest",    "audit",   "report", NULL};
 static const char *const keys_workspace[] = {"files", NULL};
 static const char *const keys_pytest[] = {"basetemp", "cache_dir", NULL};
-static const char *const keys_audit[] = {"include", "exclude", "protected", NULL};
+static const char *const keys_audit[] = {"include", "exclude", "protected", "cwd", NULL};
 static const char *const keys_report[] = {"test_env", NULL};
 
 /* Where the settings live in the document, for messages: "[tool.testfence]". */
@@ -88,6 +89,23 @@ static int copy_list(struct config_list *l, const char *const *v, size_t n, tf_e
     return 0;
 }
 
+/* "FILE:LINE:COL" of V, for errors found later (a writable entry that does not exist). */
+static char *where_of(const struct scope *s, const toml_value *v)
+{
+    char *w = NULL;
+    toml_pos pos = toml_pos_of(v);
+    if (asprintf(&w, "%s:%u:%u", toml_doc_name(s->doc), pos.line, pos.col) < 0)
+        return NULL;
+    return w;
+}
+
+static void free_where(char **v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
 /* A project-relative path: not empty, not absolute, not climbing out with "..". */
 static int check_relative(const struct scope *s, const toml_value *v, const char *key,
                           const char *path, tf_err *err)
@@ -152,8 +170,13 @@ static int load_paths(struct config *c, const struct scope *s, const toml_value 
         for (size_t i = 0; i < n; i++)
             if (check_relative(s, toml_array_at(arr, i), "writable entry", list[i], err) < 0)
                 return -1;
-        if (copy_list(&c->writable, list, n, err) < 0)
-            return -1;
+        char **at = calloc(n + 1, sizeof *at);
+        for (size_t i = 0; at && i < n; i++)
+            at[i] = where_of(s, toml_array_at(arr, i));
+        free_where(c->writable_at, c->writable.n);
+        c->writable_at = at;
+        if (!at || copy_list(&c->writable, list, n, err) < 0)
+            return tf_errf(err, "out of memory");
     }
     bool writable_set = r == 1;
     const char *art = NULL;
@@ -165,6 +188,8 @@ static int load_paths(struct config *c, const struct scope *s, const toml_value 
         if (check_relative(s, toml_get(t, "artifacts"), "artifacts", art, err) < 0)
             return -1;
         free(c->artifacts);
+        free(c->artifacts_at);
+        c->artifacts_at = where_of(s, toml_get(t, "artifacts"));
         if (!(c->artifacts = strdup(art)))
             return tf_errf(err, "out of memory");
     }
@@ -202,8 +227,10 @@ static const char *bad_file_name(const char *name)
         return "is not a file name";
     if (strchr(name, '/'))
         return "must be a plain file name, without '/'";
-    if (!strcmp(name, "tmp") || !strcmp(name, "xdg") || !strcmp(name, ".testfence-workspace"))
-        return "is reserved for testfence's own use in the workspace";
+    for (const char *const *r = ws_reserved_names; *r; r++)
+        if (!strcmp(name, *r))
+            return "is a file testfence writes in the workspace itself; name the placeholder "
+                   "otherwise";
     return NULL;
 }
 
@@ -306,6 +333,15 @@ static int load_tables(struct config *c, const struct scope *s, const toml_value
         if (r < 0 || (r == 1 && copy_list(lists[i].dst, l, n, err) < 0))
             return -1;
     }
+    const char *cwd = NULL;
+    int rc = audit ? toml_get_string(s->doc, audit, "cwd", &cwd, err) : 0;
+    if (rc < 0)
+        return -1;
+    if (rc == 1 && strcmp(cwd, "root") && strcmp(cwd, "temporary"))
+        return toml_errf(s->doc, toml_pos_of(toml_get(audit, "cwd")), err,
+                         "[%saudit] cwd must be \"root\" or \"temporary\", not \"%s\"", s->prefix,
+                         cwd);
+    c->audit_cwd_temporary = rc == 1 && !strcmp(cwd, "temporary");
     const char *te = NULL;
     int r = report ? toml_get_string(s->doc, report, "test_env", &te, err) : 0;
     if (r < 0)
@@ -339,7 +375,9 @@ static int set_defaults(struct config *c, tf_err *err)
     c->retain = 3;
     c->pytest_basetemp = true;
     c->pytest_cache_dir = true;
-    if (copy_list(&c->writable, tests, 1, err) < 0 || !(c->artifacts = strdup("tests/artifacts")) ||
+    if (copy_list(&c->writable, tests, 1, err) < 0 ||
+        !(c->writable_at = calloc(2, sizeof(char *))) ||
+        !(c->artifacts = strdup("tests/artifacts")) ||
         !(c->test_env = strdup("PYTEST_CURRENT_TEST")))
         return tf_errf(err, "out of memory");
     return 0;
@@ -474,6 +512,8 @@ static void free_pairs(struct config_pair *v, size_t n)
 
 void config_free(struct config *c)
 {
+    free_where(c->writable_at, c->writable.n);
+    free(c->artifacts_at);
     free_list(&c->writable);
     free_list(&c->outputs);
     free_list(&c->audit_include);

@@ -4,6 +4,8 @@
 #include "path.h"
 #include "report.h"
 #include "report_ci.h"
+#include "walk.h"
+#include "workspace.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,51 +15,57 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int diag_prepare(struct diag *d, const struct plan *pl, enum shim_mode mode, bool precheck_meta,
-                 const char *test_env, tf_err *err)
+int diag_prepare(struct diag *d, const struct plan *pl, const struct diag_shim *sh, tf_err *err)
 {
-    char path[PATH_MAX];
-    struct shimconf conf = {.mode = mode, .precheck_meta = precheck_meta, .policy = pl->policy};
-    snprintf(conf.test_env, sizeof conf.test_env, "%s",
-             test_env && test_env[0] ? test_env : SHIMCONF_DEFAULT_TEST_ENV);
-    if (strlen(test_env ? test_env : "") >= sizeof conf.test_env)
-        return tf_errf(err, "the test variable name \"%.40s...\" is too long", test_env);
+    const char *te = sh->test_env && sh->test_env[0] ? sh->test_env : SHIMCONF_DEFAULT_TEST_ENV;
+    struct shimconf conf = {.mode = sh->mode,
+                            .precheck_meta = sh->precheck_meta,
+                            .sink_socket = sh->sink_socket,
+                            .policy = pl->policy};
+    if (strlen(te) >= sizeof conf.test_env)
+        return tf_errf(err, "the test variable name \"%.40s...\" is too long", te);
+    if (strlen(sh->sink) >= sizeof conf.sink)
+        return tf_errf(err, "path too long: %s", sh->sink);
+    snprintf(conf.test_env, sizeof conf.test_env, "%s", te);
+    snprintf(conf.sink, sizeof conf.sink, "%s", sh->sink);
     d->on = true;
-    d->mode = mode;
-    d->wsfd = open(pl->ws.dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (d->wsfd < 0)
+    d->mode = sh->mode;
+    d->wsfd = fcntl(pl->wsfd.dir, F_DUPFD_CLOEXEC, 3);
+    d->logdir = fcntl(sh->log_dirfd, F_DUPFD_CLOEXEC, 3);
+    d->log_apart = sh->log_dirfd != pl->wsfd.dir;
+    if (d->wsfd < 0 || d->logdir < 0)
         return tf_errnof(err, errno, "cannot open the run workspace %s", pl->ws.dir);
-    if (path_join(path, sizeof path, pl->ws.dir, SHIMCONF_FILE, err) < 0)
-        return -1;
-    return shimconf_write(path, &conf, err);
+    return shimconf_write(sh->conf_dirfd, SHIMCONF_FILE, &conf, err);
 }
 
-int diag_finish(struct diag *d, FILE *out, struct report_run *run, bool allow_violations)
+int diag_finish(struct diag *d, FILE *out, struct report_run *run, bool allow_violations, bool fail)
 {
     struct report r;
     tf_err err = {{0}};
     struct stat st;
-    run->status = run->command_status;
+    run->status = run->command_status == 0 && fail ? TF_EXIT_VIOLATIONS : run->command_status;
     run->weak = d->mode == SHIM_BLOCK;
-    if (!d->on || d->wsfd < 0)
+    if (!d->on || d->wsfd < 0 || d->logdir < 0)
         return run->status;
-    /* Another run in the same project may prune this workspace (retention): say so
-     * rather than report a clean run. */
-    if (fstat(d->wsfd, &st) == 0 && st.st_nlink == 0) {
+    /* Removed by a test, or by another run in the same project (retention): say so rather
+     * than report a clean run. A log kept apart still says what was blocked. */
+    bool gone = fstat(d->wsfd, &st) == 0 && st.st_nlink == 0;
+    if (gone)
         fprintf(out,
-                "testfence: warning: the run workspace %s was removed while the command "
-                "ran (another run's retention?); blocked writes cannot be reported\n",
-                run->workspace);
+                "testfence: warning: the run workspace %s was removed while the command ran%s\n",
+                run->workspace,
+                d->log_apart ? "; report.json cannot be written"
+                             : " (another run's retention?); blocked writes cannot be reported");
+    if (gone && !d->log_apart)
         return run->status;
-    }
-    if (report_load(&r, d->wsfd, SHIMCONF_LOG, &err) < 0) {
+    if (report_load(&r, d->logdir, SHIMCONF_LOG, &err) < 0) {
         fprintf(out, "testfence: %s\n", err.msg);
         return run->status;
     }
     if (run->command_status == 0 && r.total > 0 && !allow_violations)
         run->status = TF_EXIT_VIOLATIONS;
     report_print(out, &r, run);
-    if (report_write_json(&r, run, d->wsfd, SHIMCONF_REPORT, &err) < 0)
+    if (!gone && report_write_json(&r, run, d->wsfd, SHIMCONF_REPORT, &err) < 0)
         fprintf(out, "testfence: %s\n", err.msg);
     report_write_outputs(&r, run, out); /* --report, --junit, --format github */
     report_free(&r);
@@ -68,5 +76,49 @@ void diag_close(struct diag *d)
 {
     if (d->wsfd >= 0)
         close(d->wsfd);
-    d->wsfd = -1;
+    if (d->logdir >= 0)
+        close(d->logdir);
+    d->wsfd = d->logdir = -1;
+}
+
+/* One run that did not finish: what its workspace's log holds (as the command left it:
+ * nobody was there to keep a copy), and a report.json that says it did not finish. */
+static void unfinished_one(int afd, const char *artifacts, const char *root, const char *id,
+                           FILE *out)
+{
+    char name[NAME_MAX + 1], ws[PATH_MAX];
+    tf_err err = {{0}};
+    struct report r;
+    snprintf(name, sizeof name, WS_PREFIX "%s", id);
+    snprintf(ws, sizeof ws, "%s/%s", artifacts, name);
+    int wsfd = walk_open_dir(afd, artifacts, name, 0, &err);
+    if (wsfd < 0 || report_load(&r, wsfd, SHIMCONF_LOG, &err) < 0) {
+        if (wsfd >= 0)
+            close(wsfd);
+        return;
+    }
+    fprintf(out,
+            "testfence: the earlier run %s did not finish (testfence, or the pytest that fenced "
+            "itself, was killed): its violation log holds %zu blocked write%s (%zu distinct)%s%s\n",
+            id, r.total, r.total == 1 ? "" : "s", r.n, r.total ? "; see " : "", r.total ? ws : "");
+    struct report_run run = {.run_id = id,
+                             .root = root,
+                             .workspace = ws,
+                             .backend = "unknown",
+                             .command_status = -1,
+                             .status = -1};
+    report_write_json(&r, &run, wsfd, SHIMCONF_REPORT, &err);
+    report_free(&r);
+    close(wsfd);
+}
+
+void diag_unfinished(int artifacts_fd, const char *artifacts, const char *root, FILE *out)
+{
+    char **ids = NULL;
+    size_t n = 0;
+    if (ws_unfinished(artifacts_fd, &ids, &n) < 0)
+        return;
+    for (size_t i = 0; i < n; i++)
+        unfinished_one(artifacts_fd, artifacts, root, ids[i], out);
+    ws_free_ids(ids, n);
 }

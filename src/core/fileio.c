@@ -59,17 +59,29 @@ int fileio_read_all(const char *path, size_t max, char **buf, size_t *len, tf_er
     return rc;
 }
 
-static int write_full(int fd, const char *data, size_t len)
+int fileio_write_all(int fd, const char *data, size_t len)
 {
     while (len > 0) {
         ssize_t w = write(fd, data, len);
         if (w < 0 && errno == EINTR)
             continue;
-        if (w < 0)
+        if (w <= 0) {
+            if (w == 0)
+                errno = EIO; /* no progress and no error: never loop on it */
             return -1;
+        }
         data += w;
         len -= (size_t)w;
     }
+    return 0;
+}
+
+/* Fill the temporary file FD: 0, or the errno of the step that failed (read right there,
+ * never later, when some other call may have left its own). */
+static int fill(int fd, mode_t mode, const char *data, size_t len)
+{
+    if (fchmod(fd, mode) < 0 || fileio_write_all(fd, data, len) < 0 || fsync(fd) < 0)
+        return errno;
     return 0;
 }
 
@@ -94,16 +106,13 @@ int fileio_replace(const char *path, const char *data, size_t len, int exclusive
     int fd = mkostemp(tmp, O_CLOEXEC);
     if (fd < 0)
         return tf_errnof(err, errno, "cannot create a temporary file in %s", dir);
-    int ok = fchmod(fd, mode) == 0 && write_full(fd, data, len) == 0 && fsync(fd) == 0;
-    int e = errno;
-    ok = close(fd) == 0 && ok;
-    if (ok && exclusive)
-        ok = link(tmp, path) == 0; /* fails if PATH appeared meanwhile */
-    else if (ok)
-        ok = rename(tmp, path) == 0;
-    if (!ok)
-        e = errno ? errno : e;
-    if (!ok || exclusive)
+    int e = fill(fd, mode, data, len);
+    if (close(fd) < 0 && !e)
+        e = errno;
+    /* link fails if PATH appeared meanwhile. */
+    if (!e && (exclusive ? link(tmp, path) : rename(tmp, path)) < 0)
+        e = errno;
+    if (e || exclusive)
         unlink(tmp);
-    return ok ? 0 : tf_errnof(err, e, "cannot write %s", path);
+    return e ? tf_errnof(err, e, "cannot write %s", path) : 0;
 }

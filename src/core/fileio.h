@@ -15,6 +15,10 @@
  * directory) is an error, never a hang. */
 int fileio_read_all(const char *path, size_t max, char **buf, size_t *len, tf_err *err);
 
+/* Write all LEN bytes of DATA to FD (retrying on EINTR and short writes). 0, or -1 with
+ * errno (EIO when a write makes no progress). */
+int fileio_write_all(int fd, const char *data, size_t len);
+
 /* Replace PATH with DATA: write a temp file beside it, keep PATH's mode (0644
  * for a new file), fsync, rename over. With EXCLUSIVE, fail if PATH exists. */
 int fileio_replace(const char *path, const char *data, size_t len, int exclusive, tf_err *err);

@@ -25,6 +25,7 @@ struct linked {
 
 struct scan {
     const struct policy *p;
+    const struct hazard_opts *o;
     const char *artifacts; /* beneath it, only hard links count */
     FILE *out;
     tf_err *err;
@@ -75,6 +76,81 @@ static bool links_only(const struct scan *s, const char *path)
     return path_is_within(path, s->artifacts) && strcmp(path, s->artifacts) != 0;
 }
 
+/* The files pytest takes its configuration from, and how each says it is pytest's. */
+static const struct {
+    const char *name, *section; /* NULL: always (pytest.ini), "": only with the plugin off */
+} pytest_files[] = {
+    {"pytest.ini", NULL},    {"pyproject.toml", "[tool.pytest.ini_options]"},
+    {"tox.ini", "[pytest]"}, {"setup.cfg", "[tool:pytest]"},
+    {"conftest.py", ""},
+};
+
+/* Does TEXT turn the testfence plugin off: -p no:testfence, --testfence=off or
+ * --testfence off, or (a conftest.py) unregister or block it? */
+static bool turns_plugin_off(const char *text)
+{
+    if (strstr(text, "no:testfence") || strstr(text, "testfence=off"))
+        return true;
+    for (const char *t = text; (t = strstr(t, "--testfence")) != NULL; t++) {
+        const char *v = t + strlen("--testfence");
+        if ((*v == ' ' || *v == '\t') && !strncmp(v + strspn(v, " \t"), "off", 3))
+            return true;
+    }
+    return strstr(text, "testfence") && (strstr(text, "unregister") || strstr(text, "set_blocked"));
+}
+
+/* The first MAX bytes of the regular file NAME in DIRFD, NUL-terminated (empty on failure). */
+static void head(int dirfd, const char *name, char *buf, size_t max)
+{
+    buf[0] = '\0';
+    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    size_t n = 0;
+    ssize_t r;
+    while (n < max - 1 && (r = read(fd, buf + n, max - 1 - n)) > 0)
+        n += (size_t)r;
+    buf[n] = '\0';
+    close(fd);
+}
+
+/* A file pytest may take its configuration from, inside the writable set. */
+static int check_pytest_config(struct scan *s, const struct walk_entry *e)
+{
+    size_t i, n = sizeof pytest_files / sizeof pytest_files[0];
+    for (i = 0; i < n && strcmp(e->name, pytest_files[i].name); i++)
+        ;
+    if (i == n || !s->o->warn)
+        return 0;
+    char *text = malloc(1u << 20);
+    if (!text)
+        return tf_errf(s->err, "out of memory");
+    head(e->dirfd, e->name, text, 1u << 20);
+    const char *section = pytest_files[i].section;
+    bool off = turns_plugin_off(text);
+    bool config = !section || (section[0] && strstr(text, section));
+    free(text);
+    if (off && s->o->plugin_off_refused) {
+        fprintf(s->out,
+                "  %s turns the testfence plugin off, from inside the writable set, where a "
+                "test can write it; remove that option (or the file)\n",
+                e->path);
+        s->found++;
+    } else if (off) {
+        fprintf(s->o->warn,
+                "testfence: warning: %s turns the testfence plugin off, from inside the writable "
+                "set: a plain pytest there would run unfenced; remove that option (or the file)\n",
+                e->path);
+    } else if (config) {
+        fprintf(s->o->warn,
+                "testfence: warning: %s is pytest configuration inside the writable set: a test "
+                "can rewrite it, and pytest reads it instead of yours for the tests beneath it; "
+                "keep pytest's configuration outside (at the project root)\n",
+                e->path);
+    }
+    return 0;
+}
+
 static int visit(void *ctx, struct walk_entry *e)
 {
     struct scan *s = ctx;
@@ -89,6 +165,8 @@ static int visit(void *ctx, struct walk_entry *e)
     } else if (st.st_nlink > 1 && remember(s, &st, e->path) < 0) {
         return tf_errf(s->err, "out of memory");
     }
+    if (S_ISREG(st.st_mode) && !links_only(s, e->path))
+        return check_pytest_config(s, e);
     return 0;
 }
 
@@ -179,9 +257,9 @@ static bool nested(const struct policy *p, size_t i)
     return false;
 }
 
-int hazard_scan(const struct policy *p, const char *artifacts, FILE *out, tf_err *err)
+int hazard_scan(const struct policy *p, const struct hazard_opts *o, FILE *out, tf_err *err)
 {
-    struct scan s = {.p = p, .artifacts = artifacts, .out = out, .err = err};
+    struct scan s = {.p = p, .o = o, .artifacts = o->artifacts, .out = out, .err = err};
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < p->n; i++) {
         const struct policy_entry *e = &p->entries[i];

@@ -6,11 +6,22 @@
 #include "base/err.h"
 #include "policy.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 
-/* Scan the project entries of P (not the system set, not --allow); beneath
- * ARTIFACTS (testfence's own dir) only hard links count. Prints one line per
+/* What a scan counts. */
+struct hazard_opts {
+    const char *artifacts; /* testfence's own dir: beneath it only hard links count */
+    /* pytest configuration found in the writable set (a test can rewrite it, and pytest
+     * reads it instead of yours for the tests beneath it) is said on WARN; when it turns
+     * the testfence plugin off, it is a hazard with PLUGIN_OFF_REFUSED (the plugin), a
+     * warning on WARN without (testfence run, which nothing in the tree can switch off). */
+    FILE *warn;
+    bool plugin_off_refused;
+};
+
+/* Scan the project entries of P (not the system set, not --allow). Prints one line per
  * hazard to OUT and returns how many it found, or -1 on error. */
-int hazard_scan(const struct policy *p, const char *artifacts, FILE *out, tf_err *err);
+int hazard_scan(const struct policy *p, const struct hazard_opts *o, FILE *out, tf_err *err);
 
 #endif

@@ -1,5 +1,5 @@
-/* path: absolute, symlink-resolved paths, as the kernel would see them.
- * Shared by the policy, the fence and explain, so all of them agree on what a path means. */
+/* path: what a path means, resolved as the kernel would for a given process.
+ * The one resolver: the guard, the shim, libtestfence, the plugin and explain all ask it. */
 #ifndef TESTFENCE_PATH_H
 #define TESTFENCE_PATH_H
 
@@ -8,17 +8,53 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
-/* Resolve PATH (relative to the current directory when not absolute) to an
- * absolute path with every existing symlink followed, including a dangling
- * final symlink (a write with O_CREAT would create its target). Components that
- * do not exist yet are appended lexically, with "." and ".." applied. */
+/* Whose view of the file tree applies: its root, its cwd, its fds, its /proc/self. */
+struct path_ctx {
+    pid_t pid; /* 0: this process; else a thread we may look into through /proc/PID */
+};
+
+enum {
+    /* The call acts on a final symlink itself (lchown, AT_SYMLINK_NOFOLLOW, unlink, rename,
+     * O_CREAT|O_EXCL). A trailing slash still follows it, as in the kernel. */
+    PATH_NOFOLLOW = 1u << 0,
+    /* AT_EMPTY_PATH: an empty PATH names DIRFD itself (AT_FDCWD: the cwd). */
+    PATH_EMPTY = 1u << 1,
+};
+
+enum path_kind {
+    PATH_FILE,     /* path names the target (which may not exist yet) */
+    PATH_NO_FILE,  /* not in the file tree: a pipe, a socket, an anonymous inode, a file or
+                      directory with no name left (memfd, unlinked) */
+    PATH_REJECTED, /* nothing is named: the kernel fails the call itself with errnum (a closed
+                      fd, an empty path without AT_EMPTY_PATH, a path of PATH_MAX bytes, a loop) */
+};
+
+struct path_res {
+    enum path_kind kind;
+    /* PATH_FILE: 0, or the errno the kernel fails the call with anyway (a directory on the
+     * way is missing or not a directory; path is then completed lexically). */
+    int errnum;
+    /* The target lies strictly beneath path: too deep to name in PATH_MAX bytes. Only a
+     * directory of the writable set can then contain it (see policy_match_res). */
+    bool beneath;
+    char path[PATH_MAX]; /* absolute, symlinks resolved, as this process sees the tree */
+};
+
+/* Resolve PATH relative to DIRFD (AT_FDCWD: the cwd) in the view of CTX's process, component
+ * by component through file descriptors, as the kernel would: "." and "..", symlinks (a
+ * dangling final one too: O_CREAT creates its target), /proc/self, /proc/thread-self,
+ * /dev/fd/N and /proc/PID/fd/N (the file itself, never the text of the link), trailing
+ * slashes, paths and cwds of any depth. Returns 0 with RES filled, or -1 when it cannot tell
+ * (a process we may not look into, a name that no longer holds): callers deciding a write
+ * must then refuse it. */
+int path_resolve_at(const struct path_ctx *ctx, int dirfd, const char *path, unsigned flags,
+                    struct path_res *res, tf_err *err);
+
+/* PATH (relative to the cwd) resolved for this process, as text: an error when it names no
+ * file or does not fit in OUTLEN. */
 int path_resolve(const char *path, char *out, size_t outlen, tf_err *err);
-
-/* PATH as a call that acts on the name itself sees it (unlink, rename, lchown,
- * AT_SYMLINK_NOFOLLOW): the directory part resolved, the last component kept as it is.
- * A last component of "." or ".." is resolved like any other path. */
-int path_resolve_parent(const char *path, char *out, size_t outlen, tf_err *err);
 
 /* out = a + "/" + b, without doubling the slash. Fails when it does not fit. */
 int path_join(char *out, size_t outlen, const char *a, const char *b, tf_err *err);

@@ -5,30 +5,44 @@
 #include "project.h"
 #include "toolstate.h"
 
+#include "shimconf.h"
+#include "walk.h"
+
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Put "FILE:LINE:COL: " (WHERE, when the value came from a config file) before ERR. */
+static int placed(tf_err *err, const char *where)
+{
+    if (!err || !where)
+        return -1;
+    char msg[sizeof err->msg];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    return tf_errf(err, "%s: %s", where, msg);
+}
+
 /* A writable entry that does not exist: say which directory the tests are really in. */
 static int missing_writable(struct plan *pl, size_t i, tf_err *err)
 {
-    char found[PATH_MAX];
-    tf_err e;
-    if (policy_add(&pl->policy, pl->cfg.writable.v[i], POLICY_PROJECT, &e) == 0)
+    char found[PATH_MAX], msg[sizeof err->msg];
+    if (policy_add(&pl->policy, pl->cfg.writable.v[i], POLICY_PROJECT, err) == 0)
         return 0;
     /* Only the default writable set ("tests") is a guess worth correcting; "built-in
      * defaults" also covers a pyproject.toml without [tool.testfence]. */
     if (strncmp(pl->cfg.source, "built-in defaults", 17) ||
         project_find_tests(pl->root, found, sizeof found) < 0)
-        return tf_errf(err, "%s", e.msg);
+        return placed(err, pl->cfg.writable_at[i]);
+    snprintf(msg, sizeof msg, "%s", err->msg);
     return tf_errf(err,
                    "%s; this project keeps its tests in %s/: write writable = [\"%s\"] in "
                    "testfence.toml (or [tool.testfence] in pyproject.toml), or run "
                    "'testfence init'",
-                   e.msg, found, found);
+                   msg, found, found);
 }
 
 /* The tool-state entries of the table that are paths refused quietly. */
@@ -171,21 +185,106 @@ static int env_plan(struct plan *pl, char *const *envp, tf_err *err)
     return 0;
 }
 
+/* The outermost writable directory holding PATH: its ancestors are outside the writable
+ * set, so nothing the command does can change what its path leads to. */
+static const struct policy_entry *anchor_of(const struct policy *p, const char *path)
+{
+    const struct policy_entry *best = NULL;
+    for (size_t i = 0; i < p->n; i++) {
+        const struct policy_entry *e = &p->entries[i];
+        if (e->is_dir && e->origin != POLICY_SYSTEM && path_is_within(path, e->path) &&
+            (!best || strlen(e->path) < strlen(best->path)))
+            best = e;
+    }
+    return best;
+}
+
+int plan_artifacts(const struct plan *pl, char *out, size_t len, tf_err *err)
+{
+    char joined[PATH_MAX];
+    if (path_join(joined, sizeof joined, pl->root, pl->cfg.artifacts, err) < 0 ||
+        path_resolve(joined, out, len, err) < 0)
+        return placed(err, pl->cfg.artifacts_at);
+    if (!anchor_of(&pl->policy, out)) {
+        tf_errf(err,
+                "the artifacts dir %s (\"%s\") is outside the writable set; it must lie beneath "
+                "a writable directory",
+                out, pl->cfg.artifacts);
+        return placed(err, pl->cfg.artifacts_at);
+    }
+    return 0;
+}
+
+int plan_open_artifacts(const struct plan *pl, const char *artifacts, bool create, tf_err *err)
+{
+    const struct policy_entry *e = anchor_of(&pl->policy, artifacts);
+    if (!e)
+        return tf_errf(err, "the artifacts dir %s is outside the writable set", artifacts);
+    int fd = open(e->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return tf_errnof(err, errno, "cannot open the writable directory %s", e->path);
+    size_t n = strlen(e->path);
+    const char *rel = artifacts[n] == '/' ? artifacts + n + 1 : artifacts + n;
+    int afd = walk_open_dir(fd, e->path, rel, create ? 0755 : 0, err);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return afd;
+}
+
+/* The first of $XDG_RUNTIME_DIR, $TMPDIR and /tmp that exists and lies outside the writable
+ * set (so the command can neither delete nor rewrite what testfence keeps there), + the
+ * per-user directory + the run id. */
+static int plan_runtime(struct plan *pl, char *const *envp, tf_err *err)
+{
+    const char *cand[] = {envplan_getenv(envp, "XDG_RUNTIME_DIR"), envplan_getenv(envp, "TMPDIR"),
+                          "/tmp"};
+    char resolved[PATH_MAX];
+    for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++) {
+        struct stat st;
+        if (!cand[i] || cand[i][0] != '/' ||
+            path_resolve(cand[i], resolved, sizeof resolved, NULL) < 0 || stat(resolved, &st) < 0 ||
+            !S_ISDIR(st.st_mode) || policy_match(&pl->policy, resolved))
+            continue;
+        int n = snprintf(pl->runtime, sizeof pl->runtime, "%s/testfence-channel-%u/%s", resolved,
+                         (unsigned)getuid(), pl->ws.run_id);
+        if (n > 0 && (size_t)n < sizeof pl->runtime - 32)
+            return 0;
+    }
+    pl->runtime[0] = '\0';
+    return tf_errf(err, "no directory outside the writable set for testfence's private files "
+                        "($XDG_RUNTIME_DIR, $TMPDIR, /tmp)");
+}
+
+/* The diagnostics shim: preloaded (appended, so a user's own preloads keep working), and
+ * told where its configuration is: outside the writable set for run, in the workspace for
+ * a process that fences itself (it has no parent outside the fence). */
+static int plan_shim(struct plan *pl, const struct plan_request *req, char *const *envp,
+                     tf_err *err)
+{
+    /* No such place (a run nested in another, sharing its writable set): the workspace,
+     * and run says so when it starts. */
+    if (!req->in_process)
+        plan_runtime(pl, envp, NULL);
+    if (path_join(pl->shimconf, sizeof pl->shimconf, pl->runtime[0] ? pl->runtime : pl->ws.dir,
+                  SHIMCONF_FILE, err) < 0 ||
+        envplan_add(&pl->env, "LD_PRELOAD", req->shim, ENV_APPEND,
+                    "the diagnostics shim: reports each blocked write and its test", err) < 0 ||
+        envplan_add(&pl->env, "TESTFENCE_SHIM_CONF", pl->shimconf, ENV_SET,
+                    pl->runtime[0] ? "the shim's configuration, outside the writable set"
+                                   : "the shim's configuration",
+                    err) < 0)
+        return -1;
+    return 0;
+}
+
 int plan_build(struct plan *pl, const struct plan_request *req, const char *run_id,
                char *const *envp, tf_err *err)
 {
-    char joined[PATH_MAX], artifacts[PATH_MAX];
-    if (plan_policy(pl, req, envp, err) < 0)
+    char artifacts[PATH_MAX];
+    if (plan_policy(pl, req, envp, err) < 0 ||
+        plan_artifacts(pl, artifacts, sizeof artifacts, err) < 0)
         return -1;
-    if (path_join(joined, sizeof joined, pl->root, pl->cfg.artifacts, err) < 0 ||
-        path_resolve(joined, artifacts, sizeof artifacts, err) < 0)
-        return -1;
-    const struct policy_entry *e = policy_match(&pl->policy, artifacts);
-    if (!e || e->origin == POLICY_SYSTEM)
-        return tf_errf(err,
-                       "the artifacts dir %s (\"%s\") is outside the writable set; it must "
-                       "lie beneath a writable directory",
-                       artifacts, pl->cfg.artifacts);
     /* The temp dir joins the writable set: exactly this one directory, made per run. */
     if (ws_plan(&pl->ws, artifacts, run_id, err) < 0 ||
         runtmp_plan(&pl->tmp, envplan_getenv(envp, "TMPDIR"), pl->root, run_id, geteuid(), err) <
@@ -195,55 +294,53 @@ int plan_build(struct plan *pl, const struct plan_request *req, const char *run_
         return -1;
     /* Appended: a user's own preloads keep working (LD_PRELOAD splits on spaces). */
     pl->shim = req->shim != NULL;
-    if (req->shim &&
-        envplan_add(&pl->env, "LD_PRELOAD", req->shim, ENV_APPEND,
-                    "the diagnostics shim: reports each blocked write and its test", err) < 0)
+    pl->in_process = req->in_process;
+    if (req->shim && plan_shim(pl, req, envp, err) < 0)
         return -1;
     return 0;
 }
 
 /* A declared output that is missing: a file is created empty (the Landlock rule is on the
- * file itself, so it must exist), a directory with its parents. Never through a symlink. */
+ * file itself, so it must exist), a directory with its parents. Its path was resolved when
+ * planned, so it holds no link: it is walked from / one component at a time, never
+ * following one (a test may have planted one since, in a directory output or the writable
+ * set). An existing file is left as it is. */
 static int create_output(const struct policy_entry *e, tf_err *err)
 {
-    char parent[PATH_MAX], p[PATH_MAX];
-    struct stat st;
-    if (lstat(e->path, &st) == 0)
-        return 0;
+    char parent[PATH_MAX];
     path_dirname(parent, sizeof parent, e->path);
-    snprintf(p, sizeof p, "%s", e->is_dir ? e->path : parent);
-    for (char *c = p + 1;; c++) {
-        if (*c != '/' && *c != '\0')
-            continue;
-        char saved = *c;
-        *c = '\0';
-        if (mkdir(p, 0755) < 0 && errno != EEXIST)
-            return tf_errnof(err, errno, "cannot create the output directory %s", p);
-        if (lstat(p, &st) < 0 || !S_ISDIR(st.st_mode))
-            return tf_errf(err, "cannot create the output %s: %s is not a directory", e->path, p);
-        *c = saved;
-        if (!saved)
-            break;
+    int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (root < 0)
+        return tf_errnof(err, errno, "cannot open /");
+    int dfd = walk_path_dir(root, "", (e->is_dir ? e->path : parent) + 1, 0755, err);
+    close(root);
+    if (dfd < 0 || e->is_dir) {
+        if (dfd >= 0)
+            close(dfd);
+        return dfd < 0 ? -1 : 0;
     }
-    if (e->is_dir)
-        return 0;
-    int fd = open(e->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return tf_errnof(err, errno, "cannot create the output %s", e->path);
-    close(fd);
-    return 0;
+    int fd = openat(dfd, strrchr(e->path, '/') + 1,
+                    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int rc = fd < 0 && errno != EEXIST
+                 ? tf_errnof(err, errno, "cannot create the output %s", e->path)
+                 : 0;
+    if (fd >= 0)
+        close(fd);
+    close(dfd);
+    return rc;
 }
 
 int plan_create_workspace(struct plan *pl, time_t now, tf_err *err)
 {
-    if (ws_create(&pl->ws, err) < 0)
+    pl->opened = true;
+    pl->wsfd.dir = pl->wsfd.hold = -1;
+    pl->artifacts_fd = plan_open_artifacts(pl, pl->ws.artifacts, true, err);
+    if (pl->artifacts_fd < 0 || ws_create(&pl->ws, pl->artifacts_fd, &pl->wsfd, err) < 0)
         return -1;
     for (size_t i = 0; i < pl->cfg.nfiles; i++)
-        if (ws_add_file(&pl->ws, pl->cfg.files[i].name, pl->cfg.files[i].value, err) < 0)
+        if (ws_add_file(pl->wsfd.dir, pl->cfg.files[i].name, pl->cfg.files[i].value, err) < 0)
             return -1;
-    pl->hold_fd = ws_hold(&pl->ws, err);
-    pl->held = pl->hold_fd >= 0;
-    if (!pl->held || runtmp_create(&pl->tmp, now, err) < 0)
+    if (runtmp_create(&pl->tmp, now, err) < 0)
         return -1;
     for (size_t i = 0; i < pl->policy.n; i++)
         if (pl->policy.entries[i].origin == POLICY_OUTPUT &&
@@ -316,9 +413,12 @@ void plan_print(FILE *f, const struct plan *pl, char *const *envp)
 void plan_free(struct plan *pl)
 {
     runtmp_close(&pl->tmp);
-    if (pl->held)
-        close(pl->hold_fd);
-    pl->held = false;
+    if (pl->opened) {
+        ws_close(&pl->wsfd);
+        if (pl->artifacts_fd >= 0)
+            close(pl->artifacts_fd);
+    }
+    pl->opened = false;
     config_free(&pl->cfg);
     policy_free(&pl->policy);
     envplan_free(&pl->env);

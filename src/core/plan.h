@@ -23,6 +23,7 @@ struct plan_request {
     const char **outputs; /* --output entries: files, or directories when ending in '/' */
     size_t noutputs;
     const char *shim; /* the diagnostics shim to add to LD_PRELOAD, or NULL */
+    bool in_process;  /* the caller fences itself (libtestfence): no parent outside the fence */
 };
 
 struct plan {
@@ -32,9 +33,16 @@ struct plan {
     struct workspace ws;
     struct runtmp tmp; /* the private temp dir, outside the project */
     struct envplan env;
-    bool shim; /* the diagnostics shim is preloaded (LD_PRELOAD in env) */
-    bool held; /* hold_fd is open: the workspace is live (ws_hold) until plan_free */
-    int hold_fd;
+    bool shim;       /* the diagnostics shim is preloaded (LD_PRELOAD in env) */
+    bool in_process; /* the caller fences itself (plan_request.in_process) */
+    /* testfence run's private directory, outside the writable set (the command cannot touch
+     * it): the shim's configuration, the record socket, testfence's own copy of the log.
+     * "" in process (libtestfence): there the shim's configuration is in the workspace. */
+    char runtime[PATH_MAX];
+    char shimconf[PATH_MAX]; /* the shim's configuration: TESTFENCE_SHIM_CONF */
+    bool opened;             /* plan_create_workspace ran: the fds below are ours to close */
+    int artifacts_fd;        /* the artifacts dir, opened once, never through a symlink (else -1) */
+    struct ws_fds wsfd;      /* the created workspace, held live until plan_free */
 };
 
 /* Root, config and writable set (declared outputs and quiet tool state included; the
@@ -46,10 +54,20 @@ int plan_policy(struct plan *pl, const struct plan_request *req, char *const *en
 int plan_build(struct plan *pl, const struct plan_request *req, const char *run_id,
                char *const *envp, tf_err *err);
 
-/* Create the run workspace with the config's placeholder files, fresh, and
- * hold it live (plan_free lets go) so concurrent runs do not prune it; create the
- * private temp dir (NOW: the time, for pruning what crashed runs left) and every
- * declared output that is missing. */
+/* The artifacts dir (the config's, beneath the root) resolved into OUT; an error unless it
+ * lies beneath a writable directory. run and clean both ask it. */
+int plan_artifacts(const struct plan *pl, char *out, size_t len, tf_err *err);
+
+/* Open the artifacts dir ARTIFACTS beneath the outermost writable directory holding it, one
+ * component at a time, never through a symlink (a test may have planted one since the plan
+ * was made). With CREATE, make what is missing. Returns an fd, or -1 (errno ENOENT: it does
+ * not exist). */
+int plan_open_artifacts(const struct plan *pl, const char *artifacts, bool create, tf_err *err);
+
+/* Create the run workspace with the config's placeholder files, fresh, beneath the artifacts
+ * dir opened once (pl->artifacts_fd), and hold it live (plan_free lets go) so concurrent runs
+ * do not prune it; create the private temp dir (NOW: the time, for pruning what crashed
+ * runs left) and every declared output that is missing. */
 int plan_create_workspace(struct plan *pl, time_t now, tf_err *err);
 
 /* After the run: remove the private temp dir, or with KEEP mark it kept. */

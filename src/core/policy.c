@@ -192,6 +192,18 @@ const struct policy_entry *policy_match(const struct policy *p, const char *reso
     return NULL;
 }
 
+const struct policy_entry *policy_match_res(const struct policy *p, const struct path_res *res)
+{
+    if (res->kind != PATH_FILE)
+        return NULL;
+    if (!res->beneath)
+        return policy_match(p, res->path);
+    for (size_t i = 0; i < p->n; i++)
+        if (p->entries[i].is_dir && path_is_within(res->path, p->entries[i].path))
+            return &p->entries[i];
+    return NULL;
+}
+
 int policy_check(const struct policy *p, const char *path, char *resolved, size_t len,
                  const struct policy_entry **match, tf_err *err)
 {

@@ -4,6 +4,7 @@
 #define TESTFENCE_POLICY_H
 
 #include "base/err.h"
+#include "path.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -82,6 +83,10 @@ int policy_add_system(struct policy *p, tf_err *err);
 /* The entry that allows a write to RESOLVED (absolute, symlinks resolved),
  * or NULL when the write is outside the writable set. */
 const struct policy_entry *policy_match(const struct policy *p, const char *resolved);
+
+/* The entry that allows a write to the target RES names (PATH_FILE), or NULL. A target
+ * too deep to name is beneath res->path: only a directory entry can then hold it. */
+const struct policy_entry *policy_match_res(const struct policy *p, const struct path_res *res);
 
 /* Like policy_match, resolving PATH first (relative to the current directory). */
 int policy_check(const struct policy *p, const char *path, char *resolved, size_t len,

@@ -1,6 +1,7 @@
 #include "runtmp.h"
 
 #include "path.h"
+#include "walk.h"
 #include "workspace.h"
 
 #include <dirent.h>
@@ -38,12 +39,30 @@ int runtmp_plan(struct runtmp *t, const char *tmpdir, const char *root, const ch
  * to a run dir it opened up; the run dirs themselves are 0700 and cannot be listed. */
 static int open_user_dir(struct runtmp *t, tf_err *err)
 {
-    if (mkdir(t->user, 0711) < 0 && errno != EEXIST)
-        return tf_errnof(err, errno,
+    /* The base was resolved when planned: walked from / without following a link, in case
+     * it lies in a writable directory where a test planted one since. */
+    char base[PATH_MAX];
+    const char *name = strrchr(t->user, '/') + 1;
+    snprintf(base, sizeof base, "%.*s", (int)(name - 1 - t->user), t->user);
+    int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int bfd = root < 0 ? -1 : walk_path_dir(root, "", base[0] ? base + 1 : "", 0, err);
+    if (root < 0)
+        return tf_errnof(err, errno, "cannot open /");
+    close(root);
+    if (bfd < 0)
+        return -1;
+    if (mkdirat(bfd, name, 0711) < 0 && errno != EEXIST) {
+        int e = errno;
+        close(bfd);
+        return tf_errnof(err, e,
                          "cannot create %s for the run's temp dir (point TMPDIR at a "
                          "directory you can write)",
                          t->user);
-    int fd = open(t->user, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    }
+    int fd = openat(bfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int saved = errno;
+    close(bfd);
+    errno = saved;
     struct stat st;
     if (fd < 0 || fstat(fd, &st) < 0) {
         int e = errno;
@@ -84,14 +103,19 @@ static bool is_stale(int userfd, const char *name)
 /* Remove what crashed runs left: only names that are run ids older than CUTOFF. */
 static void prune(struct runtmp *t, const char *cutoff)
 {
-    DIR *d = fdopendir(dup(t->userfd));
-    if (!d)
+    /* A new open file description, close-on-exec: a dup would share the offset and leak. */
+    int lfd = openat(t->userfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = lfd < 0 ? NULL : fdopendir(lfd);
+    if (!d) {
+        if (lfd >= 0)
+            close(lfd);
         return;
+    }
     for (struct dirent *e; (e = readdir(d));) {
         tf_err ignored;
         if (ws_is_run_id(e->d_name) && strcmp(e->d_name, cutoff) < 0 &&
             is_stale(t->userfd, e->d_name))
-            ws_remove_tree_at(t->userfd, e->d_name, &ignored);
+            ws_remove_tree_at(t->userfd, t->user, e->d_name, &ignored);
     }
     closedir(d);
 }
@@ -128,7 +152,7 @@ int runtmp_remove(struct runtmp *t, tf_err *err)
 {
     int rc = 0;
     if (t->userfd >= 0 && t->fd >= 0)
-        rc = ws_remove_tree_at(t->userfd, t->run_id, err);
+        rc = ws_remove_tree_at(t->userfd, t->user, t->run_id, err);
     runtmp_close(t);
     return rc;
 }

@@ -43,6 +43,11 @@ static void put_conf(FILE *f, const struct shimconf *c)
     put_field(f, c->precheck_meta ? "1" : "0");
     fputs("\ntest_env", f);
     put_field(f, c->test_env);
+    if (c->sink[0]) {
+        fputs("\nsink", f);
+        put_field(f, c->sink_socket ? "socket" : "log");
+        put_field(f, c->sink);
+    }
     fputs("\nroot", f);
     put_field(f, c->policy.root);
     for (size_t i = 0; i < c->policy.n; i++) {
@@ -64,20 +69,20 @@ static void put_conf(FILE *f, const struct shimconf *c)
     fputc('\n', f);
 }
 
-int shimconf_write(const char *path, const struct shimconf *conf, tf_err *err)
+int shimconf_write(int dirfd, const char *name, const struct shimconf *conf, tf_err *err)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+    int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
     if (fd < 0)
-        return tf_errnof(err, errno, "cannot create %s", path);
+        return tf_errnof(err, errno, "cannot create %s", name);
     FILE *f = fdopen(fd, "w");
     if (!f) {
         close(fd);
-        return tf_errnof(err, errno, "cannot write %s", path);
+        return tf_errnof(err, errno, "cannot write %s", name);
     }
     put_conf(f, conf);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad)
-        return tf_errnof(err, errno, "cannot write %s", path);
+        return tf_errnof(err, errno, "cannot write %s", name);
     return 0;
 }
 
@@ -116,6 +121,17 @@ static int parse_origin(const char *s, enum policy_origin *o)
     return -1;
 }
 
+/* "sink<TAB>socket|log<TAB>/absolute/path". */
+static int parse_sink(struct shimconf *c, const char *kind, const char *path, tf_err *err)
+{
+    if ((strcmp(kind, "socket") && strcmp(kind, "log")) || path[0] != '/' ||
+        strlen(path) >= sizeof c->sink)
+        return tf_errf(err, "bad sink \"%.20s\"", kind);
+    c->sink_socket = !strcmp(kind, "socket");
+    snprintf(c->sink, sizeof c->sink, "%s", path);
+    return 0;
+}
+
 static int parse_line(char *line, struct shimconf *c, tf_err *err)
 {
     char *f[6];
@@ -127,6 +143,8 @@ static int parse_line(char *line, struct shimconf *c, tf_err *err)
         c->precheck_meta = f[1][0] == '1';
     else if (n == 2 && !strcmp(f[0], "test_env") && strlen(f[1]) < sizeof c->test_env)
         snprintf(c->test_env, sizeof c->test_env, "%s", f[1]);
+    else if (n == 3 && !strcmp(f[0], "sink"))
+        return parse_sink(c, f[1], f[2], err);
     else if (n == 2 && !strcmp(f[0], "root") && !c->policy.root && f[1][0] == '/')
         return (c->policy.root = strdup(f[1])) ? 0 : tf_errf(err, "out of memory");
     else if (n == 5 && !strcmp(f[0], "entry") && parse_origin(f[2], &o) == 0 &&

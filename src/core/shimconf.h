@@ -28,11 +28,16 @@ struct shimconf {
     bool precheck_meta; /* refuse chmod/chown/utime/xattr outside the set beforehand: nothing
                            in the kernel blocks them (no seccomp guard) */
     char test_env[128]; /* the variable naming the current test */
+    /* Where records go: a datagram socket testfence run listens on (outside the writable
+     * set: the command cannot erase what was sent), or, for a process that fences itself,
+     * the log in the workspace. "" when not said: records are not kept. */
+    bool sink_socket;
+    char sink[PATH_MAX];
     struct policy policy;
 };
 
-/* Write CONF to PATH (created fresh, mode 0444). */
-int shimconf_write(const char *path, const struct shimconf *conf, tf_err *err);
+/* Write CONF as NAME in the directory DIRFD (created fresh, mode 0444, never through a link). */
+int shimconf_write(int dirfd, const char *name, const struct shimconf *conf, tf_err *err);
 
 /* Parse the text shimconf_write wrote. CONF's policy is filled; free it with policy_free. */
 int shimconf_parse(const char *buf, size_t len, struct shimconf *conf, tf_err *err);

@@ -53,6 +53,11 @@ size_t vlog_format(char *out, size_t cap, const struct vlog_record *r);
  * Async-signal-safe apart from nothing: raw syscalls only. Returns 0 or an errno. */
 int vlog_append(const char *path, const char *line, size_t len);
 
+/* Send one formatted record as a datagram to the unix socket at PATH (testfence run's record
+ * channel; a path too long for sun_path is reached through its directory). Raw syscalls
+ * only; waits at most 10 s for room. Returns 0 or an errno. */
+int vlog_send(const char *path, const char *line, size_t len);
+
 /* Parse one line (without its newline). Strings are unescaped into SCRATCH (at least
  * LEN + 1 bytes) and R points into it. Returns 0, or -1 for anything malformed:
  * not a flat JSON object, a wrong type, a duplicate or missing required key. */

@@ -1,6 +1,8 @@
 #include "walk.h"
 
 #include <dirent.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -98,4 +100,68 @@ int walk_fd(int fd, const char *path, long tag, const struct walk_ops *ops, void
     }
     memcpy(w.path, path, len + 1);
     return walk_dir(&w, fd, &start);
+}
+
+/* One step of walk_open_dir: NAME beneath FD, created with MODE when missing (MODE != 0),
+ * opened with OFLAG (O_RDONLY, or O_PATH). */
+static int open_step(int fd, const char *where, const char *name, mode_t mode, int oflag,
+                     tf_err *err)
+{
+    int e = EINVAL;
+    if (!strcmp(name, ".") || !strcmp(name, ".."))
+        tf_errf(err, "refusing \"%s\" in a path beneath %s", name, where);
+    else if (mode && mkdirat(fd, name, mode) < 0 && errno != EEXIST)
+        tf_errnof(err, e = errno, "cannot create %s/%s", where, name);
+    else {
+        int next = openat(fd, name, oflag | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (next >= 0)
+            return next;
+        e = errno;
+        struct stat st;
+        if (e == ELOOP || e == ENOTDIR ||
+            (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode)))
+            tf_errf(err,
+                    "refusing to use %s/%s: it is a symlink or not a directory; testfence "
+                    "works only in real directories under the writable set (remove it)",
+                    where, name);
+        else
+            tf_errnof(err, e, "cannot open %s/%s", where, name);
+    }
+    errno = e;
+    return -1;
+}
+
+static int open_dir(int dirfd, const char *where, const char *rel, mode_t mode, int oflag,
+                    tf_err *err)
+{
+    char buf[PATH_MAX], at[PATH_MAX];
+    int fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
+    if (fd < 0)
+        return tf_errnof(err, errno, "cannot open %s", where);
+    if (snprintf(buf, sizeof buf, "%s", rel) >= (int)sizeof buf) {
+        close(fd);
+        return tf_errf(err, "path too long beneath %s", where);
+    }
+    snprintf(at, sizeof at, "%s", where);
+    char *save = NULL;
+    for (char *c = strtok_r(buf, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+        int next = open_step(fd, at, c, mode, oflag, err);
+        close(fd);
+        if (next < 0)
+            return -1;
+        fd = next;
+        size_t n = strlen(at);
+        snprintf(at + n, sizeof at - n, "/%s", c);
+    }
+    return fd;
+}
+
+int walk_open_dir(int dirfd, const char *where, const char *rel, mode_t mode, tf_err *err)
+{
+    return open_dir(dirfd, where, rel, mode, O_RDONLY, err);
+}
+
+int walk_path_dir(int dirfd, const char *where, const char *rel, mode_t mode, tf_err *err)
+{
+    return open_dir(dirfd, where, rel, mode, O_PATH, err);
 }

@@ -3,8 +3,11 @@
 #ifndef TESTFENCE_WALK_H
 #define TESTFENCE_WALK_H
 
+#include "base/err.h"
+
 #include <limits.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 struct walk_entry {
     int dirfd;          /* the directory holding the entry, open for the *at() calls */
@@ -37,5 +40,17 @@ struct walk_ops {
 /* Walk the directory open on FD (taken over: closed before returning) whose path is PATH;
  * TAG is the start directory's tag. Returns 0, or -1 when a callback stopped the walk. */
 int walk_fd(int fd, const char *path, long tag, const struct walk_ops *ops, void *ctx);
+
+/* Open the directory REL ("a/b/c": plain names, no "." or "..") beneath the directory DIRFD,
+ * one component at a time with O_NOFOLLOW, so nothing under the writable set can lead the
+ * unfenced parent elsewhere. With MODE != 0 missing components are created with it. REL ""
+ * opens DIRFD again. WHERE names DIRFD in messages. Returns a close-on-exec fd, or -1 with
+ * errno saying why (ENOENT: missing; ELOOP or ENOTDIR: a symlink or not a directory, refused
+ * by name). */
+int walk_open_dir(int dirfd, const char *where, const char *rel, mode_t mode, tf_err *err);
+
+/* walk_open_dir for a directory that is only passed through or made in (a base others may
+ * only search, 0711): an O_PATH fd, good as the DIRFD of *at calls, not for listing. */
+int walk_path_dir(int dirfd, const char *where, const char *rel, mode_t mode, tf_err *err);
 
 #endif

@@ -1,6 +1,7 @@
 #include "workspace.h"
 
 #include "path.h"
+#include "shimconf.h"
 #include "base/vec.h"
 #include "walk.h"
 
@@ -68,154 +69,169 @@ int ws_plan(struct workspace *ws, const char *artifacts, const char *run_id, tf_
     return 0;
 }
 
-/* mkdir -p: the callers checked that PATH resolves inside the writable set. */
-static int mkdirs(const char *path, mode_t mode, tf_err *err)
+const char *const ws_reserved_names[] = {
+    WS_MARKER, WS_MARKER_NEW, WS_XDG, WS_TMP, SHIMCONF_FILE, SHIMCONF_LOG, SHIMCONF_REPORT, NULL,
+};
+
+/* PATH (one of WS's paths beneath the artifacts dir) relative to it. */
+static const char *beneath(const struct workspace *ws, const char *path)
 {
-    char buf[PATH_MAX];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1;; p++) {
-        if (*p != '/' && *p != '\0')
-            continue;
-        char saved = *p;
-        *p = '\0';
-        if (mkdir(buf, mode) < 0 && errno != EEXIST)
-            return tf_errnof(err, errno, "cannot create %s", buf);
-        *p = saved;
-        if (!saved)
-            return 0;
-    }
+    return path + strlen(ws->artifacts) + 1;
 }
 
-static int write_marker(const struct workspace *ws, tf_err *err)
+static int remove_tree_at(int dirfd, const char *where, const char *name, const char *keep,
+                          tf_err *err);
+
+/* The marker, created under a temporary name, share-locked, then renamed into place: a
+ * prune lists only workspaces with a marker, and by then the lock is held. */
+static int lock_marker(const struct workspace *ws, struct ws_fds *fds, tf_err *err)
 {
     char text[64];
-    snprintf(text, sizeof text, "testfence run workspace %s\n", ws->run_id);
-    return ws_add_file(ws, WS_MARKER, text, err);
+    int fd =
+        openat(fds->dir, WS_MARKER_NEW, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return tf_errnof(err, errno, "cannot create %s/%s", ws->dir, WS_MARKER_NEW);
+    fds->hold = fd;
+    if (flock(fd, LOCK_SH) < 0)
+        return tf_errnof(err, errno, "cannot lock %s/%s", ws->dir, WS_MARKER_NEW);
+    int n = snprintf(text, sizeof text, "testfence run workspace %s\n", ws->run_id);
+    if (write(fd, text, (size_t)n) != n)
+        return tf_errnof(err, errno, "cannot write %s/%s", ws->dir, WS_MARKER_NEW);
+    if (renameat(fds->dir, WS_MARKER_NEW, fds->dir, WS_MARKER) < 0)
+        return tf_errnof(err, errno, "cannot rename %s/%s", ws->dir, WS_MARKER_NEW);
+    return 0;
 }
 
-/* mkdir -p of PATH beneath BASE (an existing directory), refusing to pass
- * through a symlink: testfence runs unfenced here, so a planted
- * tests/artifacts/tmp -> /elsewhere must not make it create /elsewhere/<id>. */
-static int mkdirs_beneath(const char *base, const char *path, mode_t mode, tf_err *err)
+/* mkdir -p of REL beneath DIRFD (named WHERE), never through a symlink. */
+static int make_dir(int dirfd, const char *where, const char *rel, tf_err *err)
 {
-    size_t n = strlen(base);
-    if (strncmp(path, base, n) || (path[n] != '/' && path[n] != '\0'))
-        return tf_errf(err, "%s is not beneath %s", path, base);
-    int fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return tf_errnof(err, errno, "cannot open %s", base);
-    char rest[PATH_MAX];
-    snprintf(rest, sizeof rest, "%s", path + n);
-    char *save = NULL;
-    for (char *c = strtok_r(rest, "/", &save); c && fd >= 0; c = strtok_r(NULL, "/", &save)) {
-        if (mkdirat(fd, c, mode) < 0 && errno != EEXIST) {
-            tf_errnof(err, errno, "cannot create %s/%s", base, c);
-            close(fd);
-            return -1;
-        }
-        int next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (next < 0)
-            tf_errf(err,
-                    "refusing to use %s: \"%s\" in it is a symlink or not a directory; "
-                    "testfence makes its run directories only in real directories (remove it)",
-                    path, c);
-        close(fd);
-        fd = next;
-    }
+    int fd = walk_open_dir(dirfd, where, rel, 0700, err);
     if (fd < 0)
         return -1;
     close(fd);
     return 0;
 }
 
-/* "*": git status stays clean however many runs are kept. An existing file (the user's,
- * or anything a test left) is kept as it is. */
-static void write_ignore(const char *artifacts)
+/* "*": git status stays clean however many runs are kept. An existing file (the user's, or
+ * one a test left) is kept as it is. */
+static void write_ignore(int artifacts_fd)
 {
-    int dfd = open(artifacts, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    int fd = dfd < 0 ? -1
-                     : openat(dfd, WS_IGNORE, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                              0644);
-    if (fd >= 0) {
-        static const char text[] = "# made by testfence: run workspaces and tool caches\n*\n";
-        ssize_t w = write(fd, text, sizeof text - 1);
-        (void)w;
-        close(fd);
-    }
-    if (dfd >= 0)
-        close(dfd);
-}
-
-int ws_create(const struct workspace *ws, tf_err *err)
-{
-    if (mkdirs(ws->artifacts, 0755, err) < 0)
-        return -1;
-    write_ignore(ws->artifacts);
-    if (mkdirs_beneath(ws->artifacts, ws->dir, 0755, err) < 0)
-        return -1;
-    if (write_marker(ws, err) < 0)
-        return -1;
-    const char *dirs[] = {ws->xdg_cache, ws->xdg_data, ws->xdg_state};
-    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
-        if (mkdirs_beneath(ws->artifacts, dirs[i], 0700, err) < 0)
-            return -1;
-    return 0;
-}
-
-int ws_add_file(const struct workspace *ws, const char *name, const char *content, tf_err *err)
-{
-    char path[PATH_MAX];
-    if (path_join(path, sizeof path, ws->dir, name, err) < 0)
-        return -1;
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    static const char text[] = "# made by testfence: run workspaces and tool caches\n*\n";
+    int fd =
+        openat(artifacts_fd, WS_IGNORE, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0)
-        return tf_errnof(err, errno, "cannot create the placeholder %s", path);
+        return;
+    ssize_t w = write(fd, text, sizeof text - 1);
+    (void)w;
+    close(fd);
+}
+
+int ws_create(const struct workspace *ws, int artifacts_fd, struct ws_fds *fds, tf_err *err)
+{
+    const char *name = beneath(ws, ws->dir);
+    write_ignore(artifacts_fd);
+    fds->dir = fds->hold = -1;
+    if (mkdirat(artifacts_fd, name, 0755) < 0)
+        return tf_errnof(err, errno, "cannot create the run workspace %s", ws->dir);
+    fds->dir = walk_open_dir(artifacts_fd, ws->artifacts, name, 0, err);
+    int rc = fds->dir < 0 || lock_marker(ws, fds, err) < 0 ? -1 : 0;
+    const char *xdg[] = {WS_XDG "/cache", WS_XDG "/data", WS_XDG "/state"};
+    for (size_t i = 0; rc == 0 && i < 3; i++)
+        rc = make_dir(fds->dir, ws->dir, xdg[i], err);
+    if (rc < 0) { /* leave nothing half made: the next prune would take it for a run */
+        ws_close(fds);
+        remove_tree_at(artifacts_fd, ws->artifacts, name, NULL, NULL);
+    }
+    return rc;
+}
+
+void ws_close(struct ws_fds *fds)
+{
+    if (fds->dir >= 0)
+        close(fds->dir);
+    if (fds->hold >= 0)
+        close(fds->hold);
+    fds->dir = fds->hold = -1;
+}
+
+int ws_add_file(int dir_fd, const char *name, const char *content, tf_err *err)
+{
+    int fd = openat(dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return tf_errnof(err, errno, "cannot create the placeholder %s", name);
     size_t len = strlen(content);
     ssize_t n = write(fd, content, len);
-    int e = errno;
+    int e = n < 0 ? errno : EIO;
     close(fd);
     if (n != (ssize_t)len)
-        return tf_errnof(err, n < 0 ? e : EIO, "cannot write the placeholder %s", path);
+        return tf_errnof(err, e, "cannot write the placeholder %s", name);
     return 0;
 }
+
+/* ---- pruning ---------------------------------------------------------------- */
+
+struct rm {
+    tf_err *err;
+    const char *keep; /* a name at the top not to remove (the marker goes last), or NULL */
+};
 
 /* rm -rf, one entry at a time, never following a symlink. */
 static int rm_visit(void *ctx, struct walk_entry *e)
 {
+    struct rm *rm = ctx;
+    if (e->depth == 0 && rm->keep && !strcmp(e->name, rm->keep))
+        return 0;
     if (unlinkat(e->dirfd, e->name, 0) == 0 || errno == ENOENT)
         return 0;
     if (errno != EISDIR && errno != EPERM)
-        return tf_errnof(ctx, errno, "cannot remove %s", e->path);
+        return tf_errnof(rm->err, errno, "cannot remove %s", e->path);
     return 1; /* a directory: empty it, then rm_leave removes it */
 }
 
 static int rm_leave(void *ctx, const struct walk_entry *e)
 {
+    struct rm *rm = ctx;
     if (unlinkat(e->dirfd, e->name, AT_REMOVEDIR) < 0 && errno != ENOENT)
-        return tf_errnof(ctx, errno, "cannot remove %s", e->path);
+        return tf_errnof(rm->err, errno, "cannot remove %s", e->path);
     return 0;
 }
 
 static int rm_problem(void *ctx, const struct walk_entry *dir, enum walk_problem what, int errnum)
 {
+    struct rm *rm = ctx;
     if (what == WALK_TOO_DEEP)
-        return tf_errf(ctx, "directory tree too deep under %s", dir->path);
-    return tf_errnof(ctx, errnum, "cannot read %s", dir->path);
+        return tf_errf(rm->err, "directory tree too deep under %s", dir->path);
+    return tf_errnof(rm->err, errnum, "cannot read %s", dir->path);
 }
 
-int ws_remove_tree_at(int dirfd, const char *name, tf_err *err)
+static const struct walk_ops rm_ops = {
+    .visit = rm_visit, .leave = rm_leave, .problem = rm_problem, .max_depth = 256};
+
+/* rm -rf of NAME inside the directory DIRFD (named WHERE), keeping KEEP at its top until
+ * the rest is gone. ENOENT: nothing to do. */
+static int remove_tree_at(int dirfd, const char *where, const char *name, const char *keep,
+                          tf_err *err)
 {
-    static const struct walk_ops ops = {
-        .visit = rm_visit, .leave = rm_leave, .problem = rm_problem, .max_depth = 256};
-    struct walk_entry top = {.dirfd = dirfd, .name = name, .path = name, .len = strlen(name)};
-    int rc = rm_visit(err, &top);
-    if (rc <= 0)
-        return rc;
+    char path[PATH_MAX];
+    struct rm rm = {err, keep};
+    snprintf(path, sizeof path, "%s/%s", where, name);
     int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
-        return tf_errnof(err, errno, "cannot open %s", name);
-    rc = walk_fd(fd, name, 0, &ops, err);
-    return rc < 0 ? -1 : rm_leave(err, &top);
+        return errno == ENOENT ? 0 : tf_errnof(err, errno, "cannot open %s", path);
+    if (walk_fd(fd, path, 0, &rm_ops, &rm) < 0)
+        return -1;
+    char kept[PATH_MAX];
+    snprintf(kept, sizeof kept, "%s/%s", name, keep ? keep : "");
+    if (keep && unlinkat(dirfd, kept, 0) < 0 && errno != ENOENT)
+        return tf_errnof(err, errno, "cannot remove %s/%s", path, keep);
+    if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+        return tf_errnof(err, errno, "cannot remove %s", path);
+    return 0;
+}
+
+int ws_remove_tree_at(int dirfd, const char *where, const char *name, tf_err *err)
+{
+    return remove_tree_at(dirfd, where, name, NULL, err);
 }
 
 static int cmp_desc(const void *a, const void *b)
@@ -223,35 +239,58 @@ static int cmp_desc(const void *a, const void *b)
     return strcmp(*(char *const *)b, *(char *const *)a);
 }
 
-/* The names in DIRFD that are directories (not symlinks) of the form PREFIX<run_id>,
- * holding MARKER when it is not NULL; newest first. */
-static int list_runs(int dirfd, const char *prefix, const char *marker, char ***out, size_t *n)
+/* Does NAME in AFD hold testfence's marker (a directory, not a symlink, with a regular
+ * marker file)? Returns the marker open, or -1. */
+static int open_marker(int afd, const char *name)
 {
-    DIR *d = fdopendir(dup(dirfd));
-    if (!d)
+    int wfd = openat(afd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (wfd < 0)
         return -1;
-    size_t plen = strlen(prefix);
+    int m = openat(wfd, WS_MARKER, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    close(wfd);
+    struct stat st;
+    if (m >= 0 && (fstat(m, &st) < 0 || !S_ISREG(st.st_mode))) {
+        close(m);
+        m = -1;
+    }
+    return m;
+}
+
+void ws_free_ids(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+/* The run ids of the marked workspaces in AFD, newest first. */
+static int list_runs(int afd, char ***out, size_t *n)
+{
+    /* A new open file description, close-on-exec: a dup would share the offset and leak. */
+    int lfd = openat(afd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = lfd < 0 ? NULL : fdopendir(lfd);
+    if (!d) {
+        if (lfd >= 0)
+            close(lfd);
+        return -1;
+    }
+    size_t plen = strlen(WS_PREFIX), cap = 0;
     char **v = NULL;
-    size_t cap = 0;
     *n = 0;
     for (struct dirent *e; (e = readdir(d));) {
-        struct stat st;
-        if (strncmp(e->d_name, prefix, plen) || !ws_is_run_id(e->d_name + plen))
+        if (strncmp(e->d_name, WS_PREFIX, plen) || !ws_is_run_id(e->d_name + plen))
             continue;
-        if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
+        int m = open_marker(afd, e->d_name);
+        if (m < 0)
             continue;
-        char m[NAME_MAX * 2 + 2];
-        snprintf(m, sizeof m, "%s/%s", e->d_name, marker ? marker : "");
-        if (marker && fstatat(dirfd, m, &st, AT_SYMLINK_NOFOLLOW) < 0)
-            continue;
+        close(m);
         char **nv = vec_grow(v, &cap, *n, sizeof *v);
         if (nv)
             v = nv;
-        if (!nv || !(v[*n] = strdup(e->d_name))) {
-            for (size_t i = 0; i < *n; i++)
-                free(v[i]);
-            free(v);
+        if (!nv || !(v[*n] = strdup(e->d_name + plen))) {
+            ws_free_ids(v, *n);
             closedir(d);
+            errno = ENOMEM;
             return -1;
         }
         (*n)++;
@@ -263,83 +302,102 @@ static int list_runs(int dirfd, const char *prefix, const char *marker, char ***
     return 0;
 }
 
-/* Is run ID still running? Its testfence holds a shared flock on the marker
- * for the whole run (ws_hold), so an exclusive try-lock fails. */
-static bool is_live(int artifacts_fd, const char *run_id)
+/* Run ID's directories inside the per-run dir SUB of AFD (tmp, _pytest_tmp). */
+static int remove_sub(int afd, const char *where, const char *sub, const char *id, tf_err *err)
 {
-    char m[NAME_MAX * 2 + 2];
-    snprintf(m, sizeof m, WS_PREFIX "%s/" WS_MARKER, run_id);
-    int fd = openat(artifacts_fd, m, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    bool live = flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
-    close(fd); /* drops our lock, if we got it */
-    return live;
-}
-
-/* Remove the runs in DIRFD beyond the RETAIN newest, never one still running.
- * PREFIX + run id names each; ARTIFACTS_FD is where their workspaces live. */
-static int prune_in(int artifacts_fd, int dirfd, const char *prefix, const char *marker,
-                    unsigned retain, tf_err *err)
-{
-    char **names = NULL;
-    size_t n = 0;
-    int removed = 0;
-    if (list_runs(dirfd, prefix, marker, &names, &n) < 0)
-        return tf_errnof(err, errno, "cannot list run workspaces");
-    for (size_t i = 0; i < n; i++) {
-        const char *id = names[i] + strlen(prefix);
-        if (i >= retain && removed >= 0 && !is_live(artifacts_fd, id)) {
-            if (ws_remove_tree_at(dirfd, names[i], err) < 0)
-                removed = -1;
-            else
-                removed++;
-        }
-        free(names[i]);
-    }
-    free(names);
-    return removed;
-}
-
-/* Prune the per-run directories named by run id inside SUB (no marker: their
- * owner empties them, as pytest does its basetemp). */
-static int prune_sub(int fd, const char *sub, unsigned retain, tf_err *err)
-{
-    int sfd = openat(fd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (sfd < 0)
+    char at[PATH_MAX];
+    snprintf(at, sizeof at, "%s/%s", where, sub);
+    int sfd = openat(afd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (sfd < 0 && errno == ENOENT)
         return 0;
-    int r = prune_in(fd, sfd, "", NULL, retain, err);
+    if (sfd < 0)
+        return tf_errnof(err, errno, "cannot open %s (a symlink is never followed)", at);
+    int rc = remove_tree_at(sfd, at, id, NULL, err);
     close(sfd);
-    return r;
+    return rc;
 }
 
-int ws_prune(const char *artifacts, unsigned retain, tf_err *err)
+/* Remove run ID, unless it is still going: hold its marker exclusively meanwhile, so a
+ * second prune leaves it alone. 1 removed, 0 live, -1 failed. */
+static int remove_run(int afd, const char *where, const char *id, tf_err *err)
 {
-    int fd = open(artifacts, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return errno == ENOENT ? 0 : tf_errnof(err, errno, "cannot open %s", artifacts);
-    int removed = prune_in(fd, fd, WS_PREFIX, WS_MARKER, retain, err);
-    const char *subs[] = {WS_PYTEST_TMP, WS_TMP};
-    for (size_t i = 0; removed >= 0 && i < sizeof subs / sizeof subs[0]; i++) {
-        int r = prune_sub(fd, subs[i], retain, err);
-        removed = r < 0 ? -1 : removed + r;
+    char name[NAME_MAX + 1];
+    snprintf(name, sizeof name, WS_PREFIX "%s", id);
+    int m = open_marker(afd, name);
+    if (m < 0)
+        return 0; /* gone meanwhile */
+    if (flock(m, LOCK_EX | LOCK_NB) < 0) {
+        close(m);
+        return errno == EWOULDBLOCK ? 0 : tf_errnof(err, errno, "cannot lock %s", name);
     }
-    close(fd);
-    return removed;
+    /* The run's other dirs first: the marker vouches for them, so it goes last. */
+    int rc = remove_sub(afd, where, WS_TMP, id, err) < 0 ||
+                     remove_sub(afd, where, WS_PYTEST_TMP, id, err) < 0 ||
+                     remove_tree_at(afd, where, name, WS_MARKER, err) < 0
+                 ? -1
+                 : 1;
+    close(m);
+    return rc;
 }
 
-int ws_hold(const struct workspace *ws, tf_err *err)
+int ws_prune(int artifacts_fd, const char *where, unsigned retain, FILE *warn,
+             struct ws_pruned *out, tf_err *err)
 {
-    char path[PATH_MAX];
-    if (path_join(path, sizeof path, ws->dir, WS_MARKER, err) < 0)
+    char **ids = NULL;
+    size_t n = 0;
+    struct ws_pruned p = {0, 0};
+    *out = p;
+    if (list_runs(artifacts_fd, &ids, &n) < 0)
+        return tf_errnof(err, errno, "cannot list the run workspaces in %s", where);
+    for (size_t i = retain; i < n; i++) {
+        tf_err e = {{0}};
+        int r = remove_run(artifacts_fd, where, ids[i], &e);
+        if (r > 0)
+            p.removed++;
+        if (r < 0) {
+            p.failed++;
+            fprintf(warn,
+                    "testfence: warning: the old run %s was not removed: %s; fix it and run "
+                    "`testfence clean`\n",
+                    ids[i], e.msg);
+        }
+    }
+    ws_free_ids(ids, n);
+    *out = p;
+    return 0;
+}
+
+/* Run ID held by nobody, and without report.json? */
+static bool unfinished(int afd, const char *id)
+{
+    char name[NAME_MAX + 1];
+    snprintf(name, sizeof name, WS_PREFIX "%s", id);
+    int m = open_marker(afd, name);
+    if (m < 0)
+        return false;
+    bool free_ = flock(m, LOCK_EX | LOCK_NB) == 0;
+    close(m); /* lets go of our lock, if we took it */
+    int w = openat(afd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    bool reported = w >= 0 && fstatat(w, SHIMCONF_REPORT, &st, AT_SYMLINK_NOFOLLOW) == 0;
+    if (w >= 0)
+        close(w);
+    return free_ && w >= 0 && !reported;
+}
+
+int ws_unfinished(int artifacts_fd, char ***ids, size_t *n)
+{
+    char **all = NULL;
+    size_t total = 0, k = 0;
+    if (list_runs(artifacts_fd, &all, &total) < 0)
         return -1;
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return tf_errnof(err, errno, "cannot open %s", path);
-    if (flock(fd, LOCK_SH) < 0) {
-        int e = errno;
-        close(fd);
-        return tf_errnof(err, e, "cannot lock %s", path);
+    for (size_t i = 0; i < total; i++) {
+        if (unfinished(artifacts_fd, all[i]))
+            all[k++] = all[i];
+        else
+            free(all[i]);
     }
-    return fd;
+    *ids = all;
+    *n = k;
+    return 0;
 }

@@ -32,9 +32,9 @@ struct tf_viol {
 
 struct tf_session {
     tf_err err;
-    char warning[sizeof(tf_err) + 80];
-    bool loaded;   /* tf_load: ses is valid */
-    bool attached; /* tf_attach: conf and d are valid */
+    char *warnings; /* what the caller should show, one line each (NULL: none) */
+    bool loaded;    /* tf_load: ses is valid */
+    bool attached;  /* tf_attach: conf and d are valid */
     struct session ses;
     struct shimconf conf;
     const struct policy *policy; /* ses.pl.policy or conf.policy */
@@ -57,7 +57,7 @@ TF_PUBLIC tf_session *tf_open(void)
 {
     tf_session *s = calloc(1, sizeof *s);
     if (s)
-        s->d.wsfd = -1;
+        s->d.wsfd = s->d.logdir = -1;
     return s;
 }
 
@@ -68,7 +68,34 @@ TF_PUBLIC const char *tf_error(const tf_session *s)
 
 TF_PUBLIC const char *tf_warning(const tf_session *s)
 {
-    return s->warning[0] ? s->warning : NULL;
+    return s->warnings;
+}
+
+/* Keep TEXT (lines ending in "\n") for tf_warning: a library prints nothing itself, and its
+ * caller's stderr may be captured (pytest's is, while the plugin starts). */
+static void add_warnings(tf_session *s, const char *text)
+{
+    size_t old = s->warnings ? strlen(s->warnings) : 0, n = strlen(text);
+    char *w = n ? realloc(s->warnings, old + n + 1) : NULL;
+    if (!w)
+        return;
+    memcpy(w + old, text, n + 1);
+    s->warnings = w;
+}
+
+/* Run STEP with a stream for its warnings, which are kept for tf_warning. */
+static int with_warnings(tf_session *s, int (*step)(tf_session *, FILE *))
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return tf_errf(&s->err, "out of memory");
+    int rc = step(s, f);
+    fclose(f);
+    add_warnings(s, text ? text : "");
+    free(text);
+    return rc;
 }
 
 /* The directory libtestfence.so was loaded from: the shim is installed beside it. */
@@ -127,8 +154,11 @@ TF_PUBLIC int tf_load(tf_session *s, const char *root, const char *config, const
         return -1;
     if (shimconf_locate_near(dir, s->shim, sizeof s->shim, &shim_err) < 0) {
         s->shim[0] = '\0';
-        snprintf(s->warning, sizeof s->warning,
-                 "%s; blocked writes of child processes will not be reported", shim_err.msg);
+        char line[sizeof shim_err.msg + 80];
+        snprintf(line, sizeof line,
+                 "testfence: warning: %s; blocked writes of child processes will not be reported\n",
+                 shim_err.msg);
+        add_warnings(s, line);
     }
     /* plan_request's list is not const-qualified all the way down: hand it a copy. */
     const char **list = calloc(nallow + s->noutputs + 1, sizeof *list);
@@ -144,7 +174,8 @@ TF_PUBLIC int tf_load(tf_session *s, const char *root, const char *config, const
                                .nallow = nallow,
                                .outputs = list + nallow,
                                .noutputs = s->noutputs,
-                               .shim = s->shim[0] ? s->shim : NULL};
+                               .shim = s->shim[0] ? s->shim : NULL,
+                               .in_process = true};
     s->loaded = true; /* session_free is safe on a partly built plan */
     int rc = session_plan(&s->ses, &req, SESSION_LANDLOCK, &s->err);
     free(list);
@@ -157,20 +188,38 @@ TF_PUBLIC int tf_load(tf_session *s, const char *root, const char *config, const
     return final_env(s);
 }
 
+static int check(tf_session *s, FILE *warn)
+{
+    return session_check(&s->ses, false, NULL, warn, &s->err);
+}
+
 TF_PUBLIC int tf_check(tf_session *s)
 {
     if (!s->loaded)
         return tf_errf(&s->err, "tf_check before tf_load");
-    return session_check(&s->ses, false, NULL, stderr, &s->err);
+    return with_warnings(s, check);
+}
+
+TF_PUBLIC int tf_fenced(tf_session *s)
+{
+    if (!s->loaded)
+        return tf_errf(&s->err, "tf_fenced before tf_load");
+    return fence_in_force(&s->ses.pl.policy, &s->err);
+}
+
+static int prepare(tf_session *s, FILE *warn)
+{
+    /* No seccomp guard in-process (it needs a supervisor outside the fence): the shim
+     * refuses metadata changes in children itself. */
+    return session_start(&s->ses, s->ses.pl.cfg.retain, s->ses.pl.cfg.test_env, true, warn,
+                         &s->err);
 }
 
 TF_PUBLIC int tf_prepare(tf_session *s)
 {
     if (!s->loaded)
         return tf_errf(&s->err, "tf_prepare before tf_load");
-    /* No seccomp guard in-process (it needs a supervisor outside the fence): the shim
-     * refuses metadata changes in children itself. */
-    return session_start(&s->ses, s->ses.pl.cfg.retain, s->ses.pl.cfg.test_env, true, &s->err);
+    return with_warnings(s, prepare);
 }
 
 /* Landlock restricts the calling thread only: a thread started before would escape. */
@@ -225,7 +274,7 @@ TF_PUBLIC int tf_attach(tf_session *s, const char *workspace)
     snprintf(s->workspace, sizeof s->workspace, "%s", workspace);
     policy_fence_label(s->policy, s->fence_dir, sizeof s->fence_dir);
     s->d.wsfd = open(workspace, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (s->d.wsfd < 0)
+    if (s->d.wsfd < 0 || (s->d.logdir = fcntl(s->d.wsfd, F_DUPFD_CLOEXEC, 3)) < 0)
         return tf_errnof(&s->err, errno, "cannot open the run workspace %s", workspace);
     s->d.on = true;
     return 0;
@@ -305,24 +354,39 @@ TF_PUBLIC const char *tf_env_value(const tf_session *s, size_t i)
     return i < tf_env_count(s) ? s->envval[i] : NULL;
 }
 
+TF_PUBLIC int tf_path_check_at(tf_session *s, int dirfd, const char *path, int flags,
+                               char *resolved, size_t len)
+{
+    struct path_res res;
+    unsigned f =
+        (flags & TF_PATH_NOFOLLOW ? PATH_NOFOLLOW : 0) | (flags & TF_PATH_EMPTY ? PATH_EMPTY : 0);
+    if (!s->policy)
+        return tf_errf(&s->err, "tf_path_check before tf_load or tf_attach");
+    int rc = path_resolve_at(NULL, dirfd, path ? path : "", f, &res, &s->err);
+    if (resolved && len)
+        snprintf(resolved, len, "%s%s",
+                 rc == 0 ? res.path
+                 : path  ? path
+                         : "",
+                 rc == 0 && res.beneath ? "/..." : "");
+    if (rc < 0)
+        return -1;
+    /* No file, or a call the kernel fails anyway: nothing outside can change. */
+    if (res.kind != PATH_FILE || res.errnum)
+        return 1;
+    if (policy_match_res(s->policy, &res))
+        return 1;
+    /* Harmless tool state; the caller is not git, so a git subcommand's entry is not its. */
+    const struct policy_quiet *q = res.beneath ? NULL : policy_quiet(s->policy, res.path);
+    return q && !q->commands ? 2 : 0;
+}
+
 TF_PUBLIC int tf_path_check(tf_session *s, const char *path, int nofollow, char *resolved,
                             size_t len)
 {
-    char r[PATH_MAX];
-    if (!s->policy)
-        return tf_errf(&s->err, "tf_path_check before tf_load or tf_attach");
     if (!path || !path[0])
         return tf_errf(&s->err, "empty path");
-    if ((nofollow ? path_resolve_parent(path, r, sizeof r, &s->err)
-                  : path_resolve(path, r, sizeof r, &s->err)) < 0)
-        return -1;
-    if (resolved && len)
-        snprintf(resolved, len, "%s", r);
-    if (policy_match(s->policy, r))
-        return 1;
-    /* The caller is not git: a quiet entry of a git subcommand is no business of its. */
-    const struct policy_quiet *q = policy_quiet(s->policy, r);
-    return q && !q->commands ? 2 : 0;
+    return tf_path_check_at(s, AT_FDCWD, path, nofollow ? TF_PATH_NOFOLLOW : 0, resolved, len);
 }
 
 TF_PUBLIC int tf_record(tf_session *s, const char *op, const char *path, const char *resolved,
@@ -484,7 +548,7 @@ TF_PUBLIC char *tf_summary(tf_session *s, int status)
                              .backend = "landlock",
                              .home = getenv("HOME"),
                              .command_status = status};
-    diag_finish(d, f, &run, true);
+    diag_finish(d, f, &run, true, false);
     fclose(f);
     return text;
 }
@@ -508,6 +572,7 @@ TF_PUBLIC void tf_close(tf_session *s)
     free(s->envval);
     viols_clear(s);
     free(s->v);
+    free(s->warnings);
     diag_close(&s->d);
     for (size_t i = 0; i < s->noutputs; i++)
         free(s->outputs[i]);

@@ -46,6 +46,14 @@ int fence_require_complete(const struct fence_caps *caps, tf_err *err);
  * entries. Returns a close-on-exec fd for fence_enter, or -1. */
 int fence_prepare(const struct policy *p, const struct fence_caps *caps, tf_err *err);
 
+/* Is the calling process already fenced with P's writable set or a narrower one? The
+ * kernel's word, from a probe that changes nothing outside: it removes a directory outside
+ * the writable set that it has made sure is not empty (a file of its own inside, in the
+ * writable set). Refused (EACCES from Landlock, EROFS from a read-only mount): 1. Not
+ * empty, so the kernel let it try: 0. Anything that could mean something else: -1, and
+ * ERR says why. An environment variable never decides it. */
+int fence_in_force(const struct policy *p, tf_err *err);
+
 /* In the child, after fork and before exec: restrict this process and every
  * descendant for good. Async-signal-safe: returns 0, or the errno of the failed
  * step (*step names it) for the parent to report. */

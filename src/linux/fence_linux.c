@@ -2,6 +2,7 @@
 #include "fence.h"
 
 #include "linux_compat.h"
+#include "core/path.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -194,4 +197,62 @@ int fence_enter(int ruleset_fd, const char **step)
     if (syscall(__NR_landlock_restrict_self, ruleset_fd, 0) < 0)
         return errno;
     return 0;
+}
+
+/* ---- is this process fenced? ----------------------------------------------------------- */
+
+/* The outermost project directory of P: a writable directory whose parent is not writable. */
+static const struct policy_entry *outermost(const struct policy *p)
+{
+    const struct policy_entry *best = NULL;
+    for (size_t i = 0; i < p->n; i++) {
+        const struct policy_entry *e = &p->entries[i];
+        if (e->is_dir && e->origin == POLICY_PROJECT &&
+            (!best || strlen(e->path) < strlen(best->path)))
+            best = e;
+    }
+    return best;
+}
+
+/* May this process remove the entry SUB of DIR as far as mode bits go? Then a refusal can
+ * only come from a fence. Sticky directories and attributes are left out: they say EPERM. */
+static bool dac_allows_rmdir(const char *dir, const char *sub)
+{
+    struct stat d, s;
+    if (access(dir, W_OK | X_OK) < 0 || stat(dir, &d) < 0 || lstat(sub, &s) < 0)
+        return false;
+    return !(d.st_mode & S_ISVTX) || d.st_uid == geteuid() || s.st_uid == geteuid();
+}
+
+int fence_in_force(const struct policy *p, tf_err *err)
+{
+    const struct policy_entry *e = outermost(p);
+    char sub[PATH_MAX], dir[PATH_MAX], probe[PATH_MAX];
+    if (!e)
+        return tf_errf(err, "no project directory to probe from");
+    /* DIR: the nearest ancestor of the entry outside the writable set; SUB: its child. */
+    snprintf(sub, sizeof sub, "%s", e->path);
+    path_dirname(dir, sizeof dir, sub);
+    while (strcmp(dir, sub) && policy_match(p, dir)) {
+        snprintf(sub, sizeof sub, "%s", dir);
+        path_dirname(dir, sizeof dir, sub);
+    }
+    if (!strcmp(dir, sub) || !dac_allows_rmdir(dir, sub))
+        return tf_errf(err, "%s cannot be probed (the root, or its mode bits would refuse)", dir);
+    /* Not empty, whatever else happens to it meanwhile: a file of ours is inside. */
+    if (path_join(probe, sizeof probe, e->path, ".testfence-probe-XXXXXX", err) < 0)
+        return -1;
+    int fd = mkostemp(probe, O_CLOEXEC);
+    if (fd < 0)
+        return tf_errnof(err, errno, "cannot create a probe file in %s", e->path);
+    close(fd);
+    /* Raw: an LD_PRELOAD shim must not take this for a blocked write of the test's. */
+    long r = syscall(SYS_unlinkat, AT_FDCWD, sub, AT_REMOVEDIR);
+    int why = r < 0 ? errno : 0;
+    syscall(SYS_unlinkat, AT_FDCWD, probe, 0);
+    if (why == EACCES || why == EROFS)
+        return 1;
+    if (why == ENOTEMPTY || why == EEXIST)
+        return 0;
+    return tf_errnof(err, why, "probing rmdir %s", sub);
 }

@@ -3,6 +3,7 @@
 #ifndef TESTFENCE_SESSION_H
 #define TESTFENCE_SESSION_H
 
+#include "channel.h"
 #include "core/diag.h"
 #include "base/err.h"
 #include "core/plan.h"
@@ -21,6 +22,8 @@ struct session {
     struct plan pl;
     struct fence_caps caps;
     struct diag d;
+    struct channel ch; /* run's record channel (not in process) */
+    bool reported;     /* report.json was written: the run finished */
     enum session_backend backend;
     bool guard;     /* a seccomp guard watches the command's metadata calls */
     int ruleset_fd; /* the Landlock ruleset (-1: none yet, or not fenced) */
@@ -41,17 +44,22 @@ int session_plan(struct session *s, const struct plan_request *req, enum session
 int session_check(struct session *s, bool allow_hazards, const char *override, FILE *warn,
                   tf_err *err);
 
-/* Create the workspace, prune those beyond RETAIN, open the violation log and hand the
- * shim its configuration (when the plan has a shim) with TEST_ENV naming the current
- * test, and build the Landlock ruleset. IN_PROCESS: the caller fences itself and
- * records its own blocked writes; no seccomp guard can watch it there, so the shim
- * refuses metadata changes in its children itself. */
+/* Create the workspace, prune those beyond RETAIN (what cannot be pruned is a warning on
+ * WARN), open the violation log and hand the shim its configuration (when the plan has a
+ * shim) with TEST_ENV naming the current test, and build the Landlock ruleset. IN_PROCESS:
+ * the caller fences itself and records its own blocked writes; no seccomp guard can watch
+ * it there, so the shim refuses metadata changes in its children itself. */
 int session_start(struct session *s, unsigned retain, const char *test_env, bool in_process,
-                  tf_err *err);
+                  FILE *warn, tf_err *err);
+
+/* While the command runs: take the records waiting on the channel (S is the session; for
+ * spawn's poll loop, whenever the channel's socket is readable). */
+void session_records(void *s);
 
 /* After the command: the summary to OUT (coloured on a terminal), report.json, the
- * outputs OUTS asks for (NULL: none), and the status to exit with (see diag_finish).
- * ARGV is the command, NULL when the caller is the command. */
+ * outputs OUTS asks for (NULL: none), and the status to exit with (see diag_finish); a
+ * violation log the command deleted or rewrote fails the run (120 when the command exited
+ * 0). ARGV is the command, NULL when the caller is the command. */
 int session_finish(struct session *s, FILE *out, char *const *argv, int command_status,
                    bool allow_violations, const struct report_outputs *outs);
 

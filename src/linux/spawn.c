@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -102,6 +103,23 @@ static void child_fail(int fd, int err, const char *step)
     (void)w;
 }
 
+/* Mark every fd from FIRST on close-on-exec: close_range where the kernel has it (5.11),
+ * else one fcntl per possible fd. 0, or -1 with errno. */
+static int cloexec_from(int first)
+{
+    if (close_range((unsigned)first, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
+        return 0;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return -1;
+    rlim_t top =
+        rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (1u << 20) ? (1u << 20) : rl.rlim_cur;
+    for (rlim_t fd = (rlim_t)first; fd < top; fd++)
+        if (fcntl((int)fd, F_SETFD, FD_CLOEXEC) < 0 && errno != EBADF)
+            return -1;
+    return 0;
+}
+
 static void child(const struct spawn_opts *o, const sigset_t *oldmask, bool tty, int errfd,
                   int guardsock)
 {
@@ -134,7 +152,10 @@ static void child(const struct spawn_opts *o, const sigset_t *oldmask, bool tty,
     }
     /* Nothing but 0, 1, 2 and the kept ones (make's jobserver) may reach the command;
      * errfd closes on a successful exec. */
-    close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+    if (cloexec_from(3) < 0) {
+        child_fail(errfd, errno, "cannot keep testfence's files from the command");
+        _exit(TF_EXIT_OWN_ERROR);
+    }
     for (size_t i = 0; i < o->nkeep_fds; i++)
         fcntl(o->keep_fds[i], F_SETFD, 0);
     execvpe(o->argv[0], o->argv, o->envp);
@@ -202,13 +223,22 @@ static int on_signal(int sig, pid_t pid, bool tty)
 }
 
 /* Wait for the child, forwarding signals to its group, following job control,
- * and answering the metadata guard's questions (LISTENER, or -1). */
-static int supervise(pid_t pid, bool tty, int sfd, int *listener, const struct policy *guard)
+ * answering the metadata guard's questions (LISTENER, or -1) and taking records.
+ * Returns its exit code, or -errno when waiting itself failed. */
+static int supervise(const struct spawn_opts *o, pid_t pid, bool tty, int sfd, int *listener)
 {
-    struct pollfd fds[2] = {{.fd = sfd, .events = POLLIN}, {.fd = *listener, .events = POLLIN}};
+    const struct policy *guard = o->guard;
+    struct pollfd fds[3] = {{.fd = sfd, .events = POLLIN},
+                            {.fd = *listener, .events = POLLIN},
+                            {.fd = o->on_record ? o->record_fd : -1, .events = POLLIN}};
     for (;;) {
-        if (poll(fds, *listener >= 0 ? 2 : 1, -1) < 0)
-            continue;
+        if (poll(fds, 3, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            return -errno; /* nothing can be waited for: never spin on it */
+        }
+        if (fds[2].revents & POLLIN)
+            o->on_record(o->record_ctx);
         if ((fds[1].revents & POLLIN) && guard_answer(*listener, guard) < 0) {
             /* A listener we cannot serve would leave every later metadata call
              * blocked; closed, the kernel fails them (ENOSYS) instead. */
@@ -278,7 +308,15 @@ int spawn_run(const struct spawn_opts *o, int *status, tf_err *err)
             give_terminal(pid);
         int listener = o->guard ? recv_fd(ch.guard[0]) : -1; /* GUARD_DECLINED: nested */
         rc = child_report(ch.err[0], o, status, err);
-        code = supervise(pid, tty, ch.sfd, &listener, o->guard);
+        code = supervise(o, pid, tty, ch.sfd, &listener);
+        if (code < 0) { /* unsupervised, the command must not go on: stop it */
+            kill(-pid, SIGKILL);
+            waitpid(pid, NULL, 0);
+            if (rc == 0)
+                rc = tf_errnof(err, -code, "cannot wait for the command (poll)");
+            code = TF_EXIT_OWN_ERROR;
+            *status = code;
+        }
         close_fd(&listener);
         if (tty)
             give_terminal(getpgrp());

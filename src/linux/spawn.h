@@ -7,11 +7,14 @@
 #include "core/policy.h"
 
 struct spawn_opts {
-    char *const *argv;          /* argv[0] is searched in PATH */
-    char *const *envp;          /* the child's complete environment */
-    int ruleset_fd;             /* from fence_prepare; -1 runs unfenced */
-    const struct policy *guard; /* guard metadata syscalls with this policy; NULL: don't */
-    const int *keep_fds;        /* open descriptors the command inherits besides 0, 1, 2 */
+    char *const *argv;            /* argv[0] is searched in PATH */
+    char *const *envp;            /* the child's complete environment */
+    int ruleset_fd;               /* from fence_prepare; -1 runs unfenced */
+    const struct policy *guard;   /* guard metadata syscalls with this policy; NULL: don't */
+    int record_fd;                /* readable when records wait (the channel's socket), or -1 */
+    void (*on_record)(void *ctx); /* take them: called from the wait loop */
+    void *record_ctx;
+    const int *keep_fds; /* open descriptors the command inherits besides 0, 1, 2 */
     size_t nkeep_fds;
 };
 

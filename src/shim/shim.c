@@ -29,7 +29,6 @@ enum { LIVE_MAX = 100 };
 static struct {
     bool active;
     struct shimconf conf;
-    char log[PATH_MAX];
     char fence[PATH_MAX + 1]; /* "<root>/tests/" for the live line */
 } shim;
 
@@ -48,16 +47,15 @@ void *shim_real(void **slot, const char *name)
     return p;
 }
 
-/* Load the configuration run left in the workspace. Without it the shim does nothing:
- * the process was not started by testfence run, or its environment was changed. */
+/* Load the configuration testfence left for us: testfence run keeps it in its private
+ * directory, outside the writable set; a process that fences itself, in its workspace.
+ * Without it the shim does nothing: the process was not started by testfence, or its
+ * environment was changed. */
 __attribute__((constructor)) static void shim_init(void)
 {
-    const char *ws = getenv("TESTFENCE_WORKSPACE");
-    char conf[PATH_MAX];
+    const char *conf = getenv("TESTFENCE_SHIM_CONF");
     tf_err err;
-    if (!ws || ws[0] != '/' ||
-        snprintf(conf, sizeof conf, "%s/" SHIMCONF_FILE, ws) >= (int)sizeof conf ||
-        snprintf(shim.log, sizeof shim.log, "%s/" SHIMCONF_LOG, ws) >= (int)sizeof shim.log)
+    if (!conf || conf[0] != '/')
         return;
     busy++;
     if (shimconf_load(conf, &shim.conf, &err) == 0) {
@@ -74,36 +72,37 @@ static bool fence_errno(int e)
     return e == EACCES || e == EPERM || e == EXDEV || e == EROFS;
 }
 
-static int fd_path(int fd, char *out)
+/* What the call aims at: PATH relative to DIRFD, or with a NULL PATH the open file DIRFD
+ * (fchmod, futimens), through the one resolver. -1 when it cannot be told. */
+static int resolve_at(int dirfd, const char *path, unsigned how, struct path_res *res)
 {
-    char link[64];
-    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-    ssize_t n = readlink(link, out, PATH_MAX - 1);
-    if (n <= 0 || out[0] != '/')
-        return -1; /* a pipe, socket or anonymous inode: not a path in the file tree */
-    out[n] = '\0';
-    /* A memfd or an unlinked file has no name a write could clobber. */
-    if (!strncmp(out, "/memfd:", 7) || (n > 10 && !strcmp(out + n - 10, " (deleted)")))
-        return -1;
-    return 0;
+    unsigned flags =
+        (how & SHIM_NOFOLLOW ? PATH_NOFOLLOW : 0) | (how & SHIM_EMPTY ? PATH_EMPTY : 0);
+    if (!path && dirfd == AT_FDCWD) {
+        memset(res, 0, sizeof *res); /* utimensat(AT_FDCWD, NULL): the kernel says EFAULT */
+        res->kind = PATH_REJECTED;
+        return 0;
+    }
+    if (!path)
+        flags |= PATH_EMPTY;
+    return path_resolve_at(NULL, dirfd, path ? path : "", flags, res, NULL);
 }
 
-/* PATH relative to DIRFD (AT_FDCWD, or a directory fd; a NULL or empty PATH names
- * the fd itself), as the kernel sees it. */
-static int resolve_at(int dirfd, const char *path, unsigned how, char *out)
+/* The name a record gives a target: RES's path ("/deep/..." when it is beneath it), or
+ * for a target that could not be resolved, the path as given. */
+static void target_name(const struct path_res *res, int rc, const char *given, char *out)
 {
-    char base[PATH_MAX], joined[PATH_MAX];
-    if (!path || !path[0])
-        return dirfd >= 0 ? fd_path(dirfd, out) : -1;
-    const char *p = path;
-    if (path[0] != '/' && dirfd != AT_FDCWD) {
-        if (fd_path(dirfd, base) < 0 || path_join(joined, sizeof joined, base, path, NULL) < 0)
-            return -1;
-        p = joined;
-    }
-    if (how & SHIM_NOFOLLOW)
-        return path_resolve_parent(p, out, PATH_MAX, NULL);
-    return path_resolve(p, out, PATH_MAX, NULL);
+    char cwd[PATH_MAX];
+    int n;
+    if (rc == 0)
+        n = snprintf(out, PATH_MAX, "%s%s", res->path, res->beneath ? "/..." : "");
+    else if (given && given[0] == '/')
+        n = snprintf(out, PATH_MAX, "%s", given);
+    else
+        n = snprintf(out, PATH_MAX, "%s/%s", getcwd(cwd, sizeof cwd) ? cwd : "/?",
+                     given ? given : "");
+    if (n < 0 || n >= PATH_MAX)
+        memcpy(out + PATH_MAX - 5, "/...", 5); /* a record cuts long paths anyway */
 }
 
 /* ---- the record ------------------------------------------------------------ */
@@ -172,7 +171,10 @@ static void record(const char *op, const char *given, const char *resolved, int 
     r.err = err;
     r.blocked_by = by;
     size_t len = vlog_format(line, sizeof line, &r);
-    vlog_append(shim.log, line, len);
+    if (shim.conf.sink_socket)
+        vlog_send(shim.conf.sink, line, len); /* testfence run takes it: nothing to erase */
+    else if (shim.conf.sink[0])
+        vlog_append(shim.conf.sink, line, len);
     live_line(&r);
 }
 
@@ -197,16 +199,29 @@ static bool quiet_here(const char *resolved)
 
 /* ---- the two hooks --------------------------------------------------------- */
 
-/* The first of the call's paths that lies outside the writable set (the second
- * path, the new name of a rename or link, is the one written, so it goes first). */
-static const char *outside(unsigned how, int dirfd, const char *path, int dirfd2, const char *path2,
-                           char *resolved)
+/* Is the target of PATH (or the fd DIRFD) outside the writable set? With STRICT (the shim
+ * decides), a target it cannot resolve counts as outside; else (reporting what the kernel
+ * refused) it does not. */
+static bool one_outside(unsigned how, int dirfd, const char *path, bool strict, char *name)
 {
-    if (path2 && resolve_at(dirfd2, path2, how, resolved) == 0 &&
-        !policy_match(&shim.conf.policy, resolved))
+    struct path_res res;
+    int rc = resolve_at(dirfd, path, how, &res);
+    bool out =
+        rc < 0 ? strict
+               : res.kind == PATH_FILE && !res.errnum && !policy_match_res(&shim.conf.policy, &res);
+    if (out)
+        target_name(&res, rc, path, name);
+    return out;
+}
+
+/* The first of the call's paths that lies outside the writable set (the second path, the
+ * new name of a rename or link, is the one written, so it goes first), named in RESOLVED. */
+static const char *outside(unsigned how, int dirfd, const char *path, int dirfd2, const char *path2,
+                           bool strict, char *resolved)
+{
+    if (path2 && one_outside(how, dirfd2, path2, strict, resolved))
         return path2;
-    if ((path || dirfd >= 0) && resolve_at(dirfd, path, how, resolved) == 0 &&
-        !policy_match(&shim.conf.policy, resolved))
+    if ((path || dirfd >= 0) && one_outside(how, dirfd, path, strict, resolved))
         return path ? path : "";
     return NULL;
 }
@@ -219,7 +234,7 @@ bool shim_pre(const char *op, unsigned how, int dirfd, const char *path, int dir
         return false;
     busy++;
     char resolved[PATH_MAX];
-    const char *given = outside(how, dirfd, path, dirfd2, path2, resolved);
+    const char *given = outside(how, dirfd, path, dirfd2, path2, true, resolved);
     /* Harmless tool state (git's index lock) is refused like the rest, without a record. */
     if (given && !quiet_here(resolved))
         record(op, given, resolved, EACCES, "shim");
@@ -237,7 +252,8 @@ void shim_post(const char *op, unsigned how, int dirfd, const char *path, int di
         return;
     busy++;
     char resolved[PATH_MAX];
-    const char *given = outside(how, dirfd, path, dirfd2, path2, resolved);
+    const char *given = outside(how, dirfd, path, dirfd2, path2, false, resolved);
+    /* Harmless tool state (git's index lock) is refused like the rest, without a record. */
     if (given && !quiet_here(resolved))
         record(op, given, resolved, e, "kernel");
     busy--;

@@ -11,6 +11,7 @@ enum {
     SHIM_NOFOLLOW = 1 << 1, /* the call acts on the last component itself, not a symlink's target */
     SHIM_META = 1 << 2,     /* metadata (chmod, utimes, xattrs): Landlock cannot block it; when
                                no seccomp guard does either, the shim refuses it beforehand */
+    SHIM_EMPTY = 1 << 3,    /* AT_EMPTY_PATH: an empty PATH names DIRFD itself */
 };
 
 /* A call writes PATH relative to DIRFD, and for rename and link also PATH2 relative

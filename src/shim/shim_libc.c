@@ -333,7 +333,8 @@ EXPORT char *mkdtemp(char *tmpl)
 /* ---- metadata: Landlock cannot block these, so the shim refuses them beforehand -- */
 
 #define META SHIM_META
-#define META_AT(flags) (SHIM_META | NOFOLLOW_IF(flags, AT_SYMLINK_NOFOLLOW))
+#define META_AT(flags)                                                                             \
+    (SHIM_META | NOFOLLOW_IF(flags, AT_SYMLINK_NOFOLLOW) | ((flags)&AT_EMPTY_PATH ? SHIM_EMPTY : 0))
 
 EXPORT int chmod(const char *path, mode_t mode)
 {

@@ -3,7 +3,10 @@
 # into a throwaway project (root files config.toml, manual_slop.toml, ... and a
 # tests/ dir), audited there by the real binary, and the output compared with
 # <name>.expected (stdout, stderr, exit status; the temp root shows as <ROOT>).
-# A first line "# audit-args: ..." gives extra arguments.
+# A first line "# audit-args: ..." gives extra arguments. A case that needs several
+# files (conftest.py fixtures, helper modules) is a directory cases/<name>/ copied over
+# the project root and audited as a whole (`audit tests`); its file "args" gives extra
+# arguments.
 # usage: run_golden.sh TESTFENCE_BINARY [--update] [NAME...]
 set -uo pipefail
 
@@ -19,7 +22,7 @@ trap 'rm -rf "$work"' EXIT
 
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
-    for f in "$cases"/*.py; do names+=("$(basename "$f" .py)"); done
+    for f in "$cases"/*.expected; do names+=("$(basename "$f" .expected)"); done
 fi
 
 run_case() {
@@ -30,15 +33,26 @@ run_case() {
         presets.toml personas.toml tool_presets.toml; do
         echo "# user data" >"$proj/$f"
     done
-    cp "$cases/$name.py" "$proj/tests/$name.py"
-    local args
-    args=$(sed -n '1s/^# audit-args: //p' "$cases/$name.py")
+    local args target
+    if [ -d "$cases/$name" ]; then
+        cp -a "$cases/$name/." "$proj/"
+        args=$(cat "$proj/args" 2>/dev/null)
+        rm -f "$proj/args"
+        target=tests
+    else
+        cp "$cases/$name.py" "$proj/tests/$name.py"
+        args=$(sed -n '1s/^# audit-args: //p' "$cases/$name.py")
+        target="tests/$name.py"
+    fi
     local root
     root=$(cd "$proj" && pwd -P)
     (
         cd "$proj" || exit 125
+        # The per-file cache: one per case (a shared one would make a case's summary depend
+        # on the cases before it), never in the HOME of whoever runs this.
+        export XDG_CACHE_HOME="$work/cache-$name"
         # shellcheck disable=SC2086 # args are split on purpose
-        NO_COLOR=1 "$bin" audit $args "tests/$name.py" >"$work/$name.out" 2>"$work/$name.err"
+        NO_COLOR=1 "$bin" audit $args "$target" >"$work/$name.out" 2>"$work/$name.err"
         echo "[exit $?]" >>"$work/$name.err"
     )
     { cat "$work/$name.out"; echo "--- stderr"; cat "$work/$name.err"; } |
@@ -47,7 +61,7 @@ run_case() {
 
 fail=0
 for name in "${names[@]}"; do
-    [ -f "$cases/$name.py" ] || { echo "no such case: $name" >&2; fail=1; continue; }
+    [ -f "$cases/$name.py" ] || [ -d "$cases/$name" ] || { echo "no such case: $name" >&2; fail=1; continue; }
     run_case "$name"
     if [ $update = 1 ]; then
         cp "$work/$name.actual" "$cases/$name.expected"

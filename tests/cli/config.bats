@@ -120,6 +120,15 @@ bad() {
     bad '[tool.testfence.audit]\nprotect = []\n' '2:1: unknown key "protect" in [tool.testfence.audit] (did you mean "protected"?)'
     bad '[tool.testfence]\nretain = 3\nretain = 4\n' '3:1: duplicate key "retain" (first defined at 2:1)'
     bad '[tool.testfence\n' '1:16:'
+    # Found only when the plan is made, and still placed.
+    bad '[tool.testfence]\nwritable = ["tests", "nope"]\n' '2:22: writable path '"$P"'/nope cannot be used (it must exist)'
+    mkdir -p other
+    bad '[tool.testfence]\nartifacts = "other"\n' '2:13: the artifacts dir '"$P"'/other ("other") is outside the writable set'
+    # Files testfence writes in the workspace itself: refused before anything exists.
+    local f
+    for f in violations.jsonl report.json testfence-shim.conf .testfence-workspace xdg; do
+        bad '[tool.testfence.workspace.files]\n"'"$f"'" = ""\n' '2:1: [tool.testfence.workspace.files] key "'"$f"'" is a file testfence writes in the workspace itself'
+    done
 }
 
 @test "a writable entry that leaves the root through a symlink is refused" {
@@ -188,16 +197,21 @@ bad() {
     for _ in 1 2 3; do "$TESTFENCE" run --retain 10 -- true; sleep 1.1; done
     mkdir "$BATS_TEST_TMPDIR/victim" && echo keep >"$BATS_TEST_TMPDIR/victim/precious"
     ln -s "$BATS_TEST_TMPDIR/victim" tests/artifacts/_isolation_workspace_20200101T000000Z-0000001
-    # What earlier versions left: per-run temp dirs in the artifacts dir.
+    # What earlier versions left beside each run: per-run temp dirs in the artifacts dir,
+    # and one whose workspace is gone (no marker vouches for it: left alone).
     mkdir -p tests/artifacts/_pytest_tmp tests/artifacts/tmp
-    for id in 20210101T000000Z-0000001 20210102T000000Z-0000001; do
+    ids=$(cd tests/artifacts && ls -d _isolation_workspace_2026* | sed 's/_isolation_workspace_//')
+    for id in $ids 20210101T000000Z-0000001; do
         mkdir tests/artifacts/_pytest_tmp/$id tests/artifacts/tmp/$id
     done
     ln -s "$BATS_TEST_TMPDIR/victim" tests/artifacts/_pytest_tmp/20200101T000000Z-0000001
     mkdir tests/artifacts/mine
     run "$TESTFENCE" clean --retain 1
     expect_status 0
-    expect_output_has "removed 4 run directories"
+    expect_output_has "removed 2 old runs"
+    newest=$(echo "$ids" | tail -n 1)
+    [ "$(ls tests/artifacts/tmp)" = "$(printf '%s\n' 20210101T000000Z-0000001 "$newest")" ]
+    [ "$(ls tests/artifacts/_pytest_tmp | grep -v 20200101)" = "$(ls tests/artifacts/tmp)" ]
     [ "$(ls -d tests/artifacts/_isolation_workspace_2026* | wc -l)" -eq 1 ]
     run "$TESTFENCE" clean --all
     expect_status 0

@@ -246,3 +246,16 @@ PY
     expect_status 0
     [[ "$output" == "$long -o cache_dir="* ]]
 }
+
+@test "close_range failing (an old kernel): testfence's own files still do not reach the command" {
+    run bash -c 'exec 9<config.toml; exec "$0" close_range=ENOSYS -- "$1" run -- sh -c "ls /proc/self/fd"' \
+        "$TF_FAILSYS" "$TESTFENCE"
+    expect_status 0
+    [ "$(echo "$output" | tr '\n' ' ')" = "0 1 2 3 " ] || { echo "$output"; false; }
+}
+
+@test "a poll that fails stops the run with a message, instead of spinning" {
+    run timeout -k 5 30 "$TF_FAILSYS" poll=EIO ppoll=EIO -- "$TESTFENCE" run -- sleep 60
+    expect_status 125
+    expect_output_has "testfence: cannot wait for the command (poll): Input/output error"
+}

@@ -73,7 +73,7 @@ PY
         plugin -q
         expect_clean
         expect_output_has "4 passed"
-        plugin -q -p xdist -n 2
+        plugin -q -p xdist.plugin -n 2
         expect_clean
         expect_output_has "4 passed"
     done

@@ -4,6 +4,7 @@
 #include <limits.h>
 #include "core/shimconf.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -23,8 +24,10 @@ int main(void)
           0);
     CHECK(policy_add_quiet(&c.policy, "/r/.git/index.lock", false, "git", "describe", &err) == 0);
     CHECK(policy_add_quiet(&c.policy, "/r/.bench\tmarks", true, "bench", NULL, &err) == 0);
-    CHECK(shimconf_write(path, &c, &err) == 0);
-    CHECK(shimconf_write(path, &c, &err) < 0); /* never over an existing file */
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+    CHECK(shimconf_write(dfd, "conf", &c, &err) == 0);
+    CHECK(shimconf_write(dfd, "conf", &c, &err) < 0); /* never over an existing file */
+    close(dfd);
     CHECK(shimconf_load(path, &back, &err) == 0);
     CHECK(back.mode == SHIM_BLOCK && back.precheck_meta);
     CHECK_STR(back.test_env, "MY_TEST");

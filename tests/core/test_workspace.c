@@ -1,8 +1,13 @@
 /* Unit tests for src/core/workspace.c: run ids, planning without I/O, creation, retention. */
 #include "check.h"
+#include "core/walk.h"
 #include "core/workspace.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -42,6 +47,62 @@ static void legacy(const char *id)
     mkdir(at(p), 0700);
 }
 
+/* Every fd the module makes must be close-on-exec: no bare dup(). */
+static int dup_calls;
+int dup(int fd)
+{
+    dup_calls++;
+    return (int)syscall(SYS_dup, fd);
+}
+
+/* Make the directory REL resist removal, as a test might leave it: immutable as root (a
+ * file inside it too), read-only for anyone else. Returns 1 when it does. */
+static int resist(const char *rel)
+{
+    if (getuid() != 0)
+        return chmod(at(rel), 0555) == 0;
+    int fd = open(at(rel), O_RDONLY | O_DIRECTORY), flags = 0;
+    int ok = fd >= 0 && ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 &&
+             (flags |= FS_IMMUTABLE_FL, ioctl(fd, FS_IOC_SETFLAGS, &flags) == 0);
+    if (fd >= 0)
+        close(fd);
+    return ok;
+}
+
+static void unresist(const char *rel)
+{
+    chmod(at(rel), 0755);
+    int fd = open(at(rel), O_RDONLY | O_DIRECTORY), flags = 0;
+    if (fd >= 0 && ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0) {
+        flags &= ~FS_IMMUTABLE_FL;
+        ioctl(fd, FS_IOC_SETFLAGS, &flags);
+    }
+    if (fd >= 0)
+        close(fd);
+}
+
+/* walk_open_dir: one component at a time, creating, never through a link or "..". */
+static void test_open_dir(void)
+{
+    tf_err err = {{0}};
+    int b = open(base, O_RDONLY | O_DIRECTORY);
+    int fd = walk_open_dir(b, base, "od/a/b", 0755, &err);
+    CHECK(fd >= 0 && exists("od/a/b"));
+    close(fd);
+    char target[PATH_MAX];
+    snprintf(target, sizeof target, "%s", at("od/a"));
+    CHECK(symlink(target, at("od/link")) == 0);
+    CHECK(walk_open_dir(b, base, "od/link/b", 0755, &err) < 0 &&
+          (errno == ELOOP || errno == ENOTDIR));
+    CHECK(strstr(err.msg, "od/link") != NULL);
+    CHECK(walk_open_dir(b, base, "od/../od", 0, &err) < 0);
+    CHECK(walk_open_dir(b, base, "od/none", 0, &err) < 0 && errno == ENOENT);
+    fd = walk_open_dir(b, base, "", 0, &err);
+    CHECK(fd >= 0);
+    close(fd);
+    close(b);
+}
+
 int main(void)
 {
     const char *t = getenv("TMPDIR");
@@ -69,19 +130,30 @@ int main(void)
 
     /* Four runs, retention 2: the two oldest go, with the temp dirs earlier versions kept
      * in tmp/ and _pytest_tmp/. */
+    mkdir(art, 0755);
+    int afd = open(art, O_RDONLY | O_DIRECTORY);
+    struct ws_fds fds;
     const char *ids[] = {"20260101T000000Z-0000001", "20260102T000000Z-0000001",
                          "20260103T000000Z-0000001", "20260104T000000Z-0000001"};
     for (int i = 0; i < 4; i++) {
         CHECK(ws_plan(&ws, art, ids[i], &err) == 0);
-        CHECK(ws_create(&ws, &err) == 0);
+        CHECK(ws_create(&ws, afd, &fds, &err) == 0);
+        CHECK(ws_add_file(fds.dir, "placeholder.toml", "x = 1\n", &err) == 0);
+        CHECK(ws_add_file(fds.dir, "placeholder.toml", "x = 1\n", &err) < 0);
+        ws_close(&fds);
+        CHECK(i > 0 || (!exists("artifacts/tmp") && !exists("artifacts/_pytest_tmp")));
         legacy(ids[i]);
     }
-    CHECK(ws_create(&ws, &err) < 0);       /* a run workspace is always fresh */
     CHECK(exists("artifacts/.gitignore")); /* kept out of git status */
+    CHECK(exists("artifacts/_isolation_workspace_20260104T000000Z-0000001/xdg/cache"));
+    CHECK(exists("artifacts/_isolation_workspace_20260104T000000Z-0000001/.testfence-workspace"));
+    CHECK(ws_create(&ws, afd, &fds, &err) < 0); /* a run workspace is always fresh */
     touch("artifacts/tmp/20260101T000000Z-0000001/file");
-    /* Things testfence did not make must survive: no marker, wrong name, a symlink. */
+    /* Things testfence did not make must survive: no marker, wrong name, a symlink, and a
+     * run's tmp dir whose workspace (with the marker that vouches for it) is gone. */
     mkdir(at("artifacts/_isolation_workspace_20250101T000000Z-0000009"), 0755);
     mkdir(at("artifacts/keepme"), 0755);
+    mkdir(at("artifacts/tmp/20250101T000000Z-0000009"), 0755);
     mkdir(at("victim"), 0755);
     touch("victim/precious");
     char victim[PATH_MAX];
@@ -90,7 +162,8 @@ int main(void)
         symlink(victim, at("artifacts/_pytest_tmp/20240101T000000Z-0000001")) < 0)
         return perror("symlink"), 1;
 
-    CHECK(ws_prune(art, 2, &err) == 6);
+    struct ws_pruned pr;
+    CHECK(ws_prune(afd, art, 2, stderr, &pr, &err) == 0 && pr.removed == 2 && pr.failed == 0);
     CHECK(!exists("artifacts/_isolation_workspace_20260101T000000Z-0000001"));
     CHECK(!exists("artifacts/_isolation_workspace_20260102T000000Z-0000001"));
     CHECK(exists("artifacts/_isolation_workspace_20260103T000000Z-0000001"));
@@ -100,25 +173,60 @@ int main(void)
     CHECK(!exists("artifacts/tmp/20260101T000000Z-0000001"));
     CHECK(exists("artifacts/tmp/20260104T000000Z-0000001"));
     CHECK(exists("artifacts/_isolation_workspace_20250101T000000Z-0000009"));
+    CHECK(exists("artifacts/tmp/20250101T000000Z-0000009"));
     CHECK(exists("artifacts/keepme"));
     CHECK(exists("victim/precious"));
     CHECK(exists("artifacts/_isolation_workspace_20240101T000000Z-0000001"));
-    CHECK(ws_prune(at("nonexistent"), 2, &err) == 0);
 
-    /* A held (running) workspace survives even --all; released, it goes. */
+    /* Created is held: another run's prune, right after, leaves it alone (no window between
+     * the workspace appearing and its lock); released, it goes. */
     CHECK(ws_plan(&ws, art, "20260105T000000Z-0000001", &err) == 0);
-    CHECK(ws_create(&ws, &err) == 0);
+    CHECK(ws_create(&ws, afd, &fds, &err) == 0);
     legacy("20260105T000000Z-0000001");
-    int hold = ws_hold(&ws, &err);
-    CHECK(hold >= 0);
-    CHECK(ws_prune(art, 0, &err) == 6); /* the two older runs' three dirs each */
+    CHECK(ws_prune(afd, art, 0, stderr, &pr, &err) == 0 && pr.removed == 2);
     CHECK(exists("artifacts/_isolation_workspace_20260105T000000Z-0000001"));
     CHECK(exists("artifacts/tmp/20260105T000000Z-0000001"));
-    close(hold);
-    CHECK(ws_prune(art, 0, &err) == 3);
+    ws_close(&fds);
+
+    /* A run a test left unremovable is a warning; the others still go. */
+    CHECK(ws_plan(&ws, art, "20260106T000000Z-0000001", &err) == 0);
+    CHECK(ws_create(&ws, afd, &fds, &err) == 0);
+    ws_close(&fds);
+    touch("artifacts/_isolation_workspace_20260105T000000Z-0000001/stuck");
+    int stuck = resist("artifacts/_isolation_workspace_20260105T000000Z-0000001");
+    CHECK(ws_prune(afd, art, 0, stderr, &pr, &err) == 0 && pr.failed == stuck &&
+          pr.removed == 2 - stuck);
+    CHECK(!exists("artifacts/_isolation_workspace_20260106T000000Z-0000001"));
+    unresist("artifacts/_isolation_workspace_20260105T000000Z-0000001");
+    CHECK(ws_prune(afd, art, 0, stderr, &pr, &err) == 0 && pr.removed == stuck);
     CHECK(!exists("artifacts/_isolation_workspace_20260105T000000Z-0000001"));
 
+    /* A symlinked tmp/ is not followed: the run stays (a warning), the victim too. */
+    CHECK(ws_plan(&ws, art, "20260107T000000Z-0000001", &err) == 0);
+    CHECK(ws_create(&ws, afd, &fds, &err) == 0);
+    ws_close(&fds);
+    mkdir(at("victim/20260107T000000Z-0000001"), 0755);
+    touch("victim/20260107T000000Z-0000001/precious");
     char cmd[PATH_MAX + 16];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", at("artifacts/tmp"));
+    CHECK(system(cmd) == 0 && symlink(victim, at("artifacts/tmp")) == 0);
+    CHECK(ws_prune(afd, art, 0, stderr, &pr, &err) == 0 && pr.failed == 1);
+    CHECK(exists("victim/20260107T000000Z-0000001/precious"));
+    CHECK(ws_create(&ws, afd, &fds, &err) < 0); /* a run workspace is always fresh */
+
+    /* The ignore file is never written through a link a test left in its place. */
+    CHECK(unlink(at("artifacts/.gitignore")) == 0);
+    char ignored[PATH_MAX];
+    snprintf(ignored, sizeof ignored, "%s", at("victim/ignored"));
+    CHECK(symlink(ignored, at("artifacts/.gitignore")) == 0);
+    CHECK(ws_plan(&ws, art, "20260108T000000Z-0000001", &err) == 0);
+    CHECK(ws_create(&ws, afd, &fds, &err) == 0);
+    ws_close(&fds);
+    CHECK(!exists("victim/ignored"));
+    CHECK(dup_calls == 0);
+    close(afd);
+
+    test_open_dir();
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
     if (system(cmd) != 0)
         return 1;

@@ -12,7 +12,9 @@ PY=${TF_PLUGIN_PYTHON:-/usr/bin/python3}
 setup() {
     # The suite may itself run under `testfence run`: this pytest must not think so.
     OUTER_RUN_ID=${TESTFENCE_RUN_ID:-}
-    unset TESTFENCE_WORKSPACE TESTFENCE_RUN_ID TESTFENCE_PLUGIN PYTEST_ADDOPTS
+    unset TESTFENCE_WORKSPACE TESTFENCE_RUN_ID TESTFENCE_PLUGIN PYTEST_ADDOPTS TESTFENCE_SHIM_CONF
+    # No plugin of this machine's may take part: each one a test needs is named with -p.
+    export PYTEST_DISABLE_PLUGIN_AUTOLOAD=1
     if [ -n "${TF_PLUGIN_PYTHON:-}" ]; then
         unset PYTHONPATH TESTFENCE_LIBRARY
         case $($PY -c 'import testfence; print(testfence.__file__)') in
@@ -78,7 +80,7 @@ expect_clobber_results() {
 }
 
 @test "pytest -n 2: every worker is fenced and the summary merges them" {
-    run $PY -m pytest -p xdist -n 2
+    run $PY -m pytest -p xdist.plugin -n 2
     expect_status 1
     expect_clobber_results
     assert_outside_unchanged
@@ -128,6 +130,104 @@ EOF
     expect_status 1
     expect_output_has "PermissionError"
     expect_output_has "TEST_SANDBOX_VIOLATION: tests/test_meta.py::test_chmod attempted to write to $P/config.toml"
+    assert_outside_unchanged
+}
+
+@test "metadata through a file descriptor is refused in-process too; what cannot be resolved is refused" {
+    cat >tests/test_fdmeta.py <<'EOF'
+import os
+import pytest
+
+@pytest.mark.parametrize("how", ["fchmod", "utime_fd", "setxattr_fd", "chown_fd", "chmod_dirfd"])
+def test_fd(how):
+    fd = os.open("config.toml", os.O_RDONLY)
+    root = os.open(".", os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        if how == "fchmod":
+            os.fchmod(fd, 0o600)
+        elif how == "utime_fd":
+            os.utime(fd, (978307200, 978307200))
+        elif how == "setxattr_fd":
+            os.setxattr(fd, "user.escape", b"1")
+        elif how == "chown_fd":
+            os.fchown(fd, os.getuid(), os.getgid())
+        else:
+            os.chmod("config.toml", 0o600, dir_fd=root)
+    finally:
+        os.close(fd)
+        os.close(root)
+
+def test_inside_still_works():
+    fd = os.open("tests/mine.txt", os.O_WRONLY | os.O_CREAT, 0o644)
+    os.fchmod(fd, 0o600)
+    os.utime(fd, (978307200, 978307200))
+    os.close(fd)
+
+def test_unresolvable_is_refused():
+    # Named by an unlinked link while another link remains: where it lives cannot be told.
+    with open("tests/a.txt", "w"):
+        pass
+    os.link("tests/a.txt", "tests/b.txt")
+    fd = os.open("tests/a.txt", os.O_RDONLY)
+    os.unlink("tests/a.txt")
+    try:
+        os.fchmod(fd, 0o600)
+    finally:
+        os.close(fd)
+EOF
+    fingerprint_meta >"$BATS_TEST_TMPDIR/before"
+    run $PY -m pytest tests/test_fdmeta.py
+    expect_status 1
+    expect_output_has "6 failed, 1 passed"
+    for how in fchmod utime_fd setxattr_fd chown_fd chmod_dirfd; do
+        expect_output_has "FAILED tests/test_fdmeta.py::test_fd[$how] - PermissionError"
+        expect_output_has "TEST_SANDBOX_VIOLATION: tests/test_fdmeta.py::test_fd[$how] attempted to write to $P/config.toml"
+    done
+    expect_output_has "FAILED tests/test_fdmeta.py::test_unresolvable_is_refused - PermissionError"
+    fingerprint_meta >"$BATS_TEST_TMPDIR/after"
+    diff -u "$BATS_TEST_TMPDIR/before" "$BATS_TEST_TMPDIR/after"
+}
+
+@test "TESTFENCE_WORKSPACE in the environment does not make the plugin stand aside" {
+    printf 'from pathlib import Path\ndef test_clobber():\n    Path("config.toml").write_text("clobbered")\n' >tests/test_env.py
+    TESTFENCE_WORKSPACE="$P/tests" run $PY -m pytest tests/test_env.py
+    expect_status 1
+    expect_output_has "TESTFENCE_WORKSPACE is set ($P/tests), but this process is not fenced"
+    expect_output_has "testfence: fenced (Landlock ABI"
+    # The joining route too: a worker of a fenced pytest is believed only when it is fenced.
+    ws=$(ls -d tests/artifacts/_isolation_workspace_*/ | head -1)
+    TESTFENCE_WORKSPACE="${ws%/}" TESTFENCE_PLUGIN="${ws%/}" run $PY -m pytest tests/test_env.py
+    expect_status 1
+    expect_output_has "but this process is not fenced"
+    [ "$(cat config.toml)" != clobbered ]
+    assert_outside_unchanged
+}
+
+@test "pytest configuration inside the writable set: run and the plugin warn; the plugin turned off from there is refused" {
+    printf '[pytest]\n' >tests/pytest.ini
+    run "$TESTFENCE" run -- true
+    expect_status 0
+    expect_output_has "warning: $P/tests/pytest.ini is pytest configuration inside the writable set"
+    run $PY -m pytest -p testfence tests/test_swallow.py
+    expect_status 1
+    expect_output_has "warning: $P/tests/pytest.ini is pytest configuration inside the writable set"
+    # What a test can write there to switch the plugin off for the next pytest.
+    printf '[pytest]\naddopts = -p no:testfence\n' >tests/pytest.ini
+    run "$TESTFENCE" run -- true
+    expect_status 0
+    expect_output_has "warning: $P/tests/pytest.ini turns the testfence plugin off"
+    run $PY -m pytest
+    expect_status 4
+    expect_output_has "$P/tests/pytest.ini turns the testfence plugin off, from inside the writable set"
+    printf '[pytest]\naddopts = --testfence=off\n' >tests/pytest.ini
+    run $PY -m pytest -p testfence tests/test_swallow.py
+    expect_status 4
+    expect_output_has "testfence: $P/tests/pytest.ini turns the plugin off (--testfence=off), from inside the writable set"
+    rm tests/pytest.ini
+    printf 'def pytest_configure(config):\n    config.pluginmanager.set_blocked("testfence")\n' >tests/conftest.py
+    run $PY -m pytest
+    expect_status 4
+    expect_output_has "$P/tests/conftest.py turns the testfence plugin off"
     assert_outside_unchanged
 }
 
@@ -192,6 +292,7 @@ EOF
     sed -i '/addopts = "-p testfence"/d' pyproject.toml
     fingerprint >"$BATS_TEST_TMPDIR/before"
     unset TESTFENCE_LIBRARY
+    # This one case is about autoloading: let pytest load entry points (the machine's too).
     PYTHONPATH="$site" run env -u PYTEST_DISABLE_PLUGIN_AUTOLOAD $PY -m pytest tests/test_swallow.py
     expect_status 1
     expect_output_has "testfence: fenced (Landlock ABI"

@@ -230,6 +230,12 @@ setup() { mkproject; }
 
 @test "a symlink planted in the artifacts dir never makes testfence write outside" {
     mkdir "$BATS_TEST_TMPDIR/elsewhere" tests/artifacts
+    # tmp/ itself a symlink: the run makes nothing there (its temp dir is outside the project).
+    ln -s "$BATS_TEST_TMPDIR/elsewhere" tests/artifacts/tmp
+    run "$TESTFENCE" run -- true
+    expect_status 0
+    [ -z "$(ls -A "$BATS_TEST_TMPDIR/elsewhere")" ]
+    rm tests/artifacts/tmp
     mkdir -p tests/artifacts/tmp
     ln -s "$BATS_TEST_TMPDIR/elsewhere" tests/artifacts/tmp/20200101T000000Z-0000001
     ln -s "$BATS_TEST_TMPDIR/elsewhere" tests/artifacts/_pytest_tmp

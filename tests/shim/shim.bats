@@ -4,6 +4,8 @@
 
 load ../support/helpers
 
+bats_require_minimum_version 1.5.0
+
 BIN=$(dirname "$TESTFENCE")
 DRV="$BIN/tf_shimdrv"
 CHECKLOG="/usr/bin/python3 $TESTFENCE_SRC/tests/support/checklog.py"
@@ -140,7 +142,7 @@ def test_clobber(i):
     with pytest.raises(PermissionError):
         open(f"data/out{i}.txt", "w")
 PY
-    run "$TESTFENCE" run -- /usr/bin/python3 -m pytest -q -p xdist -n 2 -p no:cacheprovider tests/test_many.py
+    run "$TESTFENCE" run -- /usr/bin/python3 -m pytest -q -p xdist.plugin -n 2 -p no:cacheprovider tests/test_many.py
     expect_status 120
     expect_output_has "60 passed"
     log=$(ws_file violations.jsonl)
@@ -173,38 +175,91 @@ PY
     expect_output_has "libtestfence_preload.so"
 }
 
-@test "a forged, a truncated and an over-long log line are counted and skipped; escapes are not printed" {
+# send_records: a python3 program that sends its arguments, each as one datagram, to the
+# record socket named in the shim's configuration (as a hostile command could).
+SEND='import os, socket, sys
+conf = open(os.environ["TESTFENCE_SHIM_CONF"]).read().splitlines()
+path = [l.split("\t")[2] for l in conf if l.startswith("sink\tsocket\t")][0]
+if len(path) >= 108:  # too long for sun_path (nested runs): through its directory
+    d = os.open(os.path.dirname(path), os.O_PATH)
+    path = "/proc/self/fd/%d/%s" % (d, os.path.basename(path))
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+for a in sys.argv[1:]:
+    s.sendto(a.encode(), path)'
+
+@test "forged, cut and over-long records sent to testfence are dropped; escapes are not printed" {
     run "$TESTFENCE" run -- sh -c '
-        log="$TESTFENCE_WORKSPACE/violations.jsonl"
-        printf "%s\n" "{\"v\":1,\"pid\":7,\"op\":\"open\",\"resolved\":\"/x\",\"errno\":13,\"blocked_by\":\"kernel\",\"test\":{}}" >>"$log"
-        printf "%s" "{\"v\":1,\"pid\":7,\"op\":\"op" >>"$log"
-        printf "\n%s\n" "{\"v\":1,\"pid\":7,\"op\":\"open\",\"resolved\":\"/evil\",\"errno\":13,\"blocked_by\":\"kernel\",\"test\":\"t\\u001b]0;pwned\\u0007\"}" >>"$log"
-        head -c 20000 /dev/zero | tr "\0" x >>"$log"; echo >>"$log"
-        echo x > config.toml'
+        /usr/bin/python3 -c "$0" \
+            "{\"v\":1,\"pid\":7,\"op\":\"open\",\"resolved\":\"/x\",\"errno\":13,\"blocked_by\":\"kernel\",\"test\":{}}" \
+            "{\"v\":1,\"pid\":7,\"op\":\"op" \
+            "{\"v\":1,\"pid\":7,\"op\":\"open\",\"resolved\":\"/evil\",\"errno\":13,\"blocked_by\":\"kernel\",\"test\":\"t\\u001b]0;pwned\\u0007\"}" \
+            "$(head -c 20000 /dev/zero | tr "\0" x)"
+        echo x > config.toml' "$SEND"
     expect_status 2
-    expect_output_has "3 malformed lines in the violation log were skipped"
+    expect_output_has "3 malformed records sent to testfence were dropped"
     expect_output_has "2 writes outside the writable set were blocked"
     expect_output_has "t?]0;pwned?: 1 blocked write"
     [[ "$output" != *$'\e'* ]]
     [[ "$output" != *$'\a'* ]]
+    # The pid is the sender's, as the kernel says, not the 7 it claimed.
+    [ "$(grep -o '"pid":[0-9]*,' "$(ws_file violations.jsonl)" | sort -u | wc -l)" -eq 2 ]
+    ! grep -q '"pid":7,' "$(ws_file violations.jsonl)"
+    assert_outside_unchanged
+}
+
+# What a command runs, in its shell, to wait until testfence has written the blocked write's
+# record to the workspace (records reach testfence asynchronously).
+WAIT_LOG='until [ -s "$TESTFENCE_WORKSPACE/violations.jsonl" ]; do sleep 0.05; done'
+
+@test "a deleted violation log fails the run, says so, and reports what was blocked" {
+    run "$TESTFENCE" run -- sh -c "echo x > config.toml; $WAIT_LOG; "'rm "$TESTFENCE_WORKSPACE/violations.jsonl"; true'
+    expect_status 120
+    expect_output_has "violations.jsonl was deleted during the run: a test must not touch testfence's record"
+    expect_output_has "1 write outside the writable set was blocked"
+    [ "$($CHECKLOG "$(ws_file violations.jsonl)" count)" -eq 1 ] # restored
+    assert_outside_unchanged
+}
+
+@test "a rewritten, emptied or forged violation log fails the run and is restored" {
+    run "$TESTFENCE" run -- sh -c "echo x > config.toml; $WAIT_LOG; "': > "$TESTFENCE_WORKSPACE/violations.jsonl"; true'
+    expect_status 120
+    expect_output_has "violations.jsonl was changed during the run"
+    [ "$($CHECKLOG "$(ws_file violations.jsonl)" count)" -eq 1 ]
+    rm -rf tests/artifacts
+    run "$TESTFENCE" run -- sh -c "echo x > config.toml; $WAIT_LOG; "'printf "{}\n" >> "$TESTFENCE_WORKSPACE/violations.jsonl"; true'
+    expect_status 120
+    expect_output_has "violations.jsonl was changed during the run"
+    rm -rf tests/artifacts
+    run "$TESTFENCE" run -- sh -c 'printf "{}\n" > "$TESTFENCE_WORKSPACE/violations.jsonl"'
+    expect_status 120
+    expect_output_has "violations.jsonl was written, but not by testfence (nothing was blocked)"
+    [ ! -s "$(ws_file violations.jsonl)" ]
     assert_outside_unchanged
 }
 
 @test "a log replaced by a FIFO or a symlink does not hang or mislead the report" {
-    run timeout 20 "$TESTFENCE" run -- sh -c 'mkfifo "$TESTFENCE_WORKSPACE/violations.jsonl"'
-    expect_status 0
-    expect_output_has "is not a regular file"
+    run timeout 20 "$TESTFENCE" run -- sh -c "echo x > config.toml; $WAIT_LOG; "'rm "$TESTFENCE_WORKSPACE/violations.jsonl"; mkfifo "$TESTFENCE_WORKSPACE/violations.jsonl"; true'
+    expect_status 120
+    expect_output_has "was replaced by something that is not a regular file"
+    expect_output_has "1 write outside the writable set was blocked"
     rm -rf tests/artifacts
     run timeout 20 "$TESTFENCE" run -- sh -c 'ln -s /etc/passwd "$TESTFENCE_WORKSPACE/violations.jsonl"; ln -s /etc/hostname "$TESTFENCE_WORKSPACE/report.json"'
-    expect_status 0
+    expect_status 120
+    expect_output_has "was replaced by something that is not a regular file"
     [ -f "$(ws_file report.json)" ] && [ ! -L "$(ws_file report.json)" ]
+    [ -f "$(ws_file violations.jsonl)" ] && [ ! -L "$(ws_file violations.jsonl)" ]
 }
 
-@test "a workspace removed during the run (another run's retention) is said, not reported clean" {
-    run "$TESTFENCE" run -- sh -c 'rm -rf "$TESTFENCE_WORKSPACE"; echo x > config.toml; true'
-    expect_status 0
+@test "a workspace removed during the run is said, and what was blocked still reported" {
+    run "$TESTFENCE" run -- sh -c "echo x > config.toml; $WAIT_LOG; "'rm -rf "$TESTFENCE_WORKSPACE"; true'
+    expect_status 120
     expect_output_has "was removed while the command ran"
+    expect_output_has "was removed with the whole run workspace during the run"
+    expect_output_has "1 write outside the writable set was blocked"
     assert_outside_unchanged
+    run "$TESTFENCE" run -- sh -c 'rm -rf "$TESTFENCE_WORKSPACE"'
+    expect_status 0 # nothing was blocked: nothing was lost
+    expect_output_has "was removed while the command ran"
 }
 
 @test "10,000 blocked writes: fast, the live lines stop at 100, the summary stays short" {
@@ -270,4 +325,37 @@ for t in range(100):
     run "$TESTFENCE" doctor
     expect_output_has "diagnostics: "
     expect_output_has "preload backend: available with --backend preload only; WEAKER"
+}
+
+@test "testfence killed by SIGKILL: the next run, or clean, says so and what the log held" {
+    # The command waits until testfence has written its record, then kills it.
+    run "$TESTFENCE" run -- sh -c '
+        echo x > config.toml
+        while [ ! -s "$TESTFENCE_WORKSPACE/violations.jsonl" ]; do sleep 0.05; done
+        kill -KILL $PPID'
+    expect_status 137
+    id=$(basename "$(ls -d tests/artifacts/_isolation_workspace_*)" | sed 's/_isolation_workspace_//')
+    run "$TESTFENCE" clean --retain 5
+    expect_status 0
+    expect_output_has "testfence: the earlier run $id did not finish (testfence, or the pytest that fenced itself, was killed): its violation log holds 1 blocked write (1 distinct)"
+    grep -q '"status": -1' "$(ws_file report.json)"
+    run "$TESTFENCE" run -- true # said once
+    expect_status 0
+    [[ "$output" != *"did not finish"* ]]
+    # And from the next run, when clean did not come first.
+    rm -rf tests/artifacts
+    run "$TESTFENCE" run -- sh -c 'kill -KILL $PPID'
+    run "$TESTFENCE" run -- true
+    expect_status 0
+    expect_output_has "did not finish (testfence, or the pytest that fenced itself, was killed): its violation log holds 0 blocked writes (0 distinct)"
+    assert_outside_unchanged
+}
+
+@test "every run that ends leaves report.json, also without the shim or when the command cannot start" {
+    run "$TESTFENCE" run --backend none -- true
+    expect_status 0
+    run -127 "$TESTFENCE" run -- no-such-command-xyz
+    [ "$(ls tests/artifacts/_isolation_workspace_*/report.json | wc -l)" -eq 2 ]
+    run "$TESTFENCE" run -- true
+    [[ "$output" != *"did not finish"* ]]
 }

@@ -18,6 +18,9 @@ runtmp_user() {
 # mkproject: a project with root files worth protecting, and cd into it.
 mkproject() {
     unset PYTEST_ADDOPTS # an outer run (the suite under itself) sets it
+    # The pytest plugins installed on this machine take no part: a test names each one it
+    # needs with -p (pytest-benchmark, for one, writes .benchmarks at the root).
+    export PYTEST_DISABLE_PLUGIN_AUTOLOAD=1
     P="$BATS_TEST_TMPDIR/proj"
     mkdir -p "$P/tests" "$P/data"
     mkdir "$P/.git"

@@ -1,8 +1,9 @@
 # audit-args: --format json
-import tempfile
+import shelve
 
 
 def test_json():
     open("config.toml", "w")
-    tempfile.mkdtemp()  # testfence: ignore[TF104]
+    open("/tmp/scratch.txt", "w")  # testfence: ignore[TF104]
     open("caf\u00e9 \"quoted\".txt", "w")
+    shelve.open("/tmp/cache.db")

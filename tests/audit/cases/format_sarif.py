@@ -1,7 +1,5 @@
 # audit-args: --format sarif --strict
-import tempfile
-
-
 def test_sarif():
     open("config.toml", "w")
-    tempfile.mkdtemp()  # testfence: ignore[TF104]
+    open("/tmp/scratch.txt", "w")  # testfence: ignore[TF104]
+    open("/etc/app.conf", "w")

@@ -1,9 +1,6 @@
-import tempfile
-
-
 def test_suppressed_above():
     # testfence: ignore[TF104]
-    tempfile.mkdtemp()
-    tempfile.mkdtemp()
+    open("/tmp/a.log", "w")
+    open("/tmp/b.log", "w")
     # testfence: ignore[TF104, TF106]
     open("out.log", "w")

@@ -1,3 +1,4 @@
+# audit-args: --select TF105
 import os
 from pathlib import Path
 

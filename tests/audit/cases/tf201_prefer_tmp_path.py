@@ -1,3 +1,4 @@
+# audit-args: --select TF201
 import tempfile
 from tempfile import NamedTemporaryFile, mkstemp
 import tempfile as tf
@@ -15,3 +16,8 @@ def test_system_temp():
     tempfile.SpooledTemporaryFile(100)
     tempfile.gettempdir()
     tempfile.mkdtemp(dir=None)
+
+
+def test_with_dir(tmp_path):
+    tempfile.mkdtemp(dir=tmp_path)
+    tempfile.mkstemp(".x", "p", tmp_path)

@@ -1,0 +1,170 @@
+/* audit_facts: what a front end learns from one source file, before any judgement.
+ * Writes with the working-directory state they run in, functions, fixtures, calls, imports and
+ * module constants; compact, position-independent, and serialisable for the per-file cache. */
+#ifndef TESTFENCE_AUDIT_FACTS_H
+#define TESTFENCE_AUDIT_FACTS_H
+
+#include "audit_pathval.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Where a fact is in the source: 1-based line, 1-based character column, and the last line
+ * of the construct (a suppression comment on any of its lines applies). */
+typedef struct tf_pos {
+    int line, col, end_line;
+} tf_pos;
+
+/* A path value as stored: its text lives in the facts' string pool. */
+typedef struct tf_fpath {
+    uint8_t kind; /* tf_path_kind */
+    uint8_t wild; /* the text holds '*' for parts that are not known */
+    uint8_t obj;  /* a path object (pathlib), not a string */
+    int16_t up;
+    uint32_t text; /* string pool offset */
+    uint32_t ref;  /* TF_PATH_CWD: the state; TF_PATH_EXTERN: the dotted name (pool offset) */
+} tf_fpath;
+
+/* Kinds of facts that become findings once judged. */
+enum tf_fact_kind {
+    FACT_WRITE,     /* op writes to target */
+    FACT_TEMP,      /* a unique temp file or dir in the system temp dir (style) */
+    FACT_ARTIFACTS, /* a literal naming the artifacts dir (style) */
+    FACT_PYCACHE,   /* a subprocess whose environment lost the bytecode settings */
+    FACT_SYNTAX,    /* the first syntax error */
+    FACT_KIND_COUNT
+};
+
+enum { FF_LIKELY = 1 }; /* the write itself is only likely (a shell redirection, ...) */
+
+typedef struct tf_fact {
+    uint8_t kind, flags;
+    tf_pos pos;
+    uint32_t op; /* pool: what writes ("open", "shell redirection", ...) or the message text */
+    tf_fpath target;
+    uint32_t state; /* the working-directory state the fact happens in */
+} tf_fact;
+
+/* The working directory at a point of a function, symbolically. */
+enum tf_state_kind {
+    ST_ENTRY,   /* whatever the function was entered with; a = the function */
+    ST_SET,     /* os.chdir(value) and the like; value UNKNOWN: somewhere else */
+    ST_EFFECT,  /* after calling (a plain call) or inside (a with block of) callee; a = before */
+    ST_JOIN,    /* either a or b (branches) */
+    ST_INHERIT, /* a nested function: the enclosing function's state a */
+};
+
+typedef struct tf_state {
+    uint8_t kind, in_with;
+    uint32_t func; /* the function the state belongs to */
+    uint32_t a, b;
+    uint32_t callee; /* ST_EFFECT: pool, canonical dotted name ("os_helper.change_cwd") */
+    tf_fpath value;  /* ST_SET: the new directory; ST_EFFECT: the first argument */
+} tf_state;
+
+enum {
+    FN_TEST = 1,        /* collected as a test (test* function, or method of a test class) */
+    FN_FIXTURE = 2,     /* @pytest.fixture */
+    FN_AUTOUSE = 4,     /* @pytest.fixture(autouse=True) */
+    FN_CM = 8,          /* @contextmanager: its effect holds inside a with block */
+    FN_YIELDS = 16,     /* a generator: fixtures and context managers act at the yield */
+    FN_NESTED = 32,     /* defined inside another function */
+    FN_MAIN = 64,       /* under if __name__ == "__main__": never run by a test runner */
+    FN_SETUP = 128,     /* setUp, setup_method, setUpClass, setup_class, setup_module, ... */
+    FN_SETS_HOME = 256, /* points HOME elsewhere: monkeypatch.setenv("HOME", ...) */
+};
+
+typedef struct tf_func {
+    uint32_t name;        /* pool: the function's name */
+    uint32_t cls;         /* pool: the enclosing class's name, 0 when none */
+    uint32_t fixture;     /* pool: the fixture name (name= or the function's) */
+    uint32_t params;      /* pool: parameter names, comma-separated (fixture requests) */
+    uint32_t usefixtures; /* pool: @pytest.mark.usefixtures names, comma-separated */
+    uint16_t flags;
+    uint32_t entry;       /* its ST_ENTRY (or ST_INHERIT) state */
+    uint32_t yield_state; /* the state at its first yield (FN_YIELDS) */
+    uint32_t exit_state;  /* the state where it returns */
+} tf_func;
+
+typedef struct tf_class {
+    uint32_t name, bases; /* pool: name; canonical base names, comma-separated */
+    uint32_t usefixtures;
+} tf_class;
+
+/* A call to a function that may be the project's (helpers), or a function passed as a value. */
+typedef struct tf_call {
+    uint32_t callee; /* pool: canonical dotted name, "self.x" and "cls.x" kept as such */
+    uint32_t func;   /* the calling function (0 = module level) */
+    uint32_t state;
+} tf_call;
+
+/* A module constant: NAME = value at module level, for other modules' imports. */
+typedef struct tf_export {
+    uint32_t name;
+    tf_fpath value;
+} tf_export;
+
+/* An import: the dotted module name and the relative level (from . import x: level 1). */
+typedef struct tf_import {
+    uint32_t module; /* pool */
+    uint16_t level;
+} tf_import;
+
+typedef struct tf_supp {
+    int line;
+    bool own_line;
+    unsigned rules;
+} tf_supp;
+
+typedef struct tf_facts {
+    char *pool; /* NUL-terminated strings; offset 0 is "" */
+    size_t n_pool, cap_pool;
+#define TF_FACTS_ARRAY(type, name)                                                                 \
+    type *name;                                                                                    \
+    size_t n_##name, cap_##name;
+    TF_FACTS_ARRAY(tf_fact, facts)
+    TF_FACTS_ARRAY(tf_state, states)
+    TF_FACTS_ARRAY(tf_func, funcs)
+    TF_FACTS_ARRAY(tf_class, classes)
+    TF_FACTS_ARRAY(tf_call, calls)
+    TF_FACTS_ARRAY(tf_export, exports)
+    TF_FACTS_ARRAY(tf_import, imports)
+    TF_FACTS_ARRAY(tf_supp, supps)
+#undef TF_FACTS_ARRAY
+    uint32_t module_usefixtures; /* pool: pytestmark = pytest.mark.usefixtures(...) */
+    uint32_t *interned;          /* hash set over pool offsets (not saved): one copy a string */
+    size_t n_interned, cap_interned;
+    bool oom;
+} tf_facts;
+
+/* Start empty facts: funcs[0] is the module's own code, states[0] its entry. */
+int tf_facts_init(tf_facts *f);
+void tf_facts_free(tf_facts *f);
+
+/* Intern S[0..LEN) in the pool (once: the same string gets the same offset); returns its
+ * offset (0 for "" or out of memory). */
+uint32_t tf_facts_str(tf_facts *f, const char *s, size_t len);
+const char *tf_facts_get(const tf_facts *f, uint32_t off);
+
+/* Append one element; the index, or 0 when out of memory (f->oom set). Index 0 of the
+ * states and funcs arrays is the module's, so 0 is never a new element of those. */
+uint32_t tf_facts_add_fact(tf_facts *f, const tf_fact *x);
+uint32_t tf_facts_add_state(tf_facts *f, const tf_state *x);
+uint32_t tf_facts_add_func(tf_facts *f, const tf_func *x);
+uint32_t tf_facts_add_class(tf_facts *f, const tf_class *x);
+uint32_t tf_facts_add_call(tf_facts *f, const tf_call *x);
+uint32_t tf_facts_add_export(tf_facts *f, const tf_export *x);
+uint32_t tf_facts_add_import(tf_facts *f, const tf_import *x);
+uint32_t tf_facts_add_supp(tf_facts *f, const tf_supp *x);
+
+/* Store a working path value / bring one back (texts through the pool). */
+tf_fpath tf_facts_path(tf_facts *f, const tf_pathval *pv);
+void tf_facts_pathval(const tf_facts *f, const tf_fpath *fp, tf_pathval *out);
+
+/* The facts as one byte string (for the cache), and back. tf_facts_load checks every
+ * index, kind and string of untrusted bytes: false means "not usable", never a crash. */
+int tf_facts_save(const tf_facts *f, char **out, size_t *len);
+bool tf_facts_load(tf_facts *f, const char *data, size_t len);
+
+#endif

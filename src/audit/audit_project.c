@@ -1,0 +1,1351 @@
+#include "audit_project.h"
+
+#include "base/vec.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Recursion through states, functions and fixtures stops here (deterministically). */
+#define MAX_DEPTH 256
+
+/* ---- values ---- */
+
+/* A working directory relative to a function's entry: unchanged (S_NONE), its parameter
+ * number `param`, a path (in the facts of `file`), or somewhere else (S_AWAY). or_none: it
+ * may also be unchanged. certain: no branch or guess was involved. */
+enum { S_NONE, S_PARAM, S_PATH, S_AWAY };
+typedef struct sval {
+    uint8_t kind;
+    bool or_none, certain;
+    uint16_t param;
+    uint32_t file;
+    tf_fpath path;
+} sval;
+
+/* A concrete working directory: the project root, a directory, or one whose relative writes
+ * cannot land in the project (a temp dir, a runner's fresh cwd). */
+enum { C_ROOT, C_DIR, C_AWAY };
+typedef struct cval {
+    uint8_t kind;
+    bool certain;
+    const char *dir; /* C_DIR: absolute, normalised */
+} cval;
+
+enum { M_NONE, M_BUSY, M_DONE };
+
+typedef struct fmemo {
+    sval *sym;
+    cval *conc, *entry;
+    sval *fixture;
+    uint8_t *sym_m, *conc_m, *entry_m, *fixture_m;
+} fmemo;
+
+/* (tag, file, a, b) -> index: functions, fixtures, classes, modules by base name. */
+enum { K_FUNC, K_FIXTURE, K_CLASS, K_BASE, K_CONFTEST };
+typedef struct fent {
+    uint64_t h;
+    uint32_t tag, file, idx;
+} fent;
+
+typedef struct edge {
+    uint32_t tfile, tfunc, cfile, cstate;
+} edge;
+
+typedef struct proj {
+    const tf_audit_cfg *cfg;
+    tf_audit_file *files;
+    size_t n;
+    fmemo *m;
+    fent *map;
+    size_t cap_map;
+    edge *edges;
+    size_t n_edges, cap_edges;
+    char **dirs; /* interned directory strings */
+    size_t n_dirs, cap_dirs;
+    char root_tests[PATH_MAX];
+    bool oom;
+} proj;
+
+static cval c_default(const proj *P)
+{
+    return (cval){P->cfg->cwd == TF_CWD_ROOT ? C_ROOT : C_AWAY, true, NULL};
+}
+
+static const char *S(const proj *P, uint32_t file, uint32_t off)
+{
+    return tf_facts_get(&P->files[file].facts, off);
+}
+
+static const char *intern(proj *P, const char *s)
+{
+    for (size_t i = P->n_dirs; i-- > 0 && i + 16 >= P->n_dirs;) /* recent repeats */
+        if (!strcmp(P->dirs[i], s))
+            return P->dirs[i];
+    char **nv = vec_grow(P->dirs, &P->cap_dirs, P->n_dirs, sizeof *nv);
+    char *copy = nv ? strdup(s) : NULL;
+    if (!copy) {
+        P->oom = true;
+        return NULL;
+    }
+    P->dirs = nv;
+    P->dirs[P->n_dirs++] = copy;
+    return copy;
+}
+
+/* ---- the name map ---- */
+
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return (h ^ 0xff) * 1099511628211ull;
+}
+
+static uint64_t key(uint32_t tag, uint32_t file, const char *a, const char *b)
+{
+    uint64_t h = 1469598103934665603ull ^ ((uint64_t)tag << 32 | file);
+    return hash_str(hash_str(h * 1099511628211ull, a), b) | 1;
+}
+
+/* The strings an entry was keyed by, for the comparison after a hash match. */
+static void entry_strings(const proj *P, const fent *e, const char **a, const char **b)
+{
+    const tf_audit_file *f = &P->files[e->file];
+    *a = "";
+    switch (e->tag) {
+    case K_FUNC:
+        *a = S(P, e->file, f->facts.funcs[e->idx].cls);
+        *b = S(P, e->file, f->facts.funcs[e->idx].name);
+        break;
+    case K_FIXTURE:
+        *a = S(P, e->file, f->facts.funcs[e->idx].cls);
+        *b = S(P, e->file, f->facts.funcs[e->idx].fixture);
+        break;
+    case K_CLASS:
+        *b = S(P, e->file, f->facts.classes[e->idx].name);
+        break;
+    case K_BASE: /* file idx keyed by its module's base name */
+        *b = strrchr(P->files[e->idx].module, '.') ? strrchr(P->files[e->idx].module, '.') + 1
+                                                   : P->files[e->idx].module;
+        break;
+    default: /* K_CONFTEST: keyed by its directory */
+        *b = P->files[e->idx].absdir;
+        break;
+    }
+}
+
+static bool map_put(proj *P, uint32_t tag, uint32_t file, const char *a, const char *b,
+                    uint32_t idx)
+{
+    if (!P->cap_map)
+        return false;
+    uint64_t h = key(tag, file, a, b);
+    size_t i = h & (P->cap_map - 1);
+    while (P->map[i].h) {
+        const char *ea, *eb;
+        if (P->map[i].h == h && P->map[i].tag == tag && P->map[i].file == file) {
+            entry_strings(P, &P->map[i], &ea, &eb);
+            if (!strcmp(ea, a) && !strcmp(eb, b) && tag != K_BASE)
+                return true; /* the first definition wins, like a first import */
+        }
+        i = (i + 1) & (P->cap_map - 1);
+    }
+    P->map[i] = (fent){h, tag, file, idx};
+    return true;
+}
+
+/* Visit every entry for (tag, file, a, b); FN returns true to stop. */
+static bool map_each(const proj *P, uint32_t tag, uint32_t file, const char *a, const char *b,
+                     bool (*fn)(const proj *P, uint32_t idx, void *ctx), void *ctx)
+{
+    uint64_t h = key(tag, file, a, b);
+    for (size_t i = h & (P->cap_map - 1); P->map[i].h; i = (i + 1) & (P->cap_map - 1)) {
+        const char *ea, *eb;
+        if (P->map[i].h != h || P->map[i].tag != tag || P->map[i].file != file)
+            continue;
+        entry_strings(P, &P->map[i], &ea, &eb);
+        if (!strcmp(ea, a) && !strcmp(eb, b) && fn(P, P->map[i].idx, ctx))
+            return true;
+    }
+    return false;
+}
+
+static bool take_first(const proj *P, uint32_t idx, void *ctx)
+{
+    (void)P;
+    *(uint32_t *)ctx = idx;
+    return true;
+}
+
+static bool map_get(const proj *P, uint32_t tag, uint32_t file, const char *a, const char *b,
+                    uint32_t *idx)
+{
+    return P->cap_map && map_each(P, tag, file, a, b, take_first, idx);
+}
+
+static int build_map(proj *P)
+{
+    size_t total = 16;
+    for (size_t f = 0; f < P->n; f++)
+        total += P->files[f].facts.n_funcs * 2 + P->files[f].facts.n_classes + 2;
+    P->cap_map = 64;
+    while (P->cap_map < total * 2)
+        P->cap_map *= 2;
+    if (!(P->map = calloc(P->cap_map, sizeof *P->map)))
+        return -1;
+    for (uint32_t f = 0; f < P->n; f++) {
+        const tf_audit_file *file = &P->files[f];
+        if (!file->scanned)
+            continue;
+        for (uint32_t i = 1; i < file->facts.n_funcs; i++) {
+            const tf_func *fn = &file->facts.funcs[i];
+            map_put(P, K_FUNC, f, S(P, f, fn->cls), S(P, f, fn->name), i);
+            if (fn->flags & FN_FIXTURE)
+                map_put(P, K_FIXTURE, f, S(P, f, fn->cls), S(P, f, fn->fixture), i);
+        }
+        for (uint32_t i = 0; i < file->facts.n_classes; i++)
+            map_put(P, K_CLASS, f, "", S(P, f, file->facts.classes[i].name), i);
+        const char *base =
+            strrchr(file->module, '.') ? strrchr(file->module, '.') + 1 : file->module;
+        map_put(P, K_BASE, 0, "", base, f);
+        if (!strcmp(file->name, "conftest.py"))
+            map_put(P, K_CONFTEST, 0, "", file->absdir, f);
+    }
+    return 0;
+}
+
+/* ---- modules ---- */
+
+typedef struct modq {
+    const char *name;     /* dotted */
+    const char *from_dir; /* the importing file's directory, to prefer near modules */
+    uint32_t best;
+    size_t best_score;
+    bool found;
+} modq;
+
+/* Does FILE's path end with the dotted NAME as directories ("a.b" -> ".../a/b.py" or
+ * ".../a/b/__init__.py")? */
+static bool path_is_module(const tf_audit_file *file, const char *name)
+{
+    return !strcmp(file->module, name) ||
+           (strlen(file->module) > strlen(name) &&
+            !strcmp(file->module + strlen(file->module) - strlen(name), name) &&
+            file->module[strlen(file->module) - strlen(name) - 1] == '.');
+}
+
+static bool consider_module(const proj *P, uint32_t idx, void *ctx)
+{
+    modq *q = ctx;
+    const tf_audit_file *f = &P->files[idx];
+    if (!path_is_module(f, q->name))
+        return false;
+    size_t score = 0; /* the common directory prefix with the importer */
+    while (f->absdir[score] && f->absdir[score] == q->from_dir[score])
+        score++;
+    if (!strcmp(f->module, q->name))
+        score += PATH_MAX; /* the exact package-qualified name wins */
+    if (!q->found || score > q->best_score) {
+        q->best = idx;
+        q->best_score = score;
+        q->found = true;
+    }
+    return false;
+}
+
+/* The file of module NAME as imported from FROM (relative imports already joined). */
+static bool find_module(const proj *P, uint32_t from, const char *name, uint32_t *out)
+{
+    const char *base = strrchr(name, '.') ? strrchr(name, '.') + 1 : name;
+    modq q = {.name = name, .from_dir = P->files[from].absdir};
+    if (!*name)
+        return false;
+    map_each(P, K_BASE, 0, "", base, consider_module, &q);
+    if (q.found)
+        *out = q.best;
+    return q.found;
+}
+
+/* from ..x import y in a file of package a.b.c: the module name "a.x". */
+static void absolute_module(const tf_audit_file *f, const char *name, int level, char *out,
+                            size_t len)
+{
+    snprintf(out, len, "%s", f->module);
+    bool package = !strcmp(f->name, "__init__.py");
+    for (int i = package ? 1 : 0; i < level; i++) {
+        char *dot = strrchr(out, '.');
+        if (dot)
+            *dot = '\0';
+        else
+            out[0] = '\0';
+    }
+    if (level == 0)
+        out[0] = '\0';
+    size_t n = strlen(out);
+    if (*name)
+        snprintf(out + n, len - n, "%s%s", n ? "." : "", name);
+}
+
+/* Tests (and conftest.py files) are collected; what they import is too, transitively. */
+static void collect(proj *P, const tf_audit_lang *lang)
+{
+    uint32_t *queue = malloc((P->n + 1) * sizeof *queue);
+    size_t head = 0, tail = 0;
+    if (!queue) {
+        P->oom = true;
+        return;
+    }
+    for (uint32_t f = 0; f < P->n; f++) {
+        tf_audit_file *file = &P->files[f];
+        file->collected = file->scanned && (file->named || lang->collected(file->name));
+        if (file->collected)
+            queue[tail++] = f;
+    }
+    while (head < tail) {
+        uint32_t f = queue[head++];
+        const tf_facts *fa = &P->files[f].facts;
+        for (size_t i = 0; i < fa->n_imports; i++) {
+            char name[PATH_MAX];
+            uint32_t to;
+            const char *mod = S(P, f, fa->imports[i].module);
+            if (fa->imports[i].level)
+                absolute_module(&P->files[f], mod, fa->imports[i].level, name, sizeof name);
+            else
+                snprintf(name, sizeof name, "%s", mod);
+            if (find_module(P, f, name, &to) && !P->files[to].collected && P->files[to].scanned) {
+                P->files[to].collected = true;
+                queue[tail++] = to;
+            }
+        }
+    }
+    free(queue);
+}
+
+/* ---- callees ---- */
+
+static bool resolve_class(const proj *P, uint32_t file, const char *name, uint32_t *cf,
+                          uint32_t *ci);
+
+/* Method M of class CLS in FILE, or of its bases (by name, through imports). */
+static bool find_method(const proj *P, uint32_t file, const char *cls, const char *m, int depth,
+                        uint32_t *gf, uint32_t *g)
+{
+    if (map_get(P, K_FUNC, file, cls, m, g)) {
+        *gf = file;
+        return true;
+    }
+    uint32_t ci;
+    if (depth > 8 || !map_get(P, K_CLASS, file, "", cls, &ci))
+        return false;
+    char bases[512];
+    snprintf(bases, sizeof bases, "%s", S(P, file, P->files[file].facts.classes[ci].bases));
+    for (char *save = NULL, *b = strtok_r(bases, ",", &save); b; b = strtok_r(NULL, ",", &save)) {
+        uint32_t bf, bi;
+        if (resolve_class(P, file, b, &bf, &bi) &&
+            find_method(P, bf, S(P, bf, P->files[bf].facts.classes[bi].name), m, depth + 1, gf, g))
+            return true;
+    }
+    return false;
+}
+
+/* A class by a (maybe dotted) name seen in FILE. */
+static bool resolve_class(const proj *P, uint32_t file, const char *name, uint32_t *cf,
+                          uint32_t *ci)
+{
+    const char *dot = strrchr(name, '.');
+    if (!dot) {
+        *cf = file;
+        return map_get(P, K_CLASS, file, "", name, ci);
+    }
+    char mod[PATH_MAX];
+    snprintf(mod, sizeof mod, "%.*s", (int)(dot - name), name);
+    return find_module(P, file, mod, cf) && map_get(P, K_CLASS, *cf, "", dot + 1, ci);
+}
+
+/* The project function NAME (canonical, as called from function CALLER of FILE). */
+static bool resolve_callee(const proj *P, uint32_t file, uint32_t caller, const char *name,
+                           uint32_t *gf, uint32_t *g)
+{
+    const tf_facts *fa = &P->files[file].facts;
+    if (!strncmp(name, "self.", 5) || !strncmp(name, "cls.", 4)) {
+        const char *m = strchr(name, '.') + 1;
+        const char *cls = S(P, file, fa->funcs[caller].cls);
+        return !strchr(m, '.') && *cls && find_method(P, file, cls, m, 0, gf, g);
+    }
+    const char *dot = strrchr(name, '.');
+    if (!dot) {
+        *gf = file;
+        return map_get(P, K_FUNC, file, "", name, g);
+    }
+    char mod[PATH_MAX];
+    snprintf(mod, sizeof mod, "%.*s", (int)(dot - name), name);
+    return find_module(P, file, mod, gf) && *gf != file && map_get(P, K_FUNC, *gf, "", dot + 1, g);
+}
+
+/* Callers of every function: from the call records of every file, resolved once. */
+static int build_edges(proj *P)
+{
+    for (uint32_t f = 0; f < P->n; f++) {
+        const tf_facts *fa = &P->files[f].facts;
+        for (size_t i = 0; P->files[f].scanned && i < fa->n_calls; i++) {
+            uint32_t gf, g;
+            if (!resolve_callee(P, f, fa->calls[i].func, S(P, f, fa->calls[i].callee), &gf, &g))
+                continue;
+            edge *nv = vec_grow(P->edges, &P->cap_edges, P->n_edges, sizeof *nv);
+            if (!nv)
+                return -1;
+            P->edges = nv;
+            P->edges[P->n_edges++] = (edge){gf, g, f, fa->calls[i].state};
+        }
+    }
+    return 0;
+}
+
+static int cmp_edge(const void *pa, const void *pb)
+{
+    const edge *a = pa, *b = pb;
+    if (a->tfile != b->tfile)
+        return a->tfile < b->tfile ? -1 : 1;
+    if (a->tfunc != b->tfunc)
+        return a->tfunc < b->tfunc ? -1 : 1;
+    if (a->cfile != b->cfile)
+        return a->cfile < b->cfile ? -1 : 1;
+    return a->cstate < b->cstate ? -1 : a->cstate > b->cstate;
+}
+
+/* ---- symbolic working directories ---- */
+
+static sval s_none(void)
+{
+    return (sval){.kind = S_NONE, .certain = true};
+}
+
+static sval s_away(void)
+{
+    return (sval){.kind = S_AWAY, .certain = true};
+}
+
+static bool s_equal(const sval *a, const sval *b)
+{
+    return a->kind == b->kind && a->or_none == b->or_none &&
+           (a->kind != S_PARAM || a->param == b->param) &&
+           (a->kind != S_PATH ||
+            (a->file == b->file && !memcmp(&a->path, &b->path, sizeof a->path)));
+}
+
+/* Either A or B (branches). */
+static sval s_join(sval a, sval b)
+{
+    if (s_equal(&a, &b)) {
+        a.certain &= b.certain;
+        return a;
+    }
+    if (a.kind == S_NONE || b.kind == S_NONE) {
+        sval r = a.kind == S_NONE ? b : a;
+        r.or_none = true;
+        r.certain = false;
+        return r;
+    }
+    sval r = a.kind == S_AWAY ? b : a; /* a place the write may land beats "elsewhere" */
+    r.certain = false;
+    r.or_none |= a.or_none || b.or_none;
+    return r;
+}
+
+static sval sym(proj *P, uint32_t file, uint32_t s, int depth);
+
+/* What calling (or entering the with block of) NAME does to the working directory, for a
+ * callee the project does not define: the names of well-known helpers. */
+static sval library_effect(const char *name, bool in_with)
+{
+    static const char *const to_arg[] = {"chdir",        "change_cwd", "working_directory",
+                                         "pushd",        "cd",         "in_dir",
+                                         "cwd",          "as_cwd",     "set_cwd",
+                                         "change_dir",   "changedir",  "chdir_context",
+                                         "in_directory", NULL};
+    static const char *const to_temp[] = {"temp_cwd",    "tmp_cwd",     "temp_chdir",
+                                          "in_tempdir",  "in_temp_dir", "isolated_filesystem",
+                                          "tempdir_cwd", "in_tmpdir",   "in_tmp_dir",
+                                          "tmp_chdir",   NULL};
+    const char *tail = strrchr(name, '.') ? strrchr(name, '.') + 1 : name;
+    if (!in_with)
+        return s_none();
+    for (size_t i = 0; to_arg[i]; i++)
+        if (!strcmp(tail, to_arg[i]))
+            return (sval){.kind = S_PARAM, .param = 0, .certain = true};
+    for (size_t i = 0; to_temp[i]; i++)
+        if (!strcmp(tail, to_temp[i]))
+            return s_away();
+    return s_none();
+}
+
+/* The effect of function G of file GF on its caller's working directory: inside its with
+ * block (a context manager, at its yield) or after a plain call (at its return). */
+static sval effect(proj *P, uint32_t gf, uint32_t g, bool in_with, int depth)
+{
+    const tf_func *fn = &P->files[gf].facts.funcs[g];
+    if (in_with && !(fn->flags & FN_CM))
+        return s_none(); /* returns a context manager we cannot see into */
+    if (!in_with && (fn->flags & FN_CM))
+        return s_none(); /* calling a generator runs none of it */
+    return sym(P, gf, in_with ? fn->yield_state : fn->exit_state, depth + 1);
+}
+
+/* An argument passed where the callee's effect is "my parameter". */
+static sval arg_value(proj *P, uint32_t file, const tf_fpath *arg, int depth)
+{
+    if (arg->kind == TF_PATH_PARAM)
+        return (sval){.kind = S_PARAM, .param = (uint16_t)arg->up, .certain = true};
+    if (arg->kind == TF_PATH_CWD && !S(P, file, arg->text)[0])
+        return sym(P, file, arg->ref, depth + 1);
+    if (arg->kind == TF_PATH_UNKNOWN || arg->kind == TF_PATH_TEMP)
+        return s_away();
+    return (sval){.kind = S_PATH, .file = file, .path = *arg, .certain = true};
+}
+
+static sval sym_effect(proj *P, uint32_t file, const tf_state *st, int depth)
+{
+    const tf_facts *fa = &P->files[file].facts;
+    uint32_t gf, g;
+    const char *callee = S(P, file, st->callee);
+    sval e = resolve_callee(P, file, st->func, callee, &gf, &g)
+                 ? effect(P, gf, g, st->in_with, depth)
+                 : library_effect(callee, st->in_with);
+    (void)fa;
+    if (e.kind == S_PARAM) {
+        sval a = e.param == 0 ? arg_value(P, file, &st->value, depth) : s_away();
+        a.certain &= e.certain;
+        a.or_none |= e.or_none;
+        e = a;
+    } else if (e.kind == S_PATH && e.path.kind == TF_PATH_CWD) {
+        e = s_away(); /* the callee's own earlier working directory: not ours to place */
+    }
+    if (e.or_none) { /* maybe unchanged: join with what was before */
+        e.or_none = false;
+        return s_join(e, sym(P, file, st->a, depth + 1));
+    }
+    return e;
+}
+
+static sval sym_compute(proj *P, uint32_t file, uint32_t s, int depth)
+{
+    const tf_state *st = &P->files[file].facts.states[s];
+    switch (st->kind) {
+    case ST_SET:
+        return arg_value(P, file, &st->value, depth);
+    case ST_EFFECT: {
+        sval e = sym_effect(P, file, st, depth);
+        return e.kind == S_NONE ? sym(P, file, st->a, depth + 1) : e;
+    }
+    case ST_JOIN:
+        return s_join(sym(P, file, st->a, depth + 1), sym(P, file, st->b, depth + 1));
+    default: /* ST_ENTRY, ST_INHERIT: the function's entry */
+        return s_none();
+    }
+}
+
+static sval sym(proj *P, uint32_t file, uint32_t s, int depth)
+{
+    fmemo *m = &P->m[file];
+    if (s >= P->files[file].facts.n_states)
+        return s_none();
+    if (m->sym_m[s] == M_DONE)
+        return m->sym[s];
+    if (m->sym_m[s] == M_BUSY || depth > MAX_DEPTH) {
+        sval r = s_none();
+        r.certain = false;
+        return r;
+    }
+    m->sym_m[s] = M_BUSY;
+    sval r = sym_compute(P, file, s, depth);
+    m->sym[s] = r;
+    m->sym_m[s] = M_DONE;
+    return r;
+}
+
+/* ---- concrete working directories ---- */
+
+static cval conc(proj *P, uint32_t file, uint32_t s, int depth);
+static cval entry(proj *P, uint32_t file, uint32_t func, int depth);
+
+/* Join two concrete directories: a place a write may land beats "elsewhere". */
+static cval c_join(cval a, cval b)
+{
+    if (a.kind == b.kind && (a.kind != C_DIR || !strcmp(a.dir, b.dir))) {
+        a.certain &= b.certain;
+        return a;
+    }
+    cval r = a.kind == C_AWAY ? b : a;
+    r.certain = false;
+    return r;
+}
+
+/* Two calls of one helper: each really happens, so a provable place from either stays
+ * provable; two different places make neither certain. */
+static cval c_union(cval a, cval b)
+{
+    if (a.kind == C_AWAY)
+        return b;
+    if (b.kind == C_AWAY)
+        return a;
+    if (a.kind == b.kind && (a.kind != C_DIR || !strcmp(a.dir, b.dir))) {
+        a.certain |= b.certain;
+        return a;
+    }
+    a.certain = false;
+    return a;
+}
+
+static bool resolve_extern(proj *P, uint32_t *file, tf_pathval *pv, int depth);
+
+/* An absolute directory for path PV of FILE, its relative part resolved against BASE. */
+static cval place(proj *P, uint32_t file, const tf_pathval *pv, cval base, int depth)
+{
+    char joined[PATH_MAX * 2], norm[PATH_MAX];
+    tf_pathval v = *pv;
+    uint32_t vf = file;
+    if (v.kind == TF_PATH_EXTERN && !resolve_extern(P, &vf, &v, depth))
+        return (cval){C_AWAY, false, NULL};
+    switch (v.kind) {
+    case TF_PATH_LITERAL:
+        if (v.text[0] == '~' && P->cfg->home)
+            snprintf(joined, sizeof joined, "%s%s", P->cfg->home, v.text + 1);
+        else if (v.text[0] == '/')
+            snprintf(joined, sizeof joined, "%s", v.text);
+        else if (tf_path_is_absolute(v.text))
+            return (cval){C_AWAY, true, NULL};
+        else if (base.kind == C_AWAY)
+            return base;
+        else
+            snprintf(joined, sizeof joined, "%s/%s", base.kind == C_ROOT ? P->cfg->root : base.dir,
+                     v.text);
+        break;
+    case TF_PATH_FILE: {
+        size_t n = (size_t)snprintf(joined, sizeof joined, "%s", P->files[vf].absdir);
+        for (int i = 0; i < v.up && n + 4 < sizeof joined; i++)
+            n += (size_t)snprintf(joined + n, sizeof joined - n, "/..");
+        if (v.text[0])
+            snprintf(joined + n, sizeof joined - n, "/%s", v.text);
+        break;
+    }
+    case TF_PATH_CWD: {
+        cval c = conc(P, vf, v.state, depth + 1);
+        if (c.kind == C_AWAY)
+            return c;
+        snprintf(joined, sizeof joined, "%s/%s", c.kind == C_ROOT ? P->cfg->root : c.dir, v.text);
+        base.certain &= c.certain;
+        break;
+    }
+    default: /* TEMP, PARAM, UNKNOWN: not a place in the project */
+        return (cval){C_AWAY, true, NULL};
+    }
+    if (!tf_path_normalise(joined, norm, sizeof norm))
+        return (cval){C_AWAY, false, NULL};
+    if (!strcmp(norm, P->cfg->root))
+        return (cval){C_ROOT, base.certain, NULL};
+    const char *d = intern(P, norm);
+    return d ? (cval){C_DIR, base.certain, d} : (cval){C_AWAY, false, NULL};
+}
+
+/* A symbolic value applied to the working directory the function was entered with. */
+static cval apply(proj *P, const sval *sv, cval at_entry, int depth)
+{
+    cval r;
+    switch (sv->kind) {
+    case S_NONE:
+        r = at_entry;
+        break;
+    case S_PATH: {
+        tf_pathval pv;
+        tf_facts_pathval(&P->files[sv->file].facts, &sv->path, &pv);
+        r = place(P, sv->file, &pv, at_entry, depth);
+        break;
+    }
+    default: /* a parameter we cannot see, or somewhere else */
+        r = (cval){C_AWAY, true, NULL};
+    }
+    if (sv->or_none)
+        r = c_join(r, at_entry);
+    r.certain &= sv->certain;
+    return r;
+}
+
+static uint32_t func_of_state(const proj *P, uint32_t file, uint32_t s)
+{
+    return P->files[file].facts.states[s].func;
+}
+
+static cval conc(proj *P, uint32_t file, uint32_t s, int depth)
+{
+    fmemo *m = &P->m[file];
+    if (s >= P->files[file].facts.n_states)
+        return c_default(P);
+    if (m->conc_m[s] == M_DONE)
+        return m->conc[s];
+    if (m->conc_m[s] == M_BUSY || depth > MAX_DEPTH) {
+        cval r = c_default(P);
+        r.certain = false;
+        return r;
+    }
+    m->conc_m[s] = M_BUSY;
+    sval sv = sym(P, file, s, depth + 1);
+    cval r = apply(P, &sv, entry(P, file, func_of_state(P, file, s), depth + 1), depth + 1);
+    m->conc[s] = r;
+    m->conc_m[s] = M_DONE;
+    return r;
+}
+
+/* ---- fixtures and entries ---- */
+
+static const char *builtin_fixture_away[] = {"pytester", "testdir", NULL};
+
+typedef struct fxq {
+    uint32_t file, func;
+    bool found;
+} fxq;
+
+/* Fixture NAME as a test in FILE (class CLS) sees it: the class's, the module's, then the
+ * conftest.py files from the file's directory up to the root. */
+static bool find_fixture(const proj *P, uint32_t file, const char *cls, const char *name,
+                         uint32_t *ff, uint32_t *fi)
+{
+    if (*cls && map_get(P, K_FIXTURE, file, cls, name, fi)) {
+        *ff = file;
+        return true;
+    }
+    if (map_get(P, K_FIXTURE, file, "", name, fi)) {
+        *ff = file;
+        return true;
+    }
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", P->files[file].absdir);
+    for (;;) {
+        uint32_t c;
+        if (map_get(P, K_CONFTEST, 0, "", dir, &c) && c != file &&
+            map_get(P, K_FIXTURE, c, "", name, fi)) {
+            *ff = c;
+            return true;
+        }
+        char *slash = strrchr(dir, '/');
+        if (!slash || slash == dir || strlen(dir) <= strlen(P->cfg->root))
+            return false;
+        *slash = '\0';
+    }
+}
+
+static sval fixture_effect(proj *P, uint32_t ff, uint32_t fi, int depth);
+
+/* The combined effect of the comma-separated fixture NAMES: the last that moves wins. A
+ * fixture that requests its own name (pytest's testing/conftest.py wraps pytester) gets the
+ * one it overrides: SELF_FILE/SELF_FUNC is never its own answer. */
+static void names_effect(proj *P, uint32_t file, const char *cls, const char *names, sval *acc,
+                         int depth, uint32_t self_file, uint32_t self_func)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", names);
+    for (char *save = NULL, *n = strtok_r(buf, ",", &save); n; n = strtok_r(NULL, ",", &save)) {
+        uint32_t ff, fi;
+        sval e = s_none();
+        bool builtin = false;
+        for (size_t i = 0; builtin_fixture_away[i]; i++)
+            builtin |= !strcmp(n, builtin_fixture_away[i]);
+        if (find_fixture(P, file, cls, n, &ff, &fi) && (ff != self_file || fi != self_func))
+            e = fixture_effect(P, ff, fi, depth + 1);
+        else if (builtin)
+            e = s_away(); /* pytester changes to its own temporary directory */
+        if (e.kind != S_NONE)
+            *acc = e;
+    }
+}
+
+static sval fixture_effect(proj *P, uint32_t ff, uint32_t fi, int depth)
+{
+    fmemo *m = &P->m[ff];
+    if (m->fixture_m[fi] == M_DONE)
+        return m->fixture[fi];
+    if (m->fixture_m[fi] == M_BUSY || depth > MAX_DEPTH)
+        return s_none();
+    m->fixture_m[fi] = M_BUSY;
+    const tf_func *fn = &P->files[ff].facts.funcs[fi];
+    sval e = sym(P, ff, fn->yield_state, depth + 1);
+    if (e.kind == S_NONE) { /* its own fixtures may have moved it (pytester, another chdir) */
+        sval acc = s_none();
+        names_effect(P, ff, S(P, ff, fn->cls), S(P, ff, fn->params), &acc, depth + 1, ff, fi);
+        e = acc;
+    } else if (e.kind == S_PARAM) {
+        e = s_away(); /* monkeypatch.chdir(tmp_path): a fixture value */
+    }
+    m->fixture[fi] = e;
+    m->fixture_m[fi] = M_DONE;
+    return e;
+}
+
+/* Autouse fixtures seen from FILE (class CLS): conftest.py files from the root down, the
+ * module's, the class's. */
+static void autouse_effect(proj *P, uint32_t file, const char *cls, sval *acc, int depth)
+{
+    uint32_t conftests[64];
+    int n = 0;
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", P->files[file].absdir);
+    for (;;) { /* the conftest.py files from here up to the root, nearest first */
+        uint32_t c;
+        if (n < 64 && map_get(P, K_CONFTEST, 0, "", dir, &c) && c != file)
+            conftests[n++] = c;
+        char *slash = strrchr(dir, '/');
+        if (!slash || slash == dir || strlen(dir) <= strlen(P->cfg->root))
+            break;
+        *slash = '\0';
+    }
+    for (int d = n; d >= 0; d--) { /* root first, the module last: the nearest wins */
+        uint32_t c = d == 0 ? file : conftests[d - 1];
+        const tf_facts *fa = &P->files[c].facts;
+        for (uint32_t i = 1; i < fa->n_funcs; i++) {
+            const tf_func *fn = &fa->funcs[i];
+            const char *fcls = S(P, c, fn->cls);
+            if (!(fn->flags & FN_AUTOUSE) || (*fcls && (d > 0 || strcmp(fcls, cls))))
+                continue;
+            sval e = fixture_effect(P, c, i, depth + 1);
+            if (e.kind != S_NONE)
+                *acc = e;
+        }
+    }
+}
+
+/* setUpModule/setUpClass/setUp and their pytest spellings: what they leave behind. */
+static void setup_effect(proj *P, uint32_t file, const char *cls, sval *acc, int depth)
+{
+    static const char *const module_level[] = {"setUpModule", "setup_module", NULL};
+    static const char *const class_level[] = {"setUpClass", "setup_class", "setUp", "setup_method",
+                                              "asyncSetUp", "setup",       NULL};
+    for (size_t i = 0; module_level[i]; i++) {
+        uint32_t g;
+        if (map_get(P, K_FUNC, file, "", module_level[i], &g)) {
+            sval e = sym(P, file, P->files[file].facts.funcs[g].exit_state, depth + 1);
+            if (e.kind != S_NONE)
+                *acc = e;
+        }
+    }
+    for (size_t i = 0; *cls && class_level[i]; i++) {
+        uint32_t gf, g;
+        if (find_method(P, file, cls, class_level[i], 0, &gf, &g)) {
+            sval e = sym(P, gf, P->files[gf].facts.funcs[g].exit_state, depth + 1);
+            if (e.kind == S_PARAM)
+                e = s_away();
+            if (e.kind != S_NONE)
+                *acc = e;
+        }
+    }
+}
+
+static const char *class_usefixtures(const proj *P, uint32_t file, const char *cls)
+{
+    uint32_t ci;
+    if (*cls && map_get(P, K_CLASS, file, "", cls, &ci))
+        return S(P, file, P->files[file].facts.classes[ci].usefixtures);
+    return "";
+}
+
+/* Does fixture FI of FF, or a fixture it requests, point HOME elsewhere? */
+static bool fixture_sets_home(proj *P, uint32_t ff, uint32_t fi, int depth);
+
+static bool names_set_home(proj *P, uint32_t file, const char *cls, const char *names, int depth,
+                           uint32_t self_file, uint32_t self_func)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", names);
+    for (char *save = NULL, *n = strtok_r(buf, ",", &save); n; n = strtok_r(NULL, ",", &save)) {
+        uint32_t ff, fi;
+        if (find_fixture(P, file, cls, n, &ff, &fi) && (ff != self_file || fi != self_func) &&
+            fixture_sets_home(P, ff, fi, depth + 1))
+            return true;
+    }
+    return false;
+}
+
+static bool fixture_sets_home(proj *P, uint32_t ff, uint32_t fi, int depth)
+{
+    const tf_func *fn = &P->files[ff].facts.funcs[fi];
+    if (fn->flags & FN_SETS_HOME)
+        return true;
+    return depth < 16 &&
+           names_set_home(P, ff, S(P, ff, fn->cls), S(P, ff, fn->params), depth, ff, fi);
+}
+
+/* Is HOME somewhere else (a temporary directory) while FUNC of FILE runs? Its own
+ * monkeypatch.setenv("HOME"), a fixture it requests, or an autouse fixture above it. */
+static bool home_redirected(proj *P, uint32_t file, uint32_t func)
+{
+    const tf_func *fn = &P->files[file].facts.funcs[func];
+    const char *cls = S(P, file, fn->cls);
+    if (fn->flags & FN_SETS_HOME)
+        return true;
+    if (!(fn->flags & (FN_TEST | FN_FIXTURE | FN_SETUP)))
+        return false;
+    if (names_set_home(P, file, cls, S(P, file, fn->params), 0, file, func) ||
+        names_set_home(P, file, cls, S(P, file, fn->usefixtures), 0, file, func))
+        return true;
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", P->files[file].absdir);
+    for (;;) { /* autouse fixtures of the module, then of the conftest.py files above it */
+        uint32_t c = file;
+        const tf_facts *fa = &P->files[c].facts;
+        for (uint32_t i = 1; i < fa->n_funcs; i++)
+            if (fa->funcs[i].flags & FN_AUTOUSE && fixture_sets_home(P, c, i, 0))
+                return true;
+        if (map_get(P, K_CONFTEST, 0, "", dir, &c) && c != file) {
+            fa = &P->files[c].facts;
+            for (uint32_t i = 1; i < fa->n_funcs; i++)
+                if (fa->funcs[i].flags & FN_AUTOUSE && fixture_sets_home(P, c, i, 0))
+                    return true;
+        }
+        char *slash = strrchr(dir, '/');
+        if (!slash || slash == dir || strlen(dir) <= strlen(P->cfg->root))
+            return false;
+        *slash = '\0';
+    }
+}
+
+/* Where a test (or fixture, or setup) starts: the runner's directory, moved by its fixtures
+ * and its class's setup. */
+static cval test_entry(proj *P, uint32_t file, uint32_t func, int depth)
+{
+    const tf_func *fn = &P->files[file].facts.funcs[func];
+    const char *cls = S(P, file, fn->cls);
+    sval acc = s_none();
+    if (fn->flags & FN_TEST) {
+        autouse_effect(P, file, cls, &acc, depth);
+        names_effect(P, file, cls, S(P, file, P->files[file].facts.module_usefixtures), &acc, depth,
+                     file, func);
+        names_effect(P, file, cls, class_usefixtures(P, file, cls), &acc, depth, file, func);
+    }
+    names_effect(P, file, cls, S(P, file, fn->usefixtures), &acc, depth, file, func);
+    if (fn->flags & (FN_TEST | FN_FIXTURE))
+        names_effect(P, file, cls, S(P, file, fn->params), &acc, depth, file, func);
+    if (fn->flags & FN_TEST ||
+        (fn->flags & FN_SETUP && !strncasecmp(S(P, file, fn->name), "teardown", 8)))
+        setup_effect(P, file, cls, &acc, depth); /* teardown runs where the test ran */
+    if (acc.kind == S_PARAM)
+        acc = s_away();
+    return apply(P, &acc, c_default(P), depth + 1);
+}
+
+/* Where a helper starts: wherever its callers are when they call it. */
+static cval helper_entry(proj *P, uint32_t file, uint32_t func, int depth)
+{
+    edge probe = {file, func, 0, 0};
+    size_t lo = 0, hi = P->n_edges;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (cmp_edge(&P->edges[mid], &probe) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    bool any = false;
+    cval r = c_default(P);
+    for (size_t i = lo; i < P->n_edges && P->edges[i].tfile == file && P->edges[i].tfunc == func;
+         i++) {
+        if (P->edges[i].cfile == file && func_of_state(P, file, P->edges[i].cstate) == func)
+            continue; /* recursion */
+        cval c = conc(P, P->edges[i].cfile, P->edges[i].cstate, depth + 1);
+        r = any ? c_union(r, c) : c;
+        any = true;
+    }
+    if (!any)
+        r.certain = false; /* nobody calls it that we can see: assume the runner's directory */
+    return r;
+}
+
+static cval entry_compute(proj *P, uint32_t file, uint32_t func, int depth)
+{
+    const tf_func *fn = &P->files[file].facts.funcs[func];
+    if (func == 0)
+        return c_default(P);
+    if (fn->flags & FN_MAIN)
+        return (cval){C_AWAY, true, NULL};
+    if (fn->flags & FN_NESTED) {
+        const tf_state *st = &P->files[file].facts.states[fn->entry];
+        cval parent = conc(P, file, st->a, depth + 1);
+        cval called = helper_entry(P, file, func, depth);
+        return called.certain ? c_join(parent, called) : parent;
+    }
+    if (fn->flags & (FN_TEST | FN_FIXTURE | FN_SETUP))
+        return test_entry(P, file, func, depth);
+    return helper_entry(P, file, func, depth);
+}
+
+static cval entry(proj *P, uint32_t file, uint32_t func, int depth)
+{
+    fmemo *m = &P->m[file];
+    if (m->entry_m[func] == M_DONE)
+        return m->entry[func];
+    if (m->entry_m[func] == M_BUSY || depth > MAX_DEPTH) {
+        cval r = c_default(P);
+        r.certain = false;
+        return r;
+    }
+    m->entry_m[func] = M_BUSY;
+    cval r = entry_compute(P, file, func, depth);
+    m->entry[func] = r;
+    m->entry_m[func] = M_DONE;
+    return r;
+}
+
+/* ---- module constants ---- */
+
+/* An EXTERN value (module.NAME) replaced by that module's constant, in that module's file. */
+static bool resolve_extern(proj *P, uint32_t *file, tf_pathval *pv, int depth)
+{
+    for (int hop = 0; pv->kind == TF_PATH_EXTERN && hop < 8 && depth < MAX_DEPTH; hop++) {
+        char mod[sizeof pv->ext];
+        snprintf(mod, sizeof mod, "%s", pv->ext);
+        char *dot = strrchr(mod, '.');
+        uint32_t to;
+        if (!dot)
+            return false;
+        *dot = '\0';
+        if (!find_module(P, *file, mod, &to) || !P->files[to].scanned)
+            return false;
+        const tf_facts *fa = &P->files[to].facts;
+        size_t i = 0;
+        while (i < fa->n_exports && strcmp(S(P, to, fa->exports[i].name), dot + 1))
+            i++;
+        if (i == fa->n_exports)
+            return false;
+        tf_pathval base;
+        tf_facts_pathval(fa, &fa->exports[i].value, &base);
+        /* what was applied to the constant (joins, parents) applies to its value */
+        int up = pv->up;
+        char text[sizeof pv->text];
+        snprintf(text, sizeof text, "%s", pv->text);
+        bool object = pv->object, wild = pv->wild || base.wild;
+        *pv = base;
+        for (int k = 0; k < up; k++)
+            tf_pv_parent(pv);
+        if (text[0])
+            tf_pv_join(pv, text, strlen(text));
+        pv->object = object || base.object;
+        pv->wild = wild;
+        *file = to;
+    }
+    return pv->kind != TF_PATH_EXTERN && pv->kind != TF_PATH_UNKNOWN;
+}
+
+/* ---- judging ---- */
+
+static bool is_protected(const tf_audit_cfg *cfg, const char *name)
+{
+    for (size_t i = 0; i < cfg->n_protected; i++)
+        if (!strcmp(cfg->protected_names[i], name))
+            return true;
+    return false;
+}
+
+/* The writable system paths of the fence hold no user data: never a finding. */
+static bool is_system_sink(const char *abs)
+{
+    static const char *const sinks[] = {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty",
+                                        "/dev/shm",  "/dev/fd",     "/dev/pts",    "/proc/self/fd",
+                                        "/dev/zero", "/dev/full",   "/dev/random", "/dev/urandom"};
+    for (size_t i = 0; i < sizeof sinks / sizeof sinks[0]; i++)
+        if (tf_path_within(abs, sinks[i]))
+            return true;
+    return false;
+}
+
+/* Windows device names (NUL, CON, //./conout$) are not files: never a finding. */
+static bool is_windows_device(const char *text)
+{
+    /* \\?\... and \\.\... are the device namespaces, not files */
+    if ((text[0] == '\\' || text[0] == '/') && (text[1] == '\\' || text[1] == '/') &&
+        (text[2] == '?' || text[2] == '.') && (text[3] == '\\' || text[3] == '/'))
+        return true;
+    static const char *const devices[] = {"nul", "con", "conin$", "conout$", "prn", "aux"};
+    const char *base = text;
+    for (const char *p = text; *p; p++)
+        if (*p == '/' || *p == '\\')
+            base = p + 1;
+    for (size_t i = 0; i < sizeof devices / sizeof devices[0]; i++)
+        if (!strcasecmp(base, devices[i]))
+            return true;
+    return false;
+}
+
+/* Copy S for a one-line message: control characters become '?', long text is cut. */
+static void display(char *out, size_t outlen, const char *s)
+{
+    size_t len = strlen(s), max = outlen - 1 < 120 ? outlen - 1 : 120, n = 0;
+    for (size_t i = 0; i < len && n < max; i++)
+        out[n++] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+    if (len > max && n >= 3)
+        memcpy(out + n - 3, "...", 3);
+    out[n] = '\0';
+}
+
+/* A destination as people should read it: relative to the root inside it, ~ in HOME. */
+static void show_dest(const proj *P, const char *abs, char *out, size_t len)
+{
+    size_t n = strlen(P->cfg->root);
+    const char *home = P->cfg->home;
+    if (tf_path_within(abs, P->cfg->root) && abs[n] == '/')
+        display(out, len, abs + n + 1);
+    else if (home && home[1] && tf_path_within(abs, home)) {
+        char buf[PATH_MAX + 2];
+        snprintf(buf, sizeof buf, "~%s", abs + strlen(home));
+        display(out, len, buf);
+    } else
+        display(out, len, abs);
+}
+
+typedef struct judged {
+    tf_rule_id rule;
+    tf_severity sev;
+    char dest[160];
+    const char *where; /* the working directory, when it is not simply the runner's */
+    char where_buf[200];
+} judged;
+
+enum origin { O_REL, O_ABS, O_FILE };
+
+static bool in_home(const proj *P, const char *abs)
+{
+    const char *home = P->cfg->home;
+    return (home && home[0] == '/' && home[1] && tf_path_within(abs, home)) ||
+           tf_path_within(abs, "/root") || (tf_path_within(abs, "/home") && strcmp(abs, "/home"));
+}
+
+/* Where an absolute destination lands, and what that means. False: nowhere that matters. */
+static bool judge_dest(const proj *P, const tf_audit_file *file, const char *abs,
+                       enum origin origin, bool certain, judged *j)
+{
+    char tests[PATH_MAX];
+    if (is_system_sink(abs) || tf_path_within(abs, P->root_tests) ||
+        tf_path_within(abs, file->anchor) || !strcmp(abs, "/"))
+        return false; /* nothing is created or removed at "/" itself */
+    (void)tests;
+    show_dest(P, abs, j->dest, sizeof j->dest);
+    bool in_root = tf_path_within(abs, P->cfg->root);
+    if (!in_root && origin == O_ABS &&
+        (tf_path_within(abs, "/tmp") || tf_path_within(abs, "/var/tmp"))) {
+        const char *rest = abs + (tf_path_within(abs, "/tmp") ? 4 : 8);
+        if (!*rest || strchr(rest, '*'))
+            return false; /* the temp dir itself, or a unique name */
+        j->rule = TF_RULE_SYSTEMP;
+        j->sev = TF_SEV_WARNING;
+        return true;
+    }
+    size_t n = strlen(P->cfg->root);
+    j->rule = origin == O_REL    ? TF_RULE_RELATIVE
+              : origin == O_FILE ? TF_RULE_CLIMB
+                                 : TF_RULE_ABSOLUTE;
+    if (in_root && abs[n] == '/' && !strchr(abs + n + 1, '/') && is_protected(P->cfg, abs + n + 1))
+        j->rule = TF_RULE_PROTECTED;
+    j->sev = certain && (in_root || in_home(P, abs)) ? TF_SEV_ERROR : TF_SEV_WARNING;
+    return true;
+}
+
+static void describe_cwd(const proj *P, cval c, judged *j)
+{
+    if (c.kind == C_DIR) {
+        char shown[160];
+        show_dest(P, c.dir, shown, sizeof shown);
+        snprintf(j->where_buf, sizeof j->where_buf, "; the working directory is \"%s\" here",
+                 shown);
+        j->where = j->where_buf;
+    } else if (!c.certain) {
+        j->where = "; if the working directory is the project root";
+    }
+}
+
+/* Judge one write fact of FILE: false when it lands nowhere that matters. */
+static bool judge_write(proj *P, uint32_t file, const tf_fact *x, judged *j)
+{
+    tf_pathval pv;
+    uint32_t vf = file;
+    tf_facts_pathval(&P->files[file].facts, &x->target, &pv);
+    if (pv.kind == TF_PATH_EXTERN && !resolve_extern(P, &vf, &pv, 0))
+        return false;
+    j->where = "";
+    if (pv.kind == TF_PATH_TEMP) {
+        if (!pv.text[0] || pv.wild || strchr(pv.text, '*'))
+            return false;
+        char shown[sizeof pv.text + 8];
+        snprintf(shown, sizeof shown, "<tmp>/%s", pv.text);
+        display(j->dest, sizeof j->dest, shown);
+        j->rule = TF_RULE_SYSTEMP;
+        j->sev = TF_SEV_WARNING;
+        return true;
+    }
+    if (pv.kind == TF_PATH_LITERAL && is_windows_device(pv.text))
+        return false;
+    if (pv.kind == TF_PATH_LITERAL && tf_path_is_absolute(pv.text) && pv.text[0] != '/' &&
+        pv.text[0] != '~') {
+        display(j->dest, sizeof j->dest, pv.text); /* C:/..., \\server: another machine's */
+        j->rule = TF_RULE_ABSOLUTE;
+        j->sev = TF_SEV_WARNING;
+        return true;
+    }
+    enum origin origin = pv.kind == TF_PATH_FILE                                      ? O_FILE
+                         : pv.kind == TF_PATH_LITERAL && tf_path_is_absolute(pv.text) ? O_ABS
+                                                                                      : O_REL;
+    cval cwd = c_default(P);
+    if (origin == O_REL && pv.kind == TF_PATH_LITERAL)
+        cwd = conc(P, file, x->state, 0);
+    bool to_home = pv.kind == TF_PATH_LITERAL && pv.text[0] == '~';
+    if (to_home && home_redirected(P, file, func_of_state(P, file, x->state)))
+        return false; /* HOME is the fixture's temporary directory here */
+    cval d = place(P, vf, &pv, cwd, 0);
+    if (d.kind == C_AWAY)
+        return false;
+    if (!judge_dest(P, &P->files[file], d.kind == C_ROOT ? P->cfg->root : d.dir, origin,
+                    d.certain && !(x->flags & FF_LIKELY), j))
+        return false;
+    if (origin == O_REL && pv.kind == TF_PATH_LITERAL)
+        describe_cwd(P, cwd, j);
+    return true;
+}
+
+static void finding(proj *P, tf_audit_result *res, uint32_t file, const tf_fact *x, tf_rule_id rule,
+                    tf_severity sev, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+
+static void finding(proj *P, tf_audit_result *res, uint32_t file, const tf_fact *x, tf_rule_id rule,
+                    tf_severity sev, const char *fmt, ...)
+{
+    tf_finding *f = tf_audit_add(res, P->cfg, rule);
+    if (!f)
+        return;
+    f->path = P->files[file].path;
+    f->rel = P->files[file].rel;
+    f->line = x->pos.line;
+    f->col = x->pos.col;
+    f->end_line = x->pos.end_line > x->pos.line ? x->pos.end_line : x->pos.line;
+    f->severity = sev;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->message, sizeof f->message, fmt, ap);
+    va_end(ap);
+    const tf_facts *fa = &P->files[file].facts;
+    for (size_t i = 0; i < fa->n_supps; i++) {
+        const tf_supp *s = &fa->supps[i];
+        bool applies = (s->line >= f->line && s->line <= f->end_line) ||
+                       (s->own_line && s->line + 1 == f->line);
+        if (applies && (s->rules & (1u << rule)))
+            f->suppressed = true;
+    }
+}
+
+static void judge_fact(proj *P, tf_audit_result *res, uint32_t file, const tf_fact *x)
+{
+    char op[128], shown[160];
+    /* a call is named with its parentheses; "a shell redirection" is not a call */
+    snprintf(op, sizeof op, strchr(S(P, file, x->op), ' ') ? "%s" : "%s()", S(P, file, x->op));
+    judged j;
+    switch (x->kind) {
+    case FACT_WRITE:
+        if (!judge_write(P, file, x, &j))
+            return;
+        if (j.rule == TF_RULE_PROTECTED)
+            finding(P, res, file, x, j.rule, j.sev,
+                    "writes to protected root file \"%s\" (via %.*s)%s", j.dest,
+                    (int)strcspn(op, "("), op, j.where);
+        else if (j.rule == TF_RULE_SYSTEMP)
+            finding(P, res, file, x, j.rule, j.sev,
+                    "%s writes the fixed name \"%s\" in the system temp directory", op, j.dest);
+        else if (j.rule == TF_RULE_CLIMB)
+            finding(P, res, file, x, j.rule, j.sev,
+                    "%s writes to \"%s\": a path from __file__ that climbs out of tests/", op,
+                    j.dest);
+        else if (j.rule == TF_RULE_ABSOLUTE)
+            finding(P, res, file, x, j.rule, j.sev,
+                    "%s writes to absolute path \"%s\" outside tests/", op, j.dest);
+        else
+            finding(P, res, file, x, j.rule, j.sev,
+                    "%s writes to relative path \"%s\" outside tests/%s", op, j.dest, j.where);
+        return;
+    case FACT_TEMP:
+        finding(P, res, file, x, TF_RULE_TMP_PATH, TF_SEV_STYLE,
+                "%s without dir= creates it in the system temp directory; prefer tmp_path", op);
+        return;
+    case FACT_ARTIFACTS:
+        display(shown, sizeof shown, S(P, file, x->op));
+        finding(P, res, file, x, TF_RULE_ARTIFACTS, TF_SEV_STYLE,
+                "hard-coded \"%s\" path; use a fixture (tmp_path) or $TESTFENCE_WORKSPACE", shown);
+        return;
+    case FACT_PYCACHE:
+        finding(P, res, file, x, TF_RULE_PYCACHE, TF_SEV_WARNING,
+                "%s starts Python without PYTHONDONTWRITEBYTECODE/PYTHONPYCACHEPREFIX: it "
+                "writes __pycache__/ next to the project's modules",
+                op);
+        return;
+    default: /* FACT_SYNTAX */
+        finding(P, res, file, x, TF_RULE_SYNTAX, TF_SEV_WARNING,
+                "syntax error (%s); the rest of the file is audited as far as it parses", op);
+    }
+}
+
+static int memo_alloc(proj *P)
+{
+    if (!(P->m = calloc(P->n ? P->n : 1, sizeof *P->m)))
+        return -1;
+    for (size_t f = 0; f < P->n; f++) {
+        size_t ns = P->files[f].facts.n_states + 1, nf = P->files[f].facts.n_funcs + 1;
+        fmemo *m = &P->m[f];
+        m->sym = calloc(ns, sizeof *m->sym);
+        m->conc = calloc(ns, sizeof *m->conc);
+        m->entry = calloc(nf, sizeof *m->entry);
+        m->fixture = calloc(nf, sizeof *m->fixture);
+        m->sym_m = calloc(ns, 1);
+        m->conc_m = calloc(ns, 1);
+        m->entry_m = calloc(nf, 1);
+        m->fixture_m = calloc(nf, 1);
+        if (!m->sym || !m->conc || !m->entry || !m->fixture || !m->sym_m || !m->conc_m ||
+            !m->entry_m || !m->fixture_m)
+            return -1;
+    }
+    return 0;
+}
+
+static void proj_free(proj *P)
+{
+    for (size_t f = 0; P->m && f < P->n; f++) {
+        fmemo *m = &P->m[f];
+        free(m->sym), free(m->conc), free(m->entry), free(m->fixture);
+        free(m->sym_m), free(m->conc_m), free(m->entry_m), free(m->fixture_m);
+    }
+    for (size_t i = 0; i < P->n_dirs; i++)
+        free(P->dirs[i]);
+    free(P->dirs);
+    free(P->m);
+    free(P->map);
+    free(P->edges);
+}
+
+int tf_audit_project(const tf_audit_cfg *cfg, const tf_audit_lang *lang, tf_audit_file *files,
+                     size_t n, tf_audit_result *res, tf_err *err)
+{
+    proj P = {.cfg = cfg, .files = files, .n = n};
+    char joined[PATH_MAX * 2];
+    snprintf(joined, sizeof joined, "%s/%s", cfg->root, cfg->tests_dir);
+    if (!tf_path_normalise(joined, P.root_tests, sizeof P.root_tests))
+        snprintf(P.root_tests, sizeof P.root_tests, "%s", cfg->root);
+    int rc = -1;
+    if (memo_alloc(&P) == 0 && build_map(&P) == 0 && build_edges(&P) == 0) {
+        if (P.n_edges)
+            qsort(P.edges, P.n_edges, sizeof *P.edges, cmp_edge);
+        collect(&P, lang);
+        for (uint32_t f = 0; f < n && !P.oom; f++) {
+            if (!files[f].collected || files[f].context)
+                continue;
+            for (size_t i = 0; i < files[f].facts.n_facts; i++)
+                judge_fact(&P, res, f, &files[f].facts.facts[i]);
+        }
+        rc = P.oom ? -1 : 0;
+    }
+    proj_free(&P);
+    return rc < 0 ? tf_errf(err, "audit: out of memory") : 0;
+}

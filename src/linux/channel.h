@@ -1,0 +1,54 @@
+/* channel: how records reach testfence run, out of the command's reach. A private directory
+ * outside the writable set holds the shim's configuration and a datagram socket; the parent
+ * receives each record there and writes the log itself, so what was sent cannot be erased. */
+#ifndef TESTFENCE_CHANNEL_H
+#define TESTFENCE_CHANNEL_H
+
+#include "base/err.h"
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The files in the private directory, besides the shim's configuration (SHIMCONF_FILE). */
+#define CHANNEL_SOCKET "records.sock"
+#define CHANNEL_LOCK "lock"
+
+struct channel {
+    int basefd;      /* the per-user directory holding it */
+    char name[64];   /* the private directory's name in it: the run id */
+    int dirfd;       /* the private directory (-1: no channel) */
+    int lock;        /* CHANNEL_LOCK, flocked while the run lives: not stale */
+    int sock;        /* the bound datagram socket, nonblocking */
+    int log;         /* testfence's own copy of the log (SHIMCONF_LOG in dirfd) */
+    int wsfd;        /* the run workspace (borrowed) */
+    int wslog;       /* its SHIMCONF_LOG, as created by us at the first record (-1: not yet) */
+    bool ws_foreign; /* one was there before our first record: the command made it */
+    bool full;       /* REPORT_MAX_LOG reached: further records are counted, not kept */
+    size_t bytes;    /* written to our copy (and to the workspace's) */
+    size_t records, malformed, dropped;
+    char sock_path[PATH_MAX];
+};
+
+/* No channel yet: channel_close is safe on it. */
+void channel_init(struct channel *c);
+
+/* Make the private directory DIR (<base>/testfence-channel-<uid>/<run_id>: the base must be ours
+ * and private), remove what runs that died left in the base, bind the socket, and open our
+ * copy of the log. WSFD is the workspace the log is also written to. */
+int channel_open(struct channel *c, const char *dir, int wsfd, tf_err *err);
+
+/* Receive every record waiting (the parent calls it whenever the socket is readable): each
+ * well-formed record, its pid replaced by the sender's as the kernel reports it, is appended
+ * to our copy and to the workspace's. Malformed datagrams are counted and dropped. */
+void channel_drain(struct channel *c);
+
+/* After the command: is the workspace's log what we wrote (WS names the workspace)? 0 yes;
+ * else -1 with WHY (deleted, replaced, changed, or written by someone else), and the
+ * workspace's log is restored from our copy where it can be. */
+int channel_check(struct channel *c, const char *ws, char *why, size_t len);
+
+/* Close the socket and remove the private directory. */
+void channel_close(struct channel *c);
+
+#endif

@@ -1,0 +1,4 @@
+# A formatter's input: never imported, never run.
+open("config.toml", "w")
+def broken(:
+    pass

@@ -1,0 +1,1 @@
+open("regen.out", "w")  # a maintenance script no test imports

@@ -1,0 +1,5 @@
+from support import util
+
+
+def test_uses_util():
+    util.write_report()
