@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 const char *const policy_system_paths[] = {
     "/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts", "/dev/shm", NULL,
@@ -80,6 +81,31 @@ int policy_add_resolved(struct policy *p, const char *resolved, const char *give
     return push(p, resolved, given, origin, is_dir, err);
 }
 
+/* Does the absolute PATH pass through a symlink inside the entries so far (the writable set,
+ * where a test can plant one)? Its name goes to LINK. */
+static bool through_writable_link(const struct policy *p, const char *path, char *link, size_t n)
+{
+    char cur[PATH_MAX], parent[PATH_MAX], real[PATH_MAX];
+    snprintf(cur, sizeof cur, "%s", path);
+    for (char *c = cur + 1;; c++) {
+        if (*c != '/' && *c != '\0')
+            continue;
+        char saved = *c;
+        struct stat st;
+        *c = '\0';
+        if (lstat(cur, &st) == 0 && S_ISLNK(st.st_mode)) {
+            path_dirname(parent, sizeof parent, cur);
+            if (realpath(parent, real) && policy_match(p, real)) {
+                snprintf(link, n, "%s", cur);
+                return true;
+            }
+        }
+        *c = saved;
+        if (!saved)
+            return false;
+    }
+}
+
 int policy_add_output(struct policy *p, const char *given, bool in_root, tf_err *err)
 {
     char joined[PATH_MAX], resolved[PATH_MAX];
@@ -92,6 +118,15 @@ int policy_add_output(struct policy *p, const char *given, bool in_root, tf_err 
         return -1;
     if (in_root)
         path = joined;
+    char cwd[PATH_MAX], abs[PATH_MAX], link[PATH_MAX];
+    if (path[0] != '/' &&
+        (!getcwd(cwd, sizeof cwd) || path_join(abs, sizeof abs, cwd, path, err) < 0))
+        return tf_errnof(err, errno, "output \"%s\": cannot tell where it is", given);
+    if (through_writable_link(p, path[0] == '/' ? path : abs, link, sizeof link))
+        return tf_errf(err,
+                       "output \"%s\" goes through the symlink %s inside the writable set, "
+                       "which a test can change; name the directory it leads to instead",
+                       given, link);
     if (path_resolve(path, resolved, sizeof resolved, err) < 0)
         return -1;
     if (in_root && (!path_is_within(resolved, p->root) || !strcmp(resolved, p->root)))

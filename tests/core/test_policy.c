@@ -82,6 +82,12 @@ int main(void)
     CHECK(policy_add_output(&p, "escape/r.xml", true, &err) < 0); /* through a symlink */
     CHECK(policy_add_output(&p, "tests", true, &err) < 0);        /* a directory as a file */
     CHECK(strstr(err.msg, "write \"tests/\" to declare a directory") != NULL);
+    /* ...but never through a link in the writable set, which a test may have planted. */
+    char up[PATH_MAX];
+    snprintf(up, sizeof up, "%s", at(""));
+    CHECK(symlink(up, at("project/docs/up")) == 0);
+    CHECK(policy_add_output(&p, at("project/docs/up/r.xml"), false, &err) < 0);
+    CHECK(strstr(err.msg, "goes through the symlink") != NULL);
     CHECK(policy_add_output(&p, at("r.xml"), false, &err) == 0); /* --output: anywhere */
     CHECK_STR(origin_of(&p, "r.xml"), "output");
 
