@@ -103,14 +103,9 @@ static bool is_stale(int userfd, const char *name)
 /* Remove what crashed runs left: only names that are run ids older than CUTOFF. */
 static void prune(struct runtmp *t, const char *cutoff)
 {
-    /* A new open file description, close-on-exec: a dup would share the offset and leak. */
-    int lfd = openat(t->userfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *d = lfd < 0 ? NULL : fdopendir(lfd);
-    if (!d) {
-        if (lfd >= 0)
-            close(lfd);
+    DIR *d = walk_list(t->userfd);
+    if (!d)
         return;
-    }
     for (struct dirent *e; (e = readdir(d));) {
         tf_err ignored;
         if (ws_is_run_id(e->d_name) && strcmp(e->d_name, cutoff) < 0 &&

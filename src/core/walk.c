@@ -165,3 +165,15 @@ int walk_path_dir(int dirfd, const char *where, const char *rel, mode_t mode, tf
 {
     return open_dir(dirfd, where, rel, mode, O_PATH, err);
 }
+
+DIR *walk_list(int dirfd)
+{
+    int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = fd < 0 ? NULL : fdopendir(fd);
+    if (!d && fd >= 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+    }
+    return d;
+}

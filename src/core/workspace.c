@@ -266,14 +266,9 @@ void ws_free_ids(char **v, size_t n)
 /* The run ids of the marked workspaces in AFD, newest first. */
 static int list_runs(int afd, char ***out, size_t *n)
 {
-    /* A new open file description, close-on-exec: a dup would share the offset and leak. */
-    int lfd = openat(afd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *d = lfd < 0 ? NULL : fdopendir(lfd);
-    if (!d) {
-        if (lfd >= 0)
-            close(lfd);
+    DIR *d = walk_list(afd);
+    if (!d)
         return -1;
-    }
     size_t plen = strlen(WS_PREFIX), cap = 0;
     char **v = NULL;
     *n = 0;
