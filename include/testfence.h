@@ -35,6 +35,10 @@ const char *tf_warning(const tf_session *s);
 int tf_load(tf_session *s, const char *root, const char *config, const char *const *allow,
             size_t nallow);
 
+/* Declared outputs for the next tf_load, as `run --output` takes them: files, or
+ * directories when ending in '/', relative to the current directory. Returns 0 or -1. */
+int tf_set_outputs(tf_session *s, const char *const *outputs, size_t n);
+
 /* Fail closed: -1 when this kernel cannot block every class of write, or when the
  * writable set holds a hazard (a hard link to a file outside it). */
 int tf_check(tf_session *s);
@@ -63,7 +67,11 @@ const char *tf_root(const tf_session *s);
 const char *tf_config_source(const tf_session *s);
 const char *tf_workspace(const tf_session *s);
 const char *tf_run_id(const tf_session *s);
-const char *tf_basetemp(const tf_session *s);     /* NULL: [pytest] basetemp = false */
+const char *tf_basetemp(const tf_session *s); /* always NULL: pytest follows TMPDIR */
+const char *tf_tmp(const tf_session *s);      /* the run's private temp dir (TMPDIR) */
+/* Declared output I (0-based): a file or directory outside the writable set the run may
+ * write; NULL past the last. */
+const char *tf_output(const tf_session *s, size_t i);
 const char *tf_pytest_cache(const tf_session *s); /* NULL: [pytest] cache_dir = false */
 const char *tf_shim(const tf_session *s);         /* the preload shim, NULL if not found */
 const char *tf_fence_dir(const tf_session *s);    /* "<root>/tests/", for messages */
@@ -75,7 +83,8 @@ size_t tf_env_count(const tf_session *s);
 const char *tf_env_name(const tf_session *s, size_t i);
 const char *tf_env_value(const tf_session *s, size_t i);
 
-/* May PATH be written? 1 yes, 0 outside the writable set, -1 error. NOFOLLOW: the
+/* May PATH be written? 1 yes, 0 outside the writable set, 2 outside it but harmless tool
+ * state (git's index lock, ...: the kernel refuses it, nobody reports it), -1 error. NOFOLLOW: the
  * call acts on the last component itself (unlink, rename, mkdir, O_EXCL). The
  * resolved path is copied to RESOLVED (LEN bytes) when not NULL. */
 int tf_path_check(tf_session *s, const char *path, int nofollow, char *resolved, size_t len);
@@ -87,7 +96,9 @@ int tf_path_check(tf_session *s, const char *path, int nofollow, char *resolved,
 /* May the target of PATH relative to DIRFD (AT_FDCWD, -100: the cwd) be changed? Resolved
  * as the kernel would for this process (/proc/self, /dev/fd/N, dirfds, any depth).
  * 1 yes: inside the writable set, no file at all (a pipe, a socket), or a call the kernel
- * fails anyway (a closed fd, a missing directory); 0 outside the writable set; -1 when it
+ * fails anyway (a closed fd, a missing directory); 0 outside the writable set; 2 outside
+ * it but harmless tool state (pytest-benchmark's .benchmarks: the kernel refuses it, nobody
+ * reports it); -1 when it
  * cannot be told (tf_error says why): a caller deciding a write must refuse it. The resolved
  * path (or PATH as given) is copied to RESOLVED (LEN bytes) when not NULL. */
 int tf_path_check_at(tf_session *s, int dirfd, const char *path, int flags, char *resolved,

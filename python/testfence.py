@@ -7,9 +7,12 @@ through its ``pytest11`` entry point. ``--testfence=off`` runs unfenced, loudly.
 See docs/plugin.md. Standard library only.
 """
 
+import atexit
 import ctypes
 import errno
 import os
+import shutil
+import stat
 import sys
 import tempfile
 
@@ -64,6 +67,7 @@ def _load_library():
         "tf_error": (c_s, [c_p]),
         "tf_warning": (c_s, [c_p]),
         "tf_load": (c_i, [c_p, c_s, c_s, ctypes.POINTER(c_s), c_sz]),
+        "tf_set_outputs": (c_i, [c_p, ctypes.POINTER(c_s), c_sz]),
         "tf_check": (c_i, [c_p]),
         "tf_prepare": (c_i, [c_p]),
         "tf_fence": (c_i, [c_p]),
@@ -71,7 +75,8 @@ def _load_library():
         "tf_root": (c_s, [c_p]),
         "tf_config_source": (c_s, [c_p]),
         "tf_workspace": (c_s, [c_p]),
-        "tf_basetemp": (c_s, [c_p]),
+        "tf_tmp": (c_s, [c_p]),
+        "tf_output": (c_s, [c_p, c_sz]),
         "tf_pytest_cache": (c_s, [c_p]),
         "tf_shim": (c_s, [c_p]),
         "tf_fence_dir": (c_s, [c_p]),
@@ -124,9 +129,19 @@ class Session:
             raise FenceError(_s(self.lib.tf_error(self.h)))
         return rc
 
-    def load(self, allow):
+    def load(self, allow, outputs=()):
+        outs = (ctypes.c_char_p * (len(outputs) + 1))(*[_b(o) for o in outputs], None)
+        self._ok(self.lib.tf_set_outputs(self.h, outs, len(outputs)))
         arr = (ctypes.c_char_p * (len(allow) + 1))(*[_b(a) for a in allow], None)
         self._ok(self.lib.tf_load(self.h, None, None, arr, len(allow)))
+
+    def outputs(self):
+        out = []
+        while True:
+            o = _s(self.lib.tf_output(self.h, len(out)))
+            if o is None:
+                return out
+            out.append(o)
 
     def check(self):
         self._ok(self.lib.tf_check(self.h))
@@ -148,11 +163,13 @@ class Session:
         return [(_s(self.lib.tf_env_name(self.h, i)), _s(self.lib.tf_env_value(self.h, i))) for i in range(n)]
 
     def path_check_at(self, dirfd, path, flags):
-        """(allowed, resolved) for PATH (bytes; b"" with TF_PATH_EMPTY: the fd DIRFD itself),
-        resolved by the library as the kernel would; allowed is None when it cannot be told."""
+        """(verdict, resolved) for PATH (bytes; b"" with TF_PATH_EMPTY: the fd DIRFD itself),
+        resolved by the library as the kernel would: verdict 1 writable, 0 outside the writable
+        set, 2 outside but harmless tool state (refused, never reported), None when it cannot
+        be told."""
         buf = ctypes.create_string_buffer(4096)
         rc = self.lib.tf_path_check_at(self.h, dirfd, path, flags, buf, len(buf))
-        return (None if rc < 0 else bool(rc)), _s(buf.value)
+        return (None if rc < 0 else rc), _s(buf.value)
 
     def fenced(self):
         """1: this process is fenced already (the kernel's word), 0: it is not, -1: unknown."""
@@ -193,6 +210,7 @@ class _State:
         self.fixture_of = {}  # (test, resolved) -> fixture name, for in-process writes
         self.total = 0
         self.config = None  # the pytest run that owns this state (not a pytester inline run)
+        self.quiet = False  # the plugin's own clean-up: not the tests' writes
         self.notes = []  # said at start-up, and again in the report header (stderr may be captured)
 
 
@@ -206,6 +224,11 @@ def pytest_addoption(parser):
                          "off: run UNFENCED (loud warning)")
     group.addoption("--testfence-allow", action="append", default=[], metavar="PATH",
                     help="also allow writes beneath PATH (must exist), like testfence run --allow")
+    group.addoption("--testfence-output", action="append", default=[], metavar="PATH",
+                    help="a file (or, ending in '/', a directory) outside tests/ this run may "
+                         "write, like testfence run --output: a report")
+    group.addoption("--testfence-keep-tmp", action="store_true", default=False,
+                    help="keep the run's private temp dir (pytest's tmp_path) at the end")
 
 
 def _warn(msg):
@@ -238,11 +261,57 @@ def _apply_env(session, config):
         config._override_ini = tuple(config._override_ini) + ("cache_dir=" + cache,)
 
 
+# pytest's own options that name a file or directory it writes (option dest -> flag).
+_OUTPUT_OPTIONS = (("xmlpath", "--junitxml"), ("htmlpath", "--html"), ("report_log", "--report-log"),
+                   ("resultlog", "--resultlog"), ("json_report_file", "--json-report-file"))
+# pytest-cov's report types and where each goes by default ("--cov-report=xml").
+_COV_DEFAULTS = {"xml": "coverage.xml", "html": "htmlcov/", "json": "coverage.json",
+                 "lcov": "coverage.lcov"}
+
+
+def _pytest_outputs(opt):
+    """[(flag, path)] of the files pytest and its plugins were asked to write."""
+    out = []
+    for dest, flag in _OUTPUT_OPTIONS:
+        v = opt(dest)
+        if isinstance(v, str) and v:
+            out.append((flag, v))
+    reports = opt("cov_report") if opt("cov_source") else None
+    for kind, dest in (reports or {}).items() if isinstance(reports, dict) else ():
+        path = dest or _COV_DEFAULTS.get(kind)
+        if path:
+            out.append(("--cov-report=" + kind, path))
+    return out
+
+
+def _check_outputs(s, opt):
+    """Stop at start-up, saying what to declare, when pytest would write a report outside
+    the writable set: the kernel would refuse it at the very end of the run."""
+    root = s.get("root")
+    bad = []
+    for flag, path in _pytest_outputs(opt):
+        verdict, resolved = s.path_check_at(AT_FDCWD, os.fsencode(path.rstrip("/") or path), 0)
+        if verdict == 0 and resolved:
+            rel = os.path.relpath(resolved, root) if resolved.startswith(root + "/") else resolved
+            bad.append((flag, path, resolved, rel + ("/" if path.endswith("/") else "")))
+    if not bad:
+        return
+    lines = ["pytest is asked to write outside the writable set; declare each as an output:"]
+    for flag, path, resolved, rel in bad:
+        lines.append("  %s %s -> %s" % (flag, path, resolved))
+    lines.append('in the config: outputs = [%s] (testfence.toml, or [tool.testfence] in '
+                 'pyproject.toml), or on the command line: %s'
+                 % (", ".join('"%s"' % r for _, _, _, r in bad),
+                    " ".join("--testfence-output " + p for _, p, _, _ in bad)))
+    raise FenceError("\n".join(lines))
+
+
 def _start_fenced(config, opt, s=None):
     lib = _load_library()
     if s is None:
         s = Session(lib)
-        s.load(opt("testfence_allow") or [])
+        s.load(opt("testfence_allow") or [], opt("testfence_output") or [])
+    _check_outputs(s, opt)
     s.check()
     s.prepare()
     for line in (s.get("warning") or "").splitlines():
@@ -250,11 +319,17 @@ def _start_fenced(config, opt, s=None):
         _warn(_state.notes[-1])
     _apply_env(s, config)
     s.fence()
+    tmp = s.get("tmp")
+    if tmp:
+        atexit.register(_empty_tmp, tmp, bool(opt("testfence_keep_tmp")))
     _state.session = s
     _state.mode = "fenced"
     _state.record_in_process = True
-    _state.why = "fenced (Landlock ABI %d): writes only beneath %s and the system set; workspace %s" % (
+    _state.why = "fenced (Landlock ABI %d): writes only beneath %s, the run's temp dir and the system set; workspace %s" % (
         lib.tf_landlock_abi(s.h), s.get("fence_dir"), s.get("workspace"))
+    outputs = s.outputs()
+    if outputs:
+        _state.why += "; declared outputs: " + " ".join(outputs)
 
 
 def _says_off(args):
@@ -290,7 +365,7 @@ def _already_fenced(ws, opt):
     return (False, the loaded session), for this process to fence itself."""
     lib = _load_library()
     s = Session(lib)
-    s.load(opt("testfence_allow") or [])
+    s.load(opt("testfence_allow") or [], opt("testfence_output") or [])
     verdict = s.fenced()
     if verdict == 1:
         s.close()
@@ -348,6 +423,14 @@ def _start(config, opt):
             return
         _start_fenced(config, opt, s)
     except FenceError as e:
+        # An installed plugin meets pytest runs outside any project (a script in $HOME, a
+        # package's tests under /usr): there is nothing to fence them for (project.c says
+        # "no project root found").
+        if str(e).startswith("no project root found"):
+            _state.mode = "no-root"
+            _state.why = "no project root here, so nothing is fenced (%s)" % e
+            _warn(_state.why)
+            return
         raise pytest.UsageError("testfence: %s\n(pass --testfence=off to run unfenced)" % e)
     sys.addaudithook(_audit)
 
@@ -364,8 +447,22 @@ def pytest_configure(config):
     # Registered too late for pytest_load_initial_conftests (a pytest-xdist worker loads
     # -p plugins after its conftests): start here.
     _start(config, lambda name: config.getoption(name, None))
-    if _state.mode == "fenced" and config is _state.config and _state.session.get("basetemp"):
-        config.option.basetemp = _state.session.get("basetemp")
+    # A pytest-xdist worker parses the controller's command line again, without our -o:
+    # the controller hands it the cache dir (pytest_configure_node), applied here before
+    # the cache plugin reads it.
+    cache = (getattr(config, "workerinput", None) or {}).get(_WORKER_CACHE)
+    if _state.mode == "joined" and cache:
+        config._override_ini = tuple(config._override_ini) + ("cache_dir=" + cache,)
+
+
+_WORKER_CACHE = "testfence_cache_dir"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    """pytest-xdist: the worker NODE gets this run's cache dir, as the controller has it."""
+    if _state.mode == "fenced" and _state.session.get("pytest_cache"):
+        node.workerinput[_WORKER_CACHE] = _state.session.get("pytest_cache")
 
 
 def pytest_report_header(config):
@@ -428,22 +525,61 @@ _EVENTS = {
 
 
 def _targets(event, args):
-    """[(op, target, nofollow, meta)] a write-like event aims at (see _target)."""
+    """[(op, target, nofollow, meta, flags, source)] a write-like event aims at (see _target);
+    SOURCE is the old name of a rename (a target too), FLAGS the open(2) flags."""
     if event == "open":
         path, mode, flags = args[0], args[1], args[2] or 0
         writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) or flags & _WRITE_FLAGS
         if not writes or isinstance(path, int):
             return []  # reading, or an fd already open: nothing new is named
         excl = flags & os.O_CREAT and flags & os.O_EXCL
-        return [("open", _target(path, None), bool(excl), False)]
+        return [("open", _target(path, None), bool(excl), False, flags, None)]
     spec = _EVENTS.get(event)
     if spec is None:
         return []
     op, pi, fi, nofollow, meta = spec
-    out = [(op, _target(_arg(args, pi), _arg(args, fi) if fi is not None else None), nofollow, meta)]
-    if event == "os.rename":  # the old name is removed too
-        out.append((op, _target(args[0], _arg(args, 2)), True, False))
-    return out
+    target = _target(_arg(args, pi), _arg(args, fi) if fi is not None else None)
+    if event != "os.rename":
+        return [(op, target, nofollow, meta, 0, None)]
+    old = _target(args[0], _arg(args, 2))  # the old name is removed too
+    return [(op, target, nofollow, meta, 0, old), (op, old, True, False, 0, old)]
+
+
+def _lookup(target):
+    """(exists, is_dir) of TARGET (dirfd, path, flags) without following a last symlink;
+    None when unknown."""
+    dirfd, path, _ = target
+    try:
+        st = os.stat(path or ".", dir_fd=None if dirfd == AT_FDCWD else dirfd,
+                     follow_symlinks=False)
+    except (FileNotFoundError, NotADirectoryError):
+        return False, False
+    except (OSError, ValueError, TypeError):
+        return None
+    return True, stat.S_ISDIR(st.st_mode)
+
+
+def _fails_first(op, flags, resolved, source):
+    """Would the kernel refuse this write before the fence is asked (EEXIST, ENOENT, EISDIR)?
+    Then nothing would have been written, and there is nothing to report. RESOLVED is the
+    target as the library resolved it; when in doubt, the answer is no. Never asked for
+    metadata calls, which the hook refuses itself."""
+    found = _lookup((AT_FDCWD, os.fsencode(resolved), 0))
+    if found is None:
+        return False
+    exists, is_dir = found
+    parent = os.path.isdir(os.path.dirname(resolved) or "/")
+    if op == "rename" and source is not None and _lookup(source) == (False, False):
+        return True  # the old name is missing: ENOENT
+    if op in ("mkdir", "symlink", "link"):
+        return exists or not parent
+    if op == "rename":
+        return not parent
+    if op == "open":
+        if exists:
+            return is_dir or bool(flags & os.O_CREAT and flags & os.O_EXCL)
+        return not (flags & os.O_CREAT) or not parent
+    return not exists  # unlink, rmdir, truncate act on what exists
 
 
 def _refuse(op, path):
@@ -468,24 +604,28 @@ def _audit(event, args):
     if event != "open" and not event.startswith("os."):
         return
     meta_event = event in _EVENTS and _EVENTS[event][4]
+    if st.quiet and not meta_event:
+        return  # the plugin's own clean-up at exit; metadata is refused all the same
     try:
         targets = _targets(event, args)
     except Exception:
         if meta_event and st.record_in_process:
             _refuse(event, None)  # cannot tell what it aims at: refused, like the guard
         return
-    for op, target, nofollow, meta in targets:
+    for op, target, nofollow, meta, oflags, source in targets:
         if target is None:
             continue
         if meta and not st.record_in_process:
             continue  # this run's shim is loaded here and refuses it itself
         dirfd, path, flags = target
         flags |= TF_PATH_NOFOLLOW if nofollow else 0
-        allowed, resolved = st.session.path_check_at(dirfd, path, flags)
-        if allowed or (allowed is None and not meta):
+        verdict, resolved = st.session.path_check_at(dirfd, path, flags)
+        if verdict == 1 or (verdict is None and not meta):
             continue  # inside, or not ours to decide: the kernel blocks what it must
         if not resolved or not resolved.startswith("/"):
             resolved = _absolute(dirfd, path)
+        if not meta and (verdict == 2 or _fails_first(op, oflags, resolved, source)):
+            continue  # harmless tool state, or refused before the fence: nothing to report
         shown = os.fsdecode(path) if path else ""
         test, phase = _current()
         if st.record_in_process:
@@ -580,10 +720,44 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         terminalreporter.write_sep("=", "testfence: OFF", red=True, bold=True)
         terminalreporter.write_line("testfence: " + _state.why, red=True)
         return
+    if _state.mode == "no-root":
+        # Said at start-up too, but pytest captures that; here it is seen.
+        terminalreporter.write_line("testfence: " + _state.why, yellow=True)
+        return
     if _state.mode != "fenced":
         return
+    for out in _state.session.outputs():
+        terminalreporter.write_line("testfence: declared output (writable outside the fence): " + out)
     text = _state.session.summary(int(exitstatus))
     if text.strip():
         terminalreporter.write_sep("=", "testfence: blocked writes", red=True)
         for line in text.strip("\n").splitlines():
             terminalreporter.write_line(line)
+
+
+def _empty_tmp(tmp, keep):
+    """At exit, the run's private temp dir (pytest's tmp_path lives there) is emptied, as
+    `testfence run` removes it. Registered before pytest's own exit handlers for its
+    numbered dirs, so it runs after them. This process is fenced: it can empty the
+    directory, not remove it; the next run prunes the empty, unlocked directory."""
+    if keep:
+        try:
+            with open(os.path.join(tmp, ".testfence-keep"), "a"):
+                pass
+            _warn("kept the run's temp dir " + tmp)
+        except OSError:
+            pass
+        return
+    _state.quiet = True  # the plugin's own clean-up, inside the fence: nothing to report
+    try:
+        with os.scandir(tmp) as entries:
+            for e in entries:
+                try:
+                    if e.is_dir(follow_symlinks=False):
+                        shutil.rmtree(e.path)
+                    else:
+                        os.unlink(e.path)
+                except OSError:
+                    pass
+    except OSError:
+        pass

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
+extern char **environ;
+
 static const char help[] =
     "usage: testfence clean [OPTIONS]\n"
     "\n"
@@ -49,7 +51,7 @@ static int clean(const struct opts *o, tf_err *err)
 {
     struct plan pl;
     char artifacts[PATH_MAX];
-    int rc = plan_policy(&pl, &o->req, err);
+    int rc = plan_policy(&pl, &o->req, environ, err);
     if (rc == 0)
         rc = plan_artifacts(&pl, artifacts, sizeof artifacts, err);
     int afd = rc == 0 ? plan_open_artifacts(&pl, artifacts, false, err) : -1;

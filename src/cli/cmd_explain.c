@@ -5,6 +5,8 @@
 #include <limits.h>
 #include <stdio.h>
 
+extern char **environ;
+
 static const char help[] =
     "usage: testfence explain [OPTIONS] PATH...\n"
     "\n"
@@ -12,9 +14,12 @@ static const char help[] =
     "which entry of the writable set allows it. PATH is resolved as the kernel\n"
     "would (relative to the current directory, symlinks followed, including a\n"
     "dangling final one); it need not exist. The answer comes from the same policy\n"
-    "code the fence is built from.\n"
+    "code the fence is built from. Declared outputs (the config's outputs, and\n"
+    "--output) are writable; harmless tool state (git's index lock, ...) is blocked\n"
+    "quietly; each run's private temp dir (TMPDIR) is writable too.\n"
     "\n"
-    "options:\n" OPTS_HELP_ROOT OPTS_HELP_CONFIG OPTS_HELP_ALLOW OPTS_HELP_HELP_VERSION "\n"
+    "options:\n" OPTS_HELP_ROOT OPTS_HELP_CONFIG OPTS_HELP_ALLOW OPTS_HELP_OUTPUT
+        OPTS_HELP_HELP_VERSION "\n"
     "exit status: 0 every PATH is writable; 1 some PATH is not; 125 usage error or\n"
     "no usable project.\n";
 
@@ -25,10 +30,16 @@ static int explain_one(const struct plan *pl, const char *path, tf_err *err)
     if (policy_check(&pl->policy, path, resolved, sizeof resolved, &e, err) < 0)
         return -1;
     if (e) {
-        printf("%s: allowed: %s is beneath %s (%s", path, resolved, e->path,
-               policy_origin_name(e->origin));
+        printf("%s: allowed: %s %s %s (%s", path, resolved,
+               e->is_dir ? "is beneath" : "is the file", e->path, policy_origin_name(e->origin));
         printf(e->origin == POLICY_SYSTEM ? ")\n" : " \"%s\")\n", e->given);
         return 0;
+    }
+    const struct policy_quiet *q = policy_quiet(&pl->policy, resolved);
+    if (q) {
+        printf("%s: blocked quietly: %s is harmless state of %s%s%s (refused, not reported)\n",
+               path, resolved, q->tool, q->commands ? " " : "", q->commands ? q->commands : "");
+        return 1;
     }
     printf("%s: blocked: %s is outside the writable set of %s\n", path, resolved, pl->root);
     return 1;
@@ -39,13 +50,13 @@ int cmd_explain(int argc, char **argv)
     struct opts o;
     struct plan pl = {0};
     tf_err err = {{0}};
-    int r = opts_parse(argc, argv, 0, help, &o, &err);
+    int r = opts_parse(argc, argv, OPT_EXPLAIN, help, &o, &err);
     if (r == 1)
         return 0;
     if (r == 0 && o.argi >= argc)
         r = tf_errf(&err, "no PATH given; usage: testfence explain PATH...");
     if (r == 0)
-        r = plan_policy(&pl, &o.req, &err);
+        r = plan_policy(&pl, &o.req, environ, &err);
     int status = 0;
     for (int i = o.argi; r == 0 && i < argc; i++) {
         int one = explain_one(&pl, argv[i], &err);

@@ -28,15 +28,18 @@ static const char help[] =
     "exit status: 0 written (or printed); 125 usage error, error or already\n"
     "configured.\n";
 
-/* The starter text; %s is the table prefix ("tool.testfence." or ""). */
+/* The starter text: the table header, the test directory twice, then the table prefix
+ * ("tool.testfence." or "") four times. */
 static const char starter[] =
     "# testfence: what tests may write (see docs/config.md). Only --config\n"
     "# overrides this; no environment variable is ever consulted.\n"
     "%s"
     "# Directories, relative to the project root, the tests may write beneath.\n"
-    "writable = [\"tests\"]\n"
-    "# Run workspaces, temp dirs and tool caches; must lie inside `writable`.\n"
-    "artifacts = \"tests/artifacts\"\n"
+    "writable = [\"%s\"]\n"
+    "# Run workspaces and tool caches; must lie inside `writable`.\n"
+    "artifacts = \"%s/artifacts\"\n"
+    "# Files and directories outside `writable` a run may write: CI reports.\n"
+    "# outputs = [\"report.xml\", \"htmlcov/\"]\n"
     "# How many run workspaces to keep.\n"
     "retain = 3\n"
     "\n"
@@ -50,7 +53,6 @@ static const char starter[] =
     "# MYAPP_CONFIG = \"{workspace}/config.toml\"\n"
     "\n"
     "[%spytest]\n"
-    "basetemp = true   # pytest's tmp_path under the artifacts dir\n"
     "cache_dir = true  # .pytest_cache under the artifacts dir\n"
     "\n"
     "[%saudit]\n"
@@ -58,10 +60,23 @@ static const char starter[] =
     "# exclude = []\n"
     "# protected = [\"config.toml\"]\n";
 
-static void render(char *out, size_t len, bool pyproject)
+/* The project's test directory: tests/ when there is one, else the one it really has
+ * (testing/, t/, a package's tests), else tests/ all the same. */
+static void test_dir(const char *root, char *out, size_t len)
+{
+    char p[PATH_MAX];
+    struct stat st;
+    if (path_join(p, sizeof p, root, "tests", NULL) == 0 && stat(p, &st) == 0 &&
+        S_ISDIR(st.st_mode))
+        snprintf(out, len, "tests");
+    else if (project_find_tests(root, out, len) < 0)
+        snprintf(out, len, "tests");
+}
+
+static void render(char *out, size_t len, bool pyproject, const char *tests)
 {
     const char *p = pyproject ? "tool.testfence." : "";
-    snprintf(out, len, starter, pyproject ? "[tool.testfence]\n" : "", p, p, p, p);
+    snprintf(out, len, starter, pyproject ? "[tool.testfence]\n" : "", tests, tests, p, p, p, p);
 }
 
 /* Where the starter goes: a new testfence.toml, or appended to pyproject.toml. */
@@ -96,10 +111,11 @@ static int choose_target(const char *root, struct target *t, tf_err *err)
 }
 
 /* The new bytes of the target: the old ones untouched, then the starter table. */
-static char *compose(const struct target *t, size_t *len)
+static char *compose(const struct target *t, const char *root, size_t *len)
 {
-    char text[4096];
-    render(text, sizeof text, t->pyproject);
+    char text[8192], tests[256];
+    test_dir(root, tests, sizeof tests);
+    render(text, sizeof text, t->pyproject, tests);
     const char *sep = !t->oldlen ? "" : t->old[t->oldlen - 1] == '\n' ? "\n" : "\n\n";
     size_t n = t->oldlen + strlen(sep) + strlen(text);
     char *out = malloc(n + 1);
@@ -139,7 +155,7 @@ static int init(const struct opts *o, tf_err *err)
     size_t len = 0;
     char *data = NULL;
     int rc = choose_target(root, &t, err);
-    if (rc == 0 && !(data = compose(&t, &len)))
+    if (rc == 0 && !(data = compose(&t, root, &len)))
         rc = tf_errf(err, "out of memory");
     if (rc == 0)
         rc = verify(t.path, data, len, t.pyproject, err);

@@ -1,12 +1,15 @@
 /* testfence run: run a command that cannot write outside the project's tests/. */
 #include "cmds.h"
+#include "core/jobserver.h"
 #include "core/report_ci.h"
 #include "core/shimconf.h"
 #include "core/verify.h"
 #include "linux/session.h"
 #include "linux/spawn.h"
+#include "base/vec.h"
 #include "opts.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +25,7 @@ static const char help[] =
     "binaries, raw syscalls and children with a cleared environment are fenced too.\n"
     "Reading and executing are not restricted.\n"
     "\n"
-    "options:\n" OPTS_HELP_ROOT OPTS_HELP_CONFIG OPTS_HELP_ALLOW
+    "options:\n" OPTS_HELP_ROOT OPTS_HELP_CONFIG OPTS_HELP_ALLOW OPTS_HELP_OUTPUT
     "  --backend landlock|preload|none\n"
     "                  how to fence: landlock (default); preload, for kernels without\n"
     "                  Landlock: the LD_PRELOAD shim refuses the writes itself\n"
@@ -49,17 +52,25 @@ static const char help[] =
     "  --allow-hazards\n"
     "                  run even when the writable set holds a hard link to a file\n"
     "                  outside it, or a symlink leading out (refused by default)\n"
+    "  --keep-tmp      keep the run's private temp dir (TMPDIR; pytest's tmp_path\n"
+    "                  too) instead of removing it at the end\n"
+    "  --keep-fd N     let the command inherit descriptor N (besides 0, 1, 2 and\n"
+    "                  make's jobserver, which MAKEFLAGS names and is kept anyway)\n"
     "  --dry-run       print the plan (root, writable set, workspace, environment)\n"
     "                  and exit without running or creating anything\n" OPTS_HELP_HELP_VERSION "\n"
     "Always writable (the system set, which holds no user data):\n"
     "  /dev/null /dev/zero /dev/full /dev/tty /dev/ptmx /dev/pts/ /dev/shm/\n"
     "\n"
-    "Each run gets a workspace under tests/artifacts/:\n"
+    "Each run gets a workspace under tests/artifacts/ (an ignore file keeps it out\n"
+    "of git status):\n"
     "  _isolation_workspace_<run_id>/      exported as TESTFENCE_WORKSPACE\n"
-    "  tmp/<run_id>/                       TMPDIR, TMP and TEMP\n"
-    "  _pytest_tmp/<run_id>/               pytest --basetemp (via PYTEST_ADDOPTS)\n"
-    "  .pytest_cache/ pycache/ .hypothesis/ .coverage   tool state, kept across runs\n"
-    "and XDG_CACHE_HOME, XDG_DATA_HOME, XDG_STATE_HOME point into the workspace.\n"
+    "  .pytest_cache/ pycache/ .hypothesis/ .coverage ...  tool state, kept\n"
+    "and a private temp dir outside the project, /tmp/testfence-<uid>/<run_id>/\n"
+    "(TMPDIR, TMP, TEMP; pytest's tmp_path follows), removed at the end: inside\n"
+    "the project, a pytest started by a test would find the project's config.\n"
+    "Tool state (pip, npm, mypy, ruff, matplotlib, IPython, pre-commit, XDG dirs)\n"
+    "is redirected into the workspace; git's index lock, pytest-benchmark's\n"
+    "storage and the Python REPL history are refused quietly (docs/run.md).\n"
     "Tool-state variables you already point inside the writable set are kept.\n"
     "Old workspaces beyond --retain are removed; nothing else ever is.\n"
     "\n"
@@ -172,13 +183,46 @@ static int launch(const struct opts *o, struct session *s, char **cmd, int *stat
                             .guard = s->guard ? &pl->policy : NULL,
                             .record_fd = s->ch.sock,
                             .on_record = session_records,
-                            .record_ctx = s};
+                            .record_ctx = s,
+                            .keep_fds = o->keep_fds,
+                            .nkeep_fds = o->nkeep_fds};
     int rc = spawn_run(&so, status, err);
     if (rc == 0 && o->verify)
         rc = verify_after(o, pl, &before, status, err);
     verify_free(&before);
     envplan_free_env(env);
     return rc;
+}
+
+/* The descriptors the command keeps: --keep-fd (each must be open), and make's jobserver
+ * when MAKEFLAGS names one and it is open (make -jN running `testfence run -- $(MAKE)`). */
+static int keep_fds(struct opts *o, tf_err *err)
+{
+    for (size_t i = 0; i < o->nkeep_fds; i++)
+        if (fcntl(o->keep_fds[i], F_GETFD) < 0)
+            return tf_errf(err, "--keep-fd %d: not an open descriptor", o->keep_fds[i]);
+    struct jobserver js;
+    jobserver_parse(getenv("MAKEFLAGS"), &js);
+    for (int i = 0; js.kind == JOBSERVER_FDS && i < 2; i++) {
+        if (fcntl(js.fds[i], F_GETFD) < 0)
+            continue; /* not passed down: make says so itself, as without testfence */
+        int *nv = vec_grow(o->keep_fds, &o->keep_fds_cap, o->nkeep_fds, sizeof *nv);
+        if (!nv)
+            return tf_errf(err, "out of memory");
+        o->keep_fds = nv;
+        nv[o->nkeep_fds++] = js.fds[i];
+    }
+    return 0;
+}
+
+/* After the command: the private temp dir goes, unless --keep-tmp. */
+static void finish_tmp(const struct opts *o, struct session *s)
+{
+    tf_err e = {{0}};
+    if (plan_finish_tmp(&s->pl, o->keep_tmp, &e) < 0)
+        fprintf(stderr, "testfence: warning: %s\n", e.msg);
+    else if (o->keep_tmp)
+        fprintf(stderr, "testfence: kept the run's temp dir %s\n", s->pl.tmp.dir);
 }
 
 /* --report, --junit, --format github: the files' directories opened now, before the
@@ -194,14 +238,14 @@ static int open_outputs(const struct opts *o, const struct session *s, struct re
     return 0;
 }
 
-static int run(const struct opts *o, char **cmd, tf_err *err, int *status)
+static int run(struct opts *o, char **cmd, tf_err *err, int *status)
 {
     char shim[PATH_MAX];
     struct session s;
     struct report_outputs outs;
     struct plan_request req = o->req;
     report_outputs_init(&outs);
-    if (find_shim(o, shim, sizeof shim, err) < 0)
+    if (find_shim(o, shim, sizeof shim, err) < 0 || keep_fds(o, err) < 0)
         return -1;
     req.shim = shim[0] ? shim : NULL;
     int rc = session_plan(&s, &req, backend_of(o), err);
@@ -214,11 +258,15 @@ static int run(const struct opts *o, char **cmd, tf_err *err, int *status)
         rc = prepare(o, &s, err);
         if (rc == 0) {
             rc = launch(o, &s, cmd, status, err);
+            if (rc == 0)
+                plan_print_outputs(stderr, &s.pl);
             /* Also when the command could not start: its status (126, 127) is the report's. */
             int finished = session_finish(&s, stderr, cmd, *status, o->allow_violations, &outs);
             if (rc == 0)
                 *status = finished;
         }
+        if (s.pl.tmp.fd >= 0)
+            finish_tmp(o, &s);
     }
     report_outputs_close(&outs);
     session_free(&s);

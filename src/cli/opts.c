@@ -52,6 +52,32 @@ static bool valid_env_name(const char *v)
     return n > 0 && n < 100 && strspn(v, ok) == n && !(v[0] >= '0' && v[0] <= '9');
 }
 
+/* Append V to the growable list *LIST of N entries (CAP allocated). */
+static int push_str(const char ***list, size_t *n, size_t *cap, const char *v, tf_err *err)
+{
+    const char **nv = vec_grow(*list, cap, *n, sizeof *nv);
+    if (!nv)
+        return tf_errf(err, "out of memory");
+    *list = nv;
+    nv[(*n)++] = v;
+    return 0;
+}
+
+static int parse_keep_fd(const char *s, struct opts *o, tf_err *err)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < 3 || v > 1 << 20)
+        return tf_errf(err, "--keep-fd needs a descriptor number from 3 up, not \"%s\"", s);
+    int *nv = vec_grow(o->keep_fds, &o->keep_fds_cap, o->nkeep_fds, sizeof *nv);
+    if (!nv)
+        return tf_errf(err, "out of memory");
+    o->keep_fds = nv;
+    nv[o->nkeep_fds++] = (int)v;
+    return 0;
+}
+
 static int parse_one(int argc, char **argv, int *i, unsigned accepted, struct opts *o, tf_err *err)
 {
     const char *a = argv[*i], *v;
@@ -66,11 +92,17 @@ static int parse_one(int argc, char **argv, int *i, unsigned accepted, struct op
     } else if (is_opt(a, "--allow")) {
         if (!(v = value_of(argc, argv, i, "--allow", err)))
             return -1;
-        const char **nv = vec_grow(o->req.allow, &o->allow_cap, o->req.nallow, sizeof *nv);
-        if (!nv)
-            return tf_errf(err, "out of memory");
-        o->req.allow = nv;
-        nv[o->req.nallow++] = v;
+        return push_str(&o->req.allow, &o->req.nallow, &o->allow_cap, v, err);
+    } else if ((accepted & (OPT_RUN | OPT_EXPLAIN)) && is_opt(a, "--output")) {
+        if (!(v = value_of(argc, argv, i, "--output", err)))
+            return -1;
+        return push_str(&o->req.outputs, &o->req.noutputs, &o->outputs_cap, v, err);
+    } else if ((accepted & OPT_RUN) && !strcmp(a, "--keep-tmp")) {
+        o->keep_tmp = true;
+    } else if ((accepted & OPT_RUN) && is_opt(a, "--keep-fd")) {
+        if (!(v = value_of(argc, argv, i, "--keep-fd", err)))
+            return -1;
+        return parse_keep_fd(v, o, err);
     } else if ((accepted & OPT_RUN) && is_opt(a, "--backend")) {
         if (!(v = value_of(argc, argv, i, "--backend", err)))
             return -1;
@@ -151,5 +183,9 @@ int opts_parse(int argc, char **argv, unsigned accepted, const char *help, struc
 void opts_free(struct opts *o)
 {
     free(o->req.allow);
+    free(o->req.outputs);
+    free(o->keep_fds);
     o->req.allow = NULL;
+    o->req.outputs = NULL;
+    o->keep_fds = NULL;
 }

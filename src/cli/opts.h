@@ -9,9 +9,11 @@
 
 /* Extra options a command accepts beyond --root/--allow/--help/--version. */
 enum {
-    OPT_RUN = 1 << 0,   /* --backend, --dry-run, --retain, --report, --junit, --format */
-    OPT_CLEAN = 1 << 1, /* --all, --retain */
-    OPT_INIT = 1 << 2,  /* --dry-run */
+    OPT_RUN = 1 << 0,     /* --backend, --dry-run, --retain, --report, --junit, --format, --output,
+                             --keep-tmp, --keep-fd */
+    OPT_CLEAN = 1 << 1,   /* --all, --retain */
+    OPT_INIT = 1 << 2,    /* --dry-run */
+    OPT_EXPLAIN = 1 << 3, /* --output */
 };
 
 struct opts {
@@ -27,7 +29,11 @@ struct opts {
     const char *report; /* --report FILE: report.json's content, also written there */
     const char *junit;  /* --junit FILE */
     bool github;        /* --format github: annotations too */
+    bool keep_tmp;      /* --keep-tmp: leave the run's temp dir in place */
+    int *keep_fds;      /* --keep-fd N: descriptors the command inherits besides 0-2 */
+    size_t nkeep_fds, keep_fds_cap;
     size_t allow_cap;   /* room in req.allow */
+    size_t outputs_cap; /* room in req.outputs */
     int argi;           /* index of the first operand in argv */
 };
 
@@ -42,6 +48,10 @@ struct opts {
 #define OPTS_HELP_ALLOW                                                                            \
     "  --allow PATH    also allow writes beneath PATH; repeatable; PATH must exist\n"              \
     "                  and may be outside the root\n"
+#define OPTS_HELP_OUTPUT                                                                           \
+    "  --output PATH   a file outside the writable set the run may write (created if\n"            \
+    "                  missing), or with a trailing '/' a directory; repeatable; like\n"           \
+    "                  the config's outputs (a CI report: --output report.xml)\n"
 #define OPTS_HELP_HELP_VERSION                                                                     \
     "  -h, --help      print this help\n"                                                          \
     "  -V, --version   print the version\n"

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 /* The keys each table accepts; anything else is a typo worth an error. */
-static const char *const keys_top[] = {"writable", "artifacts", "retain", "workspace", "env",
-                                       "pytest",   "audit",     "report", NULL};
+static const char *const keys_top[] = {"writable", "artifacts", "outputs", "retain", "workspace",
+                                       "env",      "pytest",    "audit",   "report", NULL};
 static const char *const keys_workspace[] = {"files", NULL};
 static const char *const keys_pytest[] = {"basetemp", "cache_dir", NULL};
 static const char *const keys_audit[] = {"include", "exclude", "protected", "cwd", NULL};
@@ -123,10 +123,42 @@ static int check_relative(const struct scope *s, const toml_value *v, const char
     return toml_errf(s->doc, toml_pos_of(v), err, "%s%s \"%s\" %s", s->prefix, key, path, why);
 }
 
+/* outputs: files (and, with a trailing '/', directories) outside the writable set. */
+static int load_outputs(struct config *c, const struct scope *s, const toml_value *t, tf_err *err)
+{
+    const char *const *list;
+    size_t n;
+    int r = toml_get_string_array(s->doc, t, "outputs", &list, &n, err);
+    if (r <= 0)
+        return r;
+    const toml_value *arr = toml_get(t, "outputs");
+    for (size_t i = 0; i < n; i++)
+        if (check_relative(s, toml_array_at(arr, i), "outputs entry", list[i], err) < 0)
+            return -1;
+    return copy_list(&c->outputs, list, n, err);
+}
+
+/* artifacts follows the first writable entry unless it is set: a project whose tests
+ * live in testing/ gets testing/artifacts. */
+static int artifacts_default(struct config *c, tf_err *err)
+{
+    char buf[PATH_MAX];
+    const char *w = c->writable.v[0];
+    size_t n = strlen(w);
+    while (n > 1 && w[n - 1] == '/')
+        n--;
+    if (snprintf(buf, sizeof buf, "%.*s/artifacts", (int)n, w) >= (int)sizeof buf)
+        return tf_errf(err, "writable entry too long: %s", w);
+    free(c->artifacts);
+    return (c->artifacts = strdup(buf)) ? 0 : tf_errf(err, "out of memory");
+}
+
 static int load_paths(struct config *c, const struct scope *s, const toml_value *t, tf_err *err)
 {
     const char *const *list;
     size_t n;
+    if (load_outputs(c, s, t, err) < 0)
+        return -1;
     int r = toml_get_string_array(s->doc, t, "writable", &list, &n, err);
     if (r < 0)
         return -1;
@@ -146,9 +178,12 @@ static int load_paths(struct config *c, const struct scope *s, const toml_value 
         if (!at || copy_list(&c->writable, list, n, err) < 0)
             return tf_errf(err, "out of memory");
     }
+    bool writable_set = r == 1;
     const char *art = NULL;
     if ((r = toml_get_string(s->doc, t, "artifacts", &art, err)) < 0)
         return -1;
+    if (r == 0 && writable_set)
+        return artifacts_default(c, err);
     if (r == 1) {
         if (check_relative(s, toml_get(t, "artifacts"), "artifacts", art, err) < 0)
             return -1;
@@ -480,6 +515,7 @@ void config_free(struct config *c)
     free_where(c->writable_at, c->writable.n);
     free(c->artifacts_at);
     free_list(&c->writable);
+    free_list(&c->outputs);
     free_list(&c->audit_include);
     free_list(&c->audit_exclude);
     free_list(&c->audit_protected);

@@ -24,14 +24,15 @@ struct config {
     char source[PATH_MAX + 64];  /* "/p/pyproject.toml [tool.testfence]" or "built-in defaults" */
     struct config_list writable; /* relative to the root; default {"tests"} */
     char **writable_at;          /* "FILE:LINE:COL" of each (NULL: the default), for messages */
-    char *artifacts;             /* relative to the root; default "tests/artifacts" */
+    char *artifacts;             /* relative to the root; default "<first writable>/artifacts" */
     char *artifacts_at;          /* "FILE:LINE:COL" of artifacts (NULL: the default) */
+    struct config_list outputs;  /* relative to the root; a trailing '/' marks a directory */
     unsigned retain;             /* default 3 */
     struct config_pair *files;   /* [workspace.files], document order */
     size_t nfiles;
     struct config_pair *env; /* [env]: values are templates, see config_expand */
     size_t nenv;
-    bool pytest_basetemp;  /* [pytest] basetemp: add --basetemp (default true) */
+    bool pytest_basetemp;  /* [pytest] basetemp: accepted, no longer used (see docs/config.md) */
     bool pytest_cache_dir; /* [pytest] cache_dir: move .pytest_cache (default true) */
     struct config_list audit_include, audit_exclude, audit_protected;
     bool audit_cwd_temporary; /* [audit] cwd = "temporary": the runner gives tests a temp cwd */

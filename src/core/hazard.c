@@ -225,13 +225,32 @@ static void report_links(struct scan *s)
     }
 }
 
+/* Entries whose contents a run may write: the project's and the declared outputs. */
+static bool walked(const struct policy_entry *e)
+{
+    return e->is_dir && (e->origin == POLICY_PROJECT || e->origin == POLICY_OUTPUT);
+}
+
+/* A declared output file with other links: writing it writes them too. */
+static void check_output_file(struct scan *s, const struct policy_entry *e)
+{
+    struct stat st;
+    if (lstat(e->path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink < 2)
+        return;
+    fprintf(s->out,
+            "  the output %s is a hard link to a file with %ju other link(s): writing it "
+            "changes that file too; replace it with a copy (cp --remove-destination SRC %s)\n",
+            e->path, (uintmax_t)(st.st_nlink - 1), e->path);
+    s->found++;
+}
+
 /* Is entry I beneath another project entry, or the same as an earlier one?
  * Then that walk covers it; walking it twice would double-count its links and
  * hide a link to the outside. */
 static bool nested(const struct policy *p, size_t i)
 {
     for (size_t j = 0; j < p->n; j++)
-        if (j != i && p->entries[j].origin == POLICY_PROJECT &&
+        if (j != i && walked(&p->entries[j]) &&
             path_is_within(p->entries[i].path, p->entries[j].path) &&
             (strcmp(p->entries[i].path, p->entries[j].path) || j < i))
             return true;
@@ -242,9 +261,13 @@ int hazard_scan(const struct policy *p, const struct hazard_opts *o, FILE *out, 
 {
     struct scan s = {.p = p, .o = o, .artifacts = o->artifacts, .out = out, .err = err};
     int rc = 0;
-    for (size_t i = 0; rc == 0 && i < p->n; i++)
-        if (p->entries[i].origin == POLICY_PROJECT && p->entries[i].is_dir && !nested(p, i))
-            rc = walk(&s, p->entries[i].path);
+    for (size_t i = 0; rc == 0 && i < p->n; i++) {
+        const struct policy_entry *e = &p->entries[i];
+        if (walked(e) && !nested(p, i) && access(e->path, F_OK) == 0)
+            rc = walk(&s, e->path);
+        else if (e->origin == POLICY_OUTPUT && !e->is_dir)
+            check_output_file(&s, e);
+    }
     if (rc == 0)
         report_links(&s);
     for (size_t i = 0; i < s.n; i++)

@@ -2,20 +2,11 @@
 
 #include "colour.h"
 #include "path.h"
+#include "toolstate.h"
 #include "vlog.h"
 
 #include <stdio.h>
 #include <string.h>
-
-/* Does PATH have a component named NAME? */
-static bool has_component(const char *path, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *p = strstr(path, name); p; p = strstr(p + 1, name))
-        if (p > path && p[-1] == '/' && (p[n] == '/' || p[n] == '\0'))
-            return true;
-    return false;
-}
 
 static bool under_home(const char *path, const char *home, const char *sub)
 {
@@ -31,15 +22,16 @@ static bool under_home(const char *path, const char *home, const char *sub)
     return path_is_within(path, dir);
 }
 
-const char *hint_for(const char *resolved, const char *root, const char *home)
+/* A pytest node id ("tests/t.py::test_x") or a module being collected ("tests/t.py"). */
+static bool is_pytest_test(const char *test)
 {
-    size_t n = strlen(resolved);
-    if (has_component(resolved, "__pycache__") || (n > 4 && !strcmp(resolved + n - 4, ".pyc")))
-        return "Python bytecode: testfence sets PYTHONPYCACHEPREFIX under tests/artifacts; "
-               "keep it (or set PYTHONDONTWRITEBYTECODE=1) instead of overriding it.";
-    if (has_component(resolved, ".pytest_cache"))
-        return "pytest's cache: testfence passes -o cache_dir=tests/artifacts/.pytest_cache; "
-               "do not override cache_dir outside tests/, or use -p no:cacheprovider.";
+    size_t n = test ? strlen(test) : 0;
+    return n && (strstr(test, "::") || (n > 3 && !strcmp(test + n - 3, ".py")));
+}
+
+/* Hints for a pytest test: its tmp_path is the answer to most writes. */
+static const char *pytest_hint(const char *resolved, const char *root, const char *home)
+{
     if (under_home(resolved, home, ".cache"))
         return "a per-user cache in $HOME/.cache: this tool ignores XDG_CACHE_HOME (which "
                "points into the run workspace); set its own cache variable to a path under "
@@ -47,13 +39,49 @@ const char *hint_for(const char *resolved, const char *root, const char *home)
     if (root && path_is_within(resolved, root))
         return "write under tmp_path or the run workspace ($TESTFENCE_WORKSPACE).";
     if (path_is_within(resolved, "/tmp") || path_is_within(resolved, "/var/tmp"))
-        return "a hard-coded /tmp path: use tmp_path or tempfile (TMPDIR points into the "
-               "run workspace) instead of naming /tmp.";
+        return "a hard-coded /tmp path: use tmp_path or tempfile (TMPDIR points to the run's "
+               "private temp dir) instead of naming /tmp.";
     if (under_home(resolved, home, ""))
         return "a file in your home directory: point the code at tmp_path (monkeypatch HOME "
                "or the setting that names this file) instead of the real one.";
     return "write under tmp_path or the run workspace ($TESTFENCE_WORKSPACE); if this write "
            "is really needed, allow it with --allow PATH.";
+}
+
+/* Hints for any other runner (make check, ctest, npm test) or for the runner itself. */
+static const char *command_hint(const char *resolved, const char *root, const char *home)
+{
+    if (root && path_is_within(resolved, root))
+        return "the command writes inside the project: if that is its job (a build directory, "
+               "a report), add the directory to writable or the file to outputs in the config; "
+               "temp files belong in $TMPDIR (the run's private temp dir).";
+    if (path_is_within(resolved, "/tmp") || path_is_within(resolved, "/var/tmp"))
+        return "a hard-coded /tmp path: use $TMPDIR (the run's private temp dir), or name it "
+               "with --allow PATH if it must be there.";
+    if (under_home(resolved, home, ""))
+        return "a file in your home directory: point the tool's own setting (an environment "
+               "variable, in the config's [env]) at a path under $TESTFENCE_WORKSPACE.";
+    return "if this write is really needed, allow it with --allow PATH or --output PATH.";
+}
+
+const char *hint_for(const char *resolved, const char *root, const char *home, const char *test)
+{
+    size_t n = strlen(resolved);
+    if (toolstate_has_components(resolved, "__pycache__") || (n > 4 && !strcmp(resolved + n - 4, ".pyc")))
+        return "Python bytecode: testfence sets PYTHONPYCACHEPREFIX under tests/artifacts; "
+               "keep it (or set PYTHONDONTWRITEBYTECODE=1) instead of overriding it.";
+    if (toolstate_has_components(resolved, ".pytest_cache"))
+        return "pytest's cache: testfence passes -o cache_dir=tests/artifacts/.pytest_cache; "
+               "do not override cache_dir outside tests/, or use -p no:cacheprovider.";
+    bool pytest = is_pytest_test(test);
+    /* A report written by the runner itself (pytest's --junitxml at the end) is outside
+     * any test; a test writing report.json at the root wants its tmp_path. */
+    const char *tool = toolstate_hint(resolved);
+    if (!tool && !pytest)
+        tool = toolstate_report_hint(resolved, root);
+    if (tool)
+        return tool;
+    return pytest ? pytest_hint(resolved, root, home) : command_hint(resolved, root, home);
 }
 
 int hint_violation_line(char *out, size_t len, const struct hint_who *who, const char *resolved,
@@ -73,7 +101,7 @@ int hint_violation_line(char *out, size_t len, const struct hint_who *who, const
     return snprintf(out, len,
                     "TEST_SANDBOX_VIOLATION: %s attempted to write to %s which is outside %s. "
                     "How to fix: %s",
-                    name, path, fence, hint_for(resolved, root, home));
+                    name, path, fence, hint_for(resolved, root, home, who->test));
 }
 
 int hint_paint(char *out, size_t len, const char *line)

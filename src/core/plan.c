@@ -1,7 +1,9 @@
 #include "plan.h"
 
+#include "jobserver.h"
 #include "path.h"
 #include "project.h"
+#include "toolstate.h"
 
 #include "shimconf.h"
 #include "walk.h"
@@ -10,8 +12,8 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Put "FILE:LINE:COL: " (WHERE, when the value came from a config file) before ERR. */
@@ -24,20 +26,81 @@ static int placed(tf_err *err, const char *where)
     return tf_errf(err, "%s: %s", where, msg);
 }
 
-int plan_policy(struct plan *pl, const struct plan_request *req, tf_err *err)
+/* A writable entry that does not exist: say which directory the tests are really in. */
+static int missing_writable(struct plan *pl, size_t i, tf_err *err)
+{
+    char found[PATH_MAX], msg[sizeof err->msg];
+    if (policy_add(&pl->policy, pl->cfg.writable.v[i], POLICY_PROJECT, err) == 0)
+        return 0;
+    /* Only the default writable set ("tests") is a guess worth correcting; "built-in
+     * defaults" also covers a pyproject.toml without [tool.testfence]. */
+    if (strncmp(pl->cfg.source, "built-in defaults", 17) ||
+        project_find_tests(pl->root, found, sizeof found) < 0)
+        return placed(err, pl->cfg.writable_at[i]);
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    return tf_errf(err,
+                   "%s; this project keeps its tests in %s/: write writable = [\"%s\"] in "
+                   "testfence.toml (or [tool.testfence] in pyproject.toml), or run "
+                   "'testfence init'",
+                   msg, found, found);
+}
+
+/* The tool-state entries of the table that are paths refused quietly. */
+static int quiet_state(struct plan *pl, char *const *envp, tf_err *err)
+{
+    const char *home = envplan_getenv(envp, "HOME");
+    const char *cargo = envplan_getenv(envp, "CARGO_HOME");
+    char cargo_home[PATH_MAX] = "";
+    if (cargo && cargo[0] == '/')
+        snprintf(cargo_home, sizeof cargo_home, "%s", cargo);
+    else if (home && home[0] == '/')
+        snprintf(cargo_home, sizeof cargo_home, "%s/.cargo", home);
+    for (const struct toolstate *t = toolstate_table; t->tool; t++) {
+        const char *base = t->base == TS_HOME         ? home
+                           : t->base == TS_CARGO_HOME ? cargo_home
+                                                      : pl->root;
+        char joined[PATH_MAX], resolved[PATH_MAX];
+        if (t->kind != TS_QUIET || !base || base[0] != '/')
+            continue;
+        size_t n = strlen(t->value);
+        /* A HOME we cannot read (run as another user) has no state of ours to keep quiet. */
+        if (path_join(joined, sizeof joined, base, t->value, NULL) < 0 ||
+            path_resolve(joined, resolved, sizeof resolved, NULL) < 0)
+            continue;
+        if (policy_add_quiet(&pl->policy, resolved, t->value[n - 1] == '/', t->tool, t->commands,
+                             err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int plan_policy(struct plan *pl, const struct plan_request *req, char *const *envp, tf_err *err)
 {
     memset(pl, 0, sizeof *pl);
+    pl->tmp.fd = pl->tmp.userfd = -1;
     if (project_find_root(req->root, pl->root, sizeof pl->root, err) < 0 ||
         config_load(&pl->cfg, pl->root, req->config, err) < 0 ||
         policy_init(&pl->policy, pl->root, err) < 0)
         return -1;
     for (size_t i = 0; i < pl->cfg.writable.n; i++)
-        if (policy_add(&pl->policy, pl->cfg.writable.v[i], POLICY_PROJECT, err) < 0)
-            return placed(err, pl->cfg.writable_at[i]);
+        if (missing_writable(pl, i, err) < 0)
+            return -1;
     for (size_t i = 0; i < req->nallow; i++)
         if (policy_add(&pl->policy, req->allow[i], POLICY_ALLOW, err) < 0)
             return -1;
-    if (policy_add_system(&pl->policy, err) < 0)
+    for (size_t i = 0; i < pl->cfg.outputs.n; i++)
+        if (policy_add_output(&pl->policy, pl->cfg.outputs.v[i], true, err) < 0)
+            return -1;
+    for (size_t i = 0; i < req->noutputs; i++)
+        if (policy_add_output(&pl->policy, req->outputs[i], false, err) < 0)
+            return -1;
+    if (policy_add_system(&pl->policy, err) < 0 || quiet_state(pl, envp, err) < 0)
+        return -1;
+    /* make 4.4 hands its jobserver over as a named fifo: taking a job slot writes to it. */
+    struct jobserver js;
+    jobserver_parse(envplan_getenv(envp, "MAKEFLAGS"), &js);
+    if (js.kind == JOBSERVER_FIFO && access(js.fifo, F_OK) == 0 &&
+        policy_add(&pl->policy, js.fifo, POLICY_ALLOW, err) < 0)
         return -1;
     return 0;
 }
@@ -56,27 +119,46 @@ static int redirect(struct plan *pl, char *const *envp, const char *name, const 
     return envplan_add(&pl->env, name, value, ENV_SET, why, err);
 }
 
+/* pytest's cache moves under the artifacts dir. No --basetemp: pytest takes its temp dirs
+ * from TMPDIR (the private temp dir), and a --basetemp in PYTEST_ADDOPTS would reach every
+ * pytest a test starts, which empties it at start-up. */
 static int pytest_addopts(struct plan *pl, tf_err *err)
 {
-    char a[PATH_MAX * 2] = "", b[PATH_MAX * 2] = "", opts[PATH_MAX * 5];
-    char basetemp[PATH_MAX + 16], cache[PATH_MAX + 16];
-    snprintf(basetemp, sizeof basetemp, "--basetemp=%s", pl->ws.basetemp);
-    snprintf(cache, sizeof cache, "cache_dir=%s", pl->ws.pytest_cache);
-    if ((pl->cfg.pytest_basetemp && envplan_shell_quote(a, sizeof a, basetemp) < 0) ||
-        (pl->cfg.pytest_cache_dir && envplan_shell_quote(b, sizeof b, cache) < 0))
-        return tf_errf(err, "artifacts path too long: %s", pl->ws.artifacts);
-    if (!a[0] && !b[0])
+    char opt[PATH_MAX * 2], cache[PATH_MAX + 16];
+    if (!pl->cfg.pytest_cache_dir)
         return 0;
-    snprintf(opts, sizeof opts, "%s%s%s%s", a, a[0] && b[0] ? " " : "", b[0] ? "-o " : "", b);
-    return envplan_add(&pl->env, "PYTEST_ADDOPTS", opts, ENV_APPEND,
-                       "pytest's tmp_path and cache under the artifacts dir", err);
+    snprintf(cache, sizeof cache, "cache_dir=%s", pl->ws.pytest_cache);
+    if (envplan_shell_quote(opt + 3, sizeof opt - 3, cache) < 0)
+        return tf_errf(err, "artifacts path too long: %s", pl->ws.artifacts);
+    memcpy(opt, "-o ", 3);
+    return envplan_add(&pl->env, "PYTEST_ADDOPTS", opt, ENV_APPEND,
+                       "pytest's cache under the artifacts dir", err);
+}
+
+/* The table's redirects and settings: docs/run.md lists them. */
+static int tool_state(struct plan *pl, char *const *envp, tf_err *err)
+{
+    for (const struct toolstate *t = toolstate_table; t->tool; t++) {
+        char path[PATH_MAX];
+        const char *cur = envplan_getenv(envp, t->var ? t->var : "");
+        if (t->kind == TS_SET && !cur &&
+            envplan_add(&pl->env, t->var, t->value, ENV_SET, t->why, err) < 0)
+            return -1;
+        if (t->kind != TS_REDIRECT)
+            continue;
+        const char *base = t->base == TS_WORKSPACE ? pl->ws.dir : pl->ws.artifacts;
+        if (path_join(path, sizeof path, base, t->value, err) < 0 ||
+            redirect(pl, envp, t->var, path, t->why, err) < 0)
+            return -1;
+    }
+    return 0;
 }
 
 /* The [env] table of the config, placeholders expanded; set last, so it wins. */
 static int config_env(struct plan *pl, tf_err *err)
 {
     const struct workspace *ws = &pl->ws;
-    struct config_vars vars = {pl->root, ws->dir, ws->artifacts, ws->run_id, ws->tmp};
+    struct config_vars vars = {pl->root, ws->dir, ws->artifacts, ws->run_id, pl->tmp.dir};
     for (size_t i = 0; i < pl->cfg.nenv; i++) {
         char val[PATH_MAX * 2];
         if (config_expand(pl->cfg.env[i].value, &vars, val, sizeof val, err) < 0 ||
@@ -90,26 +172,11 @@ static int config_env(struct plan *pl, tf_err *err)
 static int env_plan(struct plan *pl, char *const *envp, tf_err *err)
 {
     const struct workspace *ws = &pl->ws;
-    char coverage[PATH_MAX];
-    if (path_join(coverage, sizeof coverage, ws->artifacts, ".coverage", err) < 0)
-        return -1;
-    const char *tmp_why = "private temp dir";
-    if (envplan_add(&pl->env, "TMPDIR", ws->tmp, ENV_SET, tmp_why, err) < 0 ||
-        envplan_add(&pl->env, "TMP", ws->tmp, ENV_SET, tmp_why, err) < 0 ||
-        envplan_add(&pl->env, "TEMP", ws->tmp, ENV_SET, tmp_why, err) < 0 ||
-        pytest_addopts(pl, err) < 0 ||
-        redirect(pl, envp, "PYTHONPYCACHEPREFIX", ws->pycache,
-                 "Python bytecode caches, never next to the sources", err) < 0 ||
-        redirect(pl, envp, "HYPOTHESIS_STORAGE_DIRECTORY", ws->hypothesis,
-                 "Hypothesis' example database (default ./.hypothesis)", err) < 0 ||
-        redirect(pl, envp, "COVERAGE_FILE", coverage, "coverage.py data (default ./.coverage)",
-                 err) < 0 ||
-        redirect(pl, envp, "XDG_CACHE_HOME", ws->xdg_cache, "per-user caches (~/.cache)", err) <
-            0 ||
-        redirect(pl, envp, "XDG_DATA_HOME", ws->xdg_data, "per-user data (~/.local/share)", err) <
-            0 ||
-        redirect(pl, envp, "XDG_STATE_HOME", ws->xdg_state, "per-user state (~/.local/state)",
-                 err) < 0 ||
+    const char *tmp_why = "the run's private temp dir, outside the project";
+    if (envplan_add(&pl->env, "TMPDIR", pl->tmp.dir, ENV_SET, tmp_why, err) < 0 ||
+        envplan_add(&pl->env, "TMP", pl->tmp.dir, ENV_SET, tmp_why, err) < 0 ||
+        envplan_add(&pl->env, "TEMP", pl->tmp.dir, ENV_SET, tmp_why, err) < 0 ||
+        pytest_addopts(pl, err) < 0 || tool_state(pl, envp, err) < 0 ||
         envplan_add(&pl->env, "TESTFENCE_WORKSPACE", ws->dir, ENV_SET,
                     "the run workspace, for fixtures", err) < 0 ||
         envplan_add(&pl->env, "TESTFENCE_RUN_ID", ws->run_id, ENV_SET, "the run id", err) < 0 ||
@@ -215,9 +282,15 @@ int plan_build(struct plan *pl, const struct plan_request *req, const char *run_
                char *const *envp, tf_err *err)
 {
     char artifacts[PATH_MAX];
-    if (plan_policy(pl, req, err) < 0 || plan_artifacts(pl, artifacts, sizeof artifacts, err) < 0)
+    if (plan_policy(pl, req, envp, err) < 0 ||
+        plan_artifacts(pl, artifacts, sizeof artifacts, err) < 0)
         return -1;
-    if (ws_plan(&pl->ws, artifacts, run_id, err) < 0 || env_plan(pl, envp, err) < 0)
+    /* The temp dir joins the writable set: exactly this one directory, made per run. */
+    if (ws_plan(&pl->ws, artifacts, run_id, err) < 0 ||
+        runtmp_plan(&pl->tmp, envplan_getenv(envp, "TMPDIR"), pl->root, run_id, geteuid(), err) <
+            0 ||
+        policy_add_resolved(&pl->policy, pl->tmp.dir, "TMPDIR", POLICY_TMP, true, err) < 0 ||
+        env_plan(pl, envp, err) < 0)
         return -1;
     /* Appended: a user's own preloads keep working (LD_PRELOAD splits on spaces). */
     pl->shim = req->shim != NULL;
@@ -227,7 +300,37 @@ int plan_build(struct plan *pl, const struct plan_request *req, const char *run_
     return 0;
 }
 
-int plan_create_workspace(struct plan *pl, tf_err *err)
+/* A declared output that is missing: a file is created empty (the Landlock rule is on the
+ * file itself, so it must exist), a directory with its parents. Its path was resolved when
+ * planned, so it holds no link: it is walked from / one component at a time, never
+ * following one (a test may have planted one since, in a directory output or the writable
+ * set). An existing file is left as it is. */
+static int create_output(const struct policy_entry *e, tf_err *err)
+{
+    char parent[PATH_MAX];
+    path_dirname(parent, sizeof parent, e->path);
+    int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (root < 0)
+        return tf_errnof(err, errno, "cannot open /");
+    int dfd = walk_path_dir(root, "", (e->is_dir ? e->path : parent) + 1, 0755, err);
+    close(root);
+    if (dfd < 0 || e->is_dir) {
+        if (dfd >= 0)
+            close(dfd);
+        return dfd < 0 ? -1 : 0;
+    }
+    int fd = openat(dfd, strrchr(e->path, '/') + 1,
+                    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int rc = fd < 0 && errno != EEXIST
+                 ? tf_errnof(err, errno, "cannot create the output %s", e->path)
+                 : 0;
+    if (fd >= 0)
+        close(fd);
+    close(dfd);
+    return rc;
+}
+
+int plan_create_workspace(struct plan *pl, time_t now, tf_err *err)
 {
     pl->opened = true;
     pl->wsfd.dir = pl->wsfd.hold = -1;
@@ -237,7 +340,23 @@ int plan_create_workspace(struct plan *pl, tf_err *err)
     for (size_t i = 0; i < pl->cfg.nfiles; i++)
         if (ws_add_file(pl->wsfd.dir, pl->cfg.files[i].name, pl->cfg.files[i].value, err) < 0)
             return -1;
+    if (runtmp_create(&pl->tmp, now, err) < 0)
+        return -1;
+    for (size_t i = 0; i < pl->policy.n; i++)
+        if (pl->policy.entries[i].origin == POLICY_OUTPUT &&
+            create_output(&pl->policy.entries[i], err) < 0)
+            return -1;
     return 0;
+}
+
+int plan_finish_tmp(struct plan *pl, bool keep, tf_err *err)
+{
+    if (keep) {
+        int rc = runtmp_keep(&pl->tmp, err);
+        runtmp_close(&pl->tmp);
+        return rc;
+    }
+    return runtmp_remove(&pl->tmp, err);
 }
 
 void plan_print_policy(FILE *f, const struct plan *pl)
@@ -246,10 +365,28 @@ void plan_print_policy(FILE *f, const struct plan *pl)
     for (size_t i = 0; i < pl->policy.n; i++) {
         const struct policy_entry *e = &pl->policy.entries[i];
         fprintf(f, "  %-40s %s", e->path, policy_origin_name(e->origin));
-        if (e->origin != POLICY_SYSTEM)
+        if (e->origin == POLICY_OUTPUT)
+            fprintf(f, " \"%s\" (a declared %s)", e->given, e->is_dir ? "directory" : "file");
+        else if (e->origin == POLICY_TMP)
+            fputs(" (the run's private temp dir; removed at the end)", f);
+        else if (e->origin != POLICY_SYSTEM)
             fprintf(f, " \"%s\"", e->given);
         fputc('\n', f);
     }
+    fputs("refused quietly (harmless tool state, not reported):\n", f);
+    for (size_t i = 0; i < pl->policy.nquiet; i++) {
+        const struct policy_quiet *q = &pl->policy.quiet[i];
+        fprintf(f, "  %-40s %s%s%s\n", q->path, q->tool, q->commands ? " " : "",
+                q->commands ? q->commands : "");
+    }
+}
+
+void plan_print_outputs(FILE *f, const struct plan *pl)
+{
+    for (size_t i = 0; i < pl->policy.n; i++)
+        if (pl->policy.entries[i].origin == POLICY_OUTPUT)
+            fprintf(f, "testfence: declared output (writable outside the fence): %s%s\n",
+                    pl->policy.entries[i].path, pl->policy.entries[i].is_dir ? "/" : "");
 }
 
 void plan_print(FILE *f, const struct plan *pl, char *const *envp)
@@ -275,6 +412,7 @@ void plan_print(FILE *f, const struct plan *pl, char *const *envp)
 
 void plan_free(struct plan *pl)
 {
+    runtmp_close(&pl->tmp);
     if (pl->opened) {
         ws_close(&pl->wsfd);
         if (pl->artifacts_fd >= 0)

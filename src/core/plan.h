@@ -7,6 +7,7 @@
 #include "envplan.h"
 #include "base/err.h"
 #include "policy.h"
+#include "runtmp.h"
 #include "workspace.h"
 
 #include <limits.h>
@@ -19,6 +20,8 @@ struct plan_request {
     const char *config; /* --config, or NULL to discover */
     const char **allow; /* --allow entries */
     size_t nallow;
+    const char **outputs; /* --output entries: files, or directories when ending in '/' */
+    size_t noutputs;
     const char *shim; /* the diagnostics shim to add to LD_PRELOAD, or NULL */
     bool in_process;  /* the caller fences itself (libtestfence): no parent outside the fence */
 };
@@ -28,6 +31,7 @@ struct plan {
     struct config cfg;
     struct policy policy;
     struct workspace ws;
+    struct runtmp tmp; /* the private temp dir, outside the project */
     struct envplan env;
     bool shim;       /* the diagnostics shim is preloaded (LD_PRELOAD in env) */
     bool in_process; /* the caller fences itself (plan_request.in_process) */
@@ -41,8 +45,9 @@ struct plan {
     struct ws_fds wsfd;      /* the created workspace, held live until plan_free */
 };
 
-/* Root, config and writable set only: enough for explain and doctor. */
-int plan_policy(struct plan *pl, const struct plan_request *req, tf_err *err);
+/* Root, config and writable set (declared outputs and quiet tool state included; the
+ * run's temp dir is not planned yet): enough for explain and doctor. ENVP gives HOME. */
+int plan_policy(struct plan *pl, const struct plan_request *req, char *const *envp, tf_err *err);
 
 /* The whole plan for a run: policy, workspace paths for RUN_ID, env changes
  * given the current environment ENVP. No file is created. */
@@ -61,11 +66,18 @@ int plan_open_artifacts(const struct plan *pl, const char *artifacts, bool creat
 
 /* Create the run workspace with the config's placeholder files, fresh, beneath the artifacts
  * dir opened once (pl->artifacts_fd), and hold it live (plan_free lets go) so concurrent runs
- * do not prune it. */
-int plan_create_workspace(struct plan *pl, tf_err *err);
+ * do not prune it; create the private temp dir (NOW: the time, for pruning what crashed
+ * runs left) and every declared output that is missing. */
+int plan_create_workspace(struct plan *pl, time_t now, tf_err *err);
+
+/* After the run: remove the private temp dir, or with KEEP mark it kept. */
+int plan_finish_tmp(struct plan *pl, bool keep, tf_err *err);
 
 void plan_print_policy(FILE *f, const struct plan *pl);
 void plan_print(FILE *f, const struct plan *pl, char *const *envp);
+
+/* One line per declared output, for the end of a run. */
+void plan_print_outputs(FILE *f, const struct plan *pl);
 
 void plan_free(struct plan *pl);
 

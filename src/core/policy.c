@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 const char *const policy_system_paths[] = {
     "/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts", "/dev/shm", NULL,
@@ -80,6 +81,134 @@ int policy_add_resolved(struct policy *p, const char *resolved, const char *give
     return push(p, resolved, given, origin, is_dir, err);
 }
 
+/* Does the absolute PATH pass through a symlink inside the entries so far (the writable set,
+ * where a test can plant one)? Its name goes to LINK. */
+static bool through_writable_link(const struct policy *p, const char *path, char *link, size_t n)
+{
+    char cur[PATH_MAX], parent[PATH_MAX], real[PATH_MAX];
+    snprintf(cur, sizeof cur, "%s", path);
+    for (char *c = cur + 1;; c++) {
+        if (*c != '/' && *c != '\0')
+            continue;
+        char saved = *c;
+        struct stat st;
+        *c = '\0';
+        if (lstat(cur, &st) == 0 && S_ISLNK(st.st_mode)) {
+            path_dirname(parent, sizeof parent, cur);
+            if (realpath(parent, real) && policy_match(p, real)) {
+                snprintf(link, n, "%s", cur);
+                return true;
+            }
+        }
+        *c = saved;
+        if (!saved)
+            return false;
+    }
+}
+
+int policy_add_output(struct policy *p, const char *given, bool in_root, tf_err *err)
+{
+    char joined[PATH_MAX], resolved[PATH_MAX];
+    size_t n = strlen(given);
+    bool is_dir = n > 0 && given[n - 1] == '/';
+    const char *path = given;
+    if (!n)
+        return tf_errf(err, "an output must not be empty");
+    if (in_root && path_join(joined, sizeof joined, p->root, given, err) < 0)
+        return -1;
+    if (in_root)
+        path = joined;
+    char cwd[PATH_MAX], abs[PATH_MAX], link[PATH_MAX];
+    if (path[0] != '/' &&
+        (!getcwd(cwd, sizeof cwd) || path_join(abs, sizeof abs, cwd, path, err) < 0))
+        return tf_errnof(err, errno, "output \"%s\": cannot tell where it is", given);
+    if (through_writable_link(p, path[0] == '/' ? path : abs, link, sizeof link))
+        return tf_errf(err,
+                       "output \"%s\" goes through the symlink %s inside the writable set, "
+                       "which a test can change; name the directory it leads to instead",
+                       given, link);
+    if (path_resolve(path, resolved, sizeof resolved, err) < 0)
+        return -1;
+    if (in_root && (!path_is_within(resolved, p->root) || !strcmp(resolved, p->root)))
+        return tf_errf(err,
+                       "output \"%s\" resolves to %s, which is not inside the project root %s; "
+                       "name it with --output instead",
+                       given, resolved, p->root);
+    struct stat st;
+    if (stat(resolved, &st) == 0 && S_ISDIR(st.st_mode) != is_dir)
+        return tf_errf(err, "output \"%s\": %s is %s; write \"%s%s\" to declare %s", given,
+                       resolved, is_dir ? "a file, not a directory" : "a directory", given,
+                       is_dir ? "" : "/", is_dir ? "the file (no trailing '/')" : "a directory");
+    return push(p, resolved, given, POLICY_OUTPUT, is_dir, err);
+}
+
+int policy_add_quiet(struct policy *p, const char *resolved, bool is_dir, const char *tool,
+                     const char *commands, tf_err *err)
+{
+    size_t lp = strlen(resolved) + 1, lt = strlen(tool) + 1,
+           lc = commands ? strlen(commands) + 1 : 0;
+    struct policy_quiet *v = vec_grow(p->quiet, &p->capquiet, p->nquiet, sizeof *v);
+    if (v)
+        p->quiet = v;
+    char *all = v ? malloc(lp + lt + lc) : NULL;
+    if (!all)
+        return tf_errf(err, "out of memory");
+    memcpy(all, resolved, lp);
+    memcpy(all + lp, tool, lt);
+    if (commands)
+        memcpy(all + lp + lt, commands, lc);
+    v[p->nquiet++] = (struct policy_quiet){all, all + lp, commands ? all + lp + lt : NULL, is_dir};
+    return 0;
+}
+
+const struct policy_quiet *policy_quiet(const struct policy *p, const char *resolved)
+{
+    for (size_t i = 0; i < p->nquiet; i++) {
+        const struct policy_quiet *q = &p->quiet[i];
+        if (q->is_dir ? path_is_within(resolved, q->path) : !strcmp(resolved, q->path))
+            return q;
+    }
+    return NULL;
+}
+
+/* Is WORD one of the space-separated LIST? */
+static bool in_list(const char *list, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = list; *p;) {
+        size_t k = strcspn(p, " ");
+        if (k == n && !strncmp(p, word, n))
+            return true;
+        p += k + (p[k] == ' ');
+    }
+    return false;
+}
+
+bool policy_quiet_for(const struct policy_quiet *q, const char *argv, size_t len)
+{
+    if (!q->commands)
+        return true;
+    /* git [-c k=v | -C dir | --opt]... SUBCOMMAND: the first word that is not an option
+     * or an option's value. */
+    bool value_next = false;
+    const char *end = argv + len;
+    for (const char *a = argv + strnlen(argv, len) + 1; a < end;
+         a += strnlen(a, (size_t)(end - a)) + 1) {
+        if (value_next) {
+            value_next = false;
+            continue;
+        }
+        if (!strcmp(a, "-c") || !strcmp(a, "-C")) {
+            value_next = true;
+            continue;
+        }
+        if (a[0] == '-')
+            continue;
+        return in_list(q->commands, a);
+    }
+    return false;
+}
+
 int policy_add_system(struct policy *p, tf_err *err)
 {
     for (size_t i = 0; policy_system_paths[i]; i++)
@@ -128,6 +257,10 @@ const char *policy_origin_name(enum policy_origin origin)
         return "--allow";
     case POLICY_SYSTEM:
         return "system";
+    case POLICY_TMP:
+        return "temp";
+    case POLICY_OUTPUT:
+        return "output";
     }
     return "?";
 }
@@ -138,6 +271,9 @@ void policy_free(struct policy *p)
         free(p->entries[i].path); /* given is in the same allocation */
     }
     free(p->entries);
+    for (size_t i = 0; i < p->nquiet; i++)
+        free(p->quiet[i].path); /* tool is in the same allocation */
+    free(p->quiet);
     free(p->root);
     memset(p, 0, sizeof *p);
 }

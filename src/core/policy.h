@@ -14,6 +14,8 @@ enum policy_origin {
     POLICY_PROJECT, /* a project directory (default "tests"): must stay inside the root */
     POLICY_ALLOW,   /* named by the user with --allow: may be anywhere */
     POLICY_SYSTEM,  /* the built-in system set that holds no user data */
+    POLICY_TMP,     /* the run's private temp dir, outside the project (runtmp) */
+    POLICY_OUTPUT,  /* a declared output: a file or directory the run may write (a CI report) */
 };
 
 struct policy_entry {
@@ -23,10 +25,22 @@ struct policy_entry {
     bool is_dir; /* a directory allows writes beneath it, a file only to itself */
 };
 
+/* A path whose refused writes are harmless tool state (git's index lock, the REPL's
+ * history): still refused by the kernel, but neither reported nor counted. */
+struct policy_quiet {
+    char *path;           /* absolute, symlinks resolved */
+    const char *tool;     /* names it in explain (allocated with path) */
+    const char *commands; /* only for these subcommands of TOOL ("describe"), space-separated;
+                             NULL: whoever writes (allocated with path) */
+    bool is_dir;          /* the directory and everything beneath it */
+};
+
 struct policy {
     char *root; /* absolute, symlinks resolved */
     struct policy_entry *entries;
     size_t n, cap;
+    struct policy_quiet *quiet;
+    size_t nquiet, capquiet;
 };
 
 /* The system set: device files and directories that hold no user data. */
@@ -43,6 +57,25 @@ int policy_add(struct policy *p, const char *given, enum policy_origin origin, t
  * RESOLVED is taken as it is, nothing is checked on disk. */
 int policy_add_resolved(struct policy *p, const char *resolved, const char *given,
                         enum policy_origin origin, bool is_dir, tf_err *err);
+
+/* A declared output GIVEN: a directory when it ends with '/', else a file. IN_ROOT: given
+ * relative to the root (the config's outputs) and must stay inside it; else relative to the
+ * current directory (--output), anywhere. It need not exist yet (plan_create_outputs makes
+ * it); an existing one must be of the declared kind. */
+int policy_add_output(struct policy *p, const char *given, bool in_root, tf_err *err);
+
+/* Refused writes to RESOLVED (beneath it, when IS_DIR) are harmless state of TOOL, made by
+ * any process, or when COMMANDS is not NULL only by TOOL running one of those subcommands
+ * (git describe: git commit taking the same lock is a real write, and reported). */
+int policy_add_quiet(struct policy *p, const char *resolved, bool is_dir, const char *tool,
+                     const char *commands, tf_err *err);
+
+/* The quiet entry RESOLVED falls under, or NULL. */
+const struct policy_quiet *policy_quiet(const struct policy *p, const char *resolved);
+
+/* Is ARGV (the process's command line, NUL-separated, LEN bytes) Q's tool running one of
+ * Q's subcommands? Always true when Q has no command list. */
+bool policy_quiet_for(const struct policy_quiet *q, const char *argv, size_t len);
 
 /* The entries every run has: the system set. */
 int policy_add_system(struct policy *p, tf_err *err);

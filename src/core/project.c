@@ -2,9 +2,11 @@
 
 #include "path.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -49,4 +51,67 @@ int project_find_root(const char *opt_root, char *root, size_t len, tf_err *err)
         return tf_errf(err, "path too long: %s", dir);
     memcpy(root, dir, strlen(dir) + 1);
     return 0;
+}
+
+static bool is_dir_at(const char *root, const char *rel)
+{
+    char p[PATH_MAX];
+    struct stat st;
+    return path_join(p, sizeof p, root, rel, NULL) == 0 && lstat(p, &st) == 0 &&
+           S_ISDIR(st.st_mode);
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* DIR/<sub>/NAME for the first NAME of NAMES that is a directory, SUB in sorted order;
+ * hidden directories and node_modules are passed over. */
+static int find_below(const char *root, const char *dir, const char *const *names, char *out,
+                      size_t len)
+{
+    char path[PATH_MAX];
+    if (path_join(path, sizeof path, root, dir, NULL) < 0)
+        return -1;
+    DIR *d = opendir(path);
+    if (!d)
+        return -1;
+    char *subs[256];
+    size_t n = 0;
+    for (struct dirent *e; n < 256 && (e = readdir(d));)
+        if (e->d_name[0] != '.' && strcmp(e->d_name, "node_modules") &&
+            (e->d_type == DT_DIR || e->d_type == DT_UNKNOWN))
+            subs[n] = strdup(e->d_name), n += subs[n] != NULL;
+    closedir(d);
+    qsort(subs, n, sizeof *subs, cmp_names);
+    int rc = -1;
+    for (size_t i = 0; i < n; i++) {
+        for (size_t k = 0; rc < 0 && names[k]; k++) {
+            char rel[PATH_MAX];
+            int w =
+                snprintf(rel, sizeof rel, "%s%s%s/%s", dir, dir[0] ? "/" : "", subs[i], names[k]);
+            if (w > 0 && (size_t)w < len && (size_t)w < sizeof rel && is_dir_at(root, rel)) {
+                memcpy(out, rel, (size_t)w + 1);
+                rc = 0;
+            }
+        }
+        free(subs[i]);
+    }
+    return rc;
+}
+
+int project_find_tests(const char *root, char *out, size_t len)
+{
+    static const char *const top[] = {"tests", "test",      "testing",  "t",
+                                      "spec",  "__tests__", "testdata", NULL};
+    static const char *const pkg[] = {"tests", "test", "__tests__", NULL};
+    for (size_t i = 0; top[i]; i++)
+        if (is_dir_at(root, top[i]) && strlen(top[i]) < len) {
+            memcpy(out, top[i], strlen(top[i]) + 1);
+            return 0;
+        }
+    if (find_below(root, "", pkg, out, len) == 0)
+        return 0;
+    return is_dir_at(root, "src") ? find_below(root, "src", pkg, out, len) : -1;
 }

@@ -14,4 +14,10 @@ extern const char *const project_markers[];
  * walking up from the current directory to the first directory holding a marker. */
 int project_find_root(const char *opt_root, char *root, size_t len, tf_err *err);
 
+/* The project's test directory, relative to ROOT, when its tests are not in tests/: the
+ * first of test/, testing/, t/, spec/, __tests__/, testdata/ at the root, then a package's own
+ * (pkg/tests, pkg/test, src/pkg/tests), for `init` and the missing-writable error to
+ * propose. Returns 0 and fills OUT, or -1 when none is found. */
+int project_find_tests(const char *root, char *out, size_t len);
+
 #endif

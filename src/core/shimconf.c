@@ -58,6 +58,14 @@ static void put_conf(FILE *f, const struct shimconf *c)
         put_field(f, e->path);
         put_field(f, e->given);
     }
+    for (size_t i = 0; i < c->policy.nquiet; i++) {
+        const struct policy_quiet *q = &c->policy.quiet[i];
+        fputs("\nquiet", f);
+        put_field(f, q->is_dir ? "dir" : "file");
+        put_field(f, q->tool);
+        put_field(f, q->commands ? q->commands : "");
+        put_field(f, q->path);
+    }
     fputc('\n', f);
 }
 
@@ -103,7 +111,8 @@ static size_t split_fields(char *line, char **fields, size_t max)
 
 static int parse_origin(const char *s, enum policy_origin *o)
 {
-    const enum policy_origin all[] = {POLICY_PROJECT, POLICY_ALLOW, POLICY_SYSTEM};
+    const enum policy_origin all[] = {POLICY_PROJECT, POLICY_ALLOW, POLICY_SYSTEM, POLICY_TMP,
+                                      POLICY_OUTPUT};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (!strcmp(s, policy_origin_name(all[i]))) {
             *o = all[i];
@@ -141,6 +150,10 @@ static int parse_line(char *line, struct shimconf *c, tf_err *err)
     else if (n == 5 && !strcmp(f[0], "entry") && parse_origin(f[2], &o) == 0 &&
              (!strcmp(f[1], "dir") || !strcmp(f[1], "file")))
         return policy_add_resolved(&c->policy, f[3], f[4], o, !strcmp(f[1], "dir"), err);
+    else if (n == 5 && !strcmp(f[0], "quiet") && f[4][0] == '/' &&
+             (!strcmp(f[1], "dir") || !strcmp(f[1], "file")))
+        return policy_add_quiet(&c->policy, f[4], !strcmp(f[1], "dir"), f[2], f[3][0] ? f[3] : NULL,
+                                err);
     else
         return tf_errf(err, "unexpected line \"%.80s\"", f[0]);
     return 0;

@@ -102,8 +102,10 @@ int walk_fd(int fd, const char *path, long tag, const struct walk_ops *ops, void
     return walk_dir(&w, fd, &start);
 }
 
-/* One step of walk_open_dir: NAME beneath FD, created with MODE when missing (MODE != 0). */
-static int open_step(int fd, const char *where, const char *name, mode_t mode, tf_err *err)
+/* One step of walk_open_dir: NAME beneath FD, created with MODE when missing (MODE != 0),
+ * opened with OFLAG (O_RDONLY, or O_PATH). */
+static int open_step(int fd, const char *where, const char *name, mode_t mode, int oflag,
+                     tf_err *err)
 {
     int e = EINVAL;
     if (!strcmp(name, ".") || !strcmp(name, ".."))
@@ -111,7 +113,7 @@ static int open_step(int fd, const char *where, const char *name, mode_t mode, t
     else if (mode && mkdirat(fd, name, mode) < 0 && errno != EEXIST)
         tf_errnof(err, e = errno, "cannot create %s/%s", where, name);
     else {
-        int next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int next = openat(fd, name, oflag | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (next >= 0)
             return next;
         e = errno;
@@ -129,7 +131,8 @@ static int open_step(int fd, const char *where, const char *name, mode_t mode, t
     return -1;
 }
 
-int walk_open_dir(int dirfd, const char *where, const char *rel, mode_t mode, tf_err *err)
+static int open_dir(int dirfd, const char *where, const char *rel, mode_t mode, int oflag,
+                    tf_err *err)
 {
     char buf[PATH_MAX], at[PATH_MAX];
     int fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
@@ -142,7 +145,7 @@ int walk_open_dir(int dirfd, const char *where, const char *rel, mode_t mode, tf
     snprintf(at, sizeof at, "%s", where);
     char *save = NULL;
     for (char *c = strtok_r(buf, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
-        int next = open_step(fd, at, c, mode, err);
+        int next = open_step(fd, at, c, mode, oflag, err);
         close(fd);
         if (next < 0)
             return -1;
@@ -151,4 +154,26 @@ int walk_open_dir(int dirfd, const char *where, const char *rel, mode_t mode, tf
         snprintf(at + n, sizeof at - n, "/%s", c);
     }
     return fd;
+}
+
+int walk_open_dir(int dirfd, const char *where, const char *rel, mode_t mode, tf_err *err)
+{
+    return open_dir(dirfd, where, rel, mode, O_RDONLY, err);
+}
+
+int walk_path_dir(int dirfd, const char *where, const char *rel, mode_t mode, tf_err *err)
+{
+    return open_dir(dirfd, where, rel, mode, O_PATH, err);
+}
+
+DIR *walk_list(int dirfd)
+{
+    int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = fd < 0 ? NULL : fdopendir(fd);
+    if (!d && fd >= 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+    }
+    return d;
 }

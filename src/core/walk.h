@@ -7,6 +7,7 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <dirent.h>
 #include <sys/types.h>
 
 struct walk_entry {
@@ -48,5 +49,13 @@ int walk_fd(int fd, const char *path, long tag, const struct walk_ops *ops, void
  * errno saying why (ENOENT: missing; ELOOP or ENOTDIR: a symlink or not a directory, refused
  * by name). */
 int walk_open_dir(int dirfd, const char *where, const char *rel, mode_t mode, tf_err *err);
+
+/* List the directory DIRFD through a new open file description, close-on-exec (a dup would
+ * share DIRFD's offset, and leak into a command). NULL with errno set; closedir when done. */
+DIR *walk_list(int dirfd);
+
+/* walk_open_dir for a directory that is only passed through or made in (a base others may
+ * only search, 0711): an O_PATH fd, good as the DIRFD of *at calls, not for listing. */
+int walk_path_dir(int dirfd, const char *where, const char *rel, mode_t mode, tf_err *err);
 
 #endif

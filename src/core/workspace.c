@@ -59,11 +59,9 @@ int ws_plan(struct workspace *ws, const char *artifacts, const char *run_id, tf_
     ws->artifacts[strlen(ws->artifacts) - 1] = '\0'; /* drop the trailing '/' */
     const char *a = ws->artifacts;
     if (fmt(ws->dir, a, WS_PREFIX, run_id, err) < 0 ||
-        fmt(ws->tmp, a, WS_TMP "/", run_id, err) < 0 ||
         fmt(ws->xdg_cache, ws->dir, "xdg/cache", "", err) < 0 ||
         fmt(ws->xdg_data, ws->dir, "xdg/data", "", err) < 0 ||
         fmt(ws->xdg_state, ws->dir, "xdg/state", "", err) < 0 ||
-        fmt(ws->basetemp, a, WS_PYTEST_TMP "/", run_id, err) < 0 ||
         fmt(ws->pytest_cache, a, ".pytest_cache", "", err) < 0 ||
         fmt(ws->pycache, a, "pycache", "", err) < 0 ||
         fmt(ws->hypothesis, a, ".hypothesis", "", err) < 0)
@@ -114,17 +112,29 @@ static int make_dir(int dirfd, const char *where, const char *rel, tf_err *err)
     return 0;
 }
 
+/* "*": git status stays clean however many runs are kept. An existing file (the user's, or
+ * one a test left) is kept as it is. */
+static void write_ignore(int artifacts_fd)
+{
+    static const char text[] = "# made by testfence: run workspaces and tool caches\n*\n";
+    int fd =
+        openat(artifacts_fd, WS_IGNORE, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return;
+    ssize_t w = write(fd, text, sizeof text - 1);
+    (void)w;
+    close(fd);
+}
+
 int ws_create(const struct workspace *ws, int artifacts_fd, struct ws_fds *fds, tf_err *err)
 {
     const char *name = beneath(ws, ws->dir);
+    write_ignore(artifacts_fd);
     fds->dir = fds->hold = -1;
     if (mkdirat(artifacts_fd, name, 0755) < 0)
         return tf_errnof(err, errno, "cannot create the run workspace %s", ws->dir);
     fds->dir = walk_open_dir(artifacts_fd, ws->artifacts, name, 0, err);
     int rc = fds->dir < 0 || lock_marker(ws, fds, err) < 0 ? -1 : 0;
-    const char *in_artifacts[] = {ws->tmp, ws->basetemp};
-    for (size_t i = 0; rc == 0 && i < 2; i++)
-        rc = make_dir(artifacts_fd, ws->artifacts, beneath(ws, in_artifacts[i]), err);
     const char *xdg[] = {WS_XDG "/cache", WS_XDG "/data", WS_XDG "/state"};
     for (size_t i = 0; rc == 0 && i < 3; i++)
         rc = make_dir(fds->dir, ws->dir, xdg[i], err);
@@ -219,6 +229,11 @@ static int remove_tree_at(int dirfd, const char *where, const char *name, const 
     return 0;
 }
 
+int ws_remove_tree_at(int dirfd, const char *where, const char *name, tf_err *err)
+{
+    return remove_tree_at(dirfd, where, name, NULL, err);
+}
+
 static int cmp_desc(const void *a, const void *b)
 {
     return strcmp(*(char *const *)b, *(char *const *)a);
@@ -251,14 +266,9 @@ void ws_free_ids(char **v, size_t n)
 /* The run ids of the marked workspaces in AFD, newest first. */
 static int list_runs(int afd, char ***out, size_t *n)
 {
-    /* A new open file description, close-on-exec: a dup would share the offset and leak. */
-    int lfd = openat(afd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *d = lfd < 0 ? NULL : fdopendir(lfd);
-    if (!d) {
-        if (lfd >= 0)
-            close(lfd);
+    DIR *d = walk_list(afd);
+    if (!d)
         return -1;
-    }
     size_t plen = strlen(WS_PREFIX), cap = 0;
     char **v = NULL;
     *n = 0;

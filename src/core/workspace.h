@@ -16,20 +16,19 @@
 #define WS_MARKER ".testfence-workspace"
 #define WS_MARKER_NEW ".testfence-workspace.new" /* the marker while it is being locked */
 #define WS_XDG "xdg"
+/* Where earlier versions kept per-run temp dirs; a prune still removes what they left. */
 #define WS_PYTEST_TMP "_pytest_tmp"
 #define WS_TMP "tmp"
+/* The ignore file in the artifacts dir: nothing in it belongs in version control. */
+#define WS_IGNORE ".gitignore"
 
 struct workspace {
     char run_id[32];          /* UTC time + pid: 20261129T101438Z-0012345 (sorts by time) */
     char artifacts[PATH_MAX]; /* absolute */
     char dir[PATH_MAX];       /* <artifacts>/_isolation_workspace_<run_id> */
-    char tmp[PATH_MAX];       /* <artifacts>/tmp/<run_id>: TMPDIR, TMP, TEMP; short, because an
-                                 AF_UNIX socket path made in it must fit in 108 bytes */
     char xdg_cache[PATH_MAX]; /* <dir>/xdg/cache, data, state */
     char xdg_data[PATH_MAX];
     char xdg_state[PATH_MAX];
-    char basetemp[PATH_MAX]; /* <artifacts>/_pytest_tmp/<run_id>: pytest empties it, so it is ours
-                                alone */
     char pytest_cache[PATH_MAX]; /* <artifacts>/.pytest_cache: stable so --lf works across runs */
     char pycache[PATH_MAX];      /* <artifacts>/pycache: PYTHONPYCACHEPREFIX, stable */
     char hypothesis[PATH_MAX];   /* <artifacts>/.hypothesis: stable example database */
@@ -56,11 +55,16 @@ extern const char *const ws_reserved_names[];
 
 /* Create the run's directories beneath ARTIFACTS_FD (the artifacts dir, opened without
  * following a link), fresh: the workspace with its marker (locked before the marker can be
- * seen, so no prune can take the workspace between its creation and its lock), tmp/<id>,
- * _pytest_tmp/<id> and the XDG dirs. Nothing is followed: a symlink on the way is refused. */
+ * seen, so no prune can take the workspace between its creation and its lock) and the XDG
+ * dirs, and the artifacts dir's ignore file when it has none. Nothing is followed: a symlink
+ * on the way is refused. (The run's temp dir is outside the project: runtmp.) */
 int ws_create(const struct workspace *ws, int artifacts_fd, struct ws_fds *fds, tf_err *err);
 
 void ws_close(struct ws_fds *fds);
+
+/* rm -rf of NAME inside the directory DIRFD (named WHERE, for messages), never following a
+ * symlink. ENOENT: nothing to do. */
+int ws_remove_tree_at(int dirfd, const char *where, const char *name, tf_err *err);
 
 /* Create the placeholder file NAME (a plain name) in the run workspace DIR_FD with CONTENT. */
 int ws_add_file(int dir_fd, const char *name, const char *content, tf_err *err);

@@ -39,7 +39,9 @@ struct tf_session {
     struct shimconf conf;
     const struct policy *policy; /* ses.pl.policy or conf.policy */
     char workspace[PATH_MAX], run_id[32], fence_dir[PATH_MAX + 1], shim[PATH_MAX];
-    struct diag d; /* tf_attach's view of the run it joined */
+    struct diag d;  /* tf_attach's view of the run it joined */
+    char **outputs; /* tf_set_outputs, for tf_load */
+    size_t noutputs;
     char **envval; /* final values of pl.env's items */
     struct tf_viol *v;
     size_t nv, cap;
@@ -124,6 +126,23 @@ static int final_env(tf_session *s)
     return 0;
 }
 
+TF_PUBLIC int tf_set_outputs(tf_session *s, const char *const *outputs, size_t n)
+{
+    if (s->loaded || s->attached)
+        return tf_errf(&s->err, "tf_set_outputs after tf_load");
+    for (size_t i = 0; i < s->noutputs; i++)
+        free(s->outputs[i]);
+    free(s->outputs);
+    s->noutputs = 0;
+    s->outputs = calloc(n + 1, sizeof *s->outputs);
+    if (!s->outputs)
+        return tf_errf(&s->err, "out of memory");
+    for (; s->noutputs < n; s->noutputs++)
+        if (!(s->outputs[s->noutputs] = strdup(outputs[s->noutputs])))
+            return tf_errf(&s->err, "out of memory");
+    return 0;
+}
+
 TF_PUBLIC int tf_load(tf_session *s, const char *root, const char *config, const char *const *allow,
                       size_t nallow)
 {
@@ -142,15 +161,19 @@ TF_PUBLIC int tf_load(tf_session *s, const char *root, const char *config, const
         add_warnings(s, line);
     }
     /* plan_request's list is not const-qualified all the way down: hand it a copy. */
-    const char **list = calloc(nallow + 1, sizeof *list);
+    const char **list = calloc(nallow + s->noutputs + 1, sizeof *list);
     if (!list)
         return tf_errf(&s->err, "out of memory");
     for (size_t i = 0; i < nallow; i++)
         list[i] = allow[i];
+    for (size_t i = 0; i < s->noutputs; i++)
+        list[nallow + i] = s->outputs[i];
     struct plan_request req = {.root = root,
                                .config = config,
                                .allow = list,
                                .nallow = nallow,
+                               .outputs = list + nallow,
+                               .noutputs = s->noutputs,
                                .shim = s->shim[0] ? s->shim : NULL,
                                .in_process = true};
     s->loaded = true; /* session_free is safe on a partly built plan */
@@ -279,7 +302,21 @@ TF_PUBLIC const char *tf_run_id(const tf_session *s)
 
 TF_PUBLIC const char *tf_basetemp(const tf_session *s)
 {
-    return s->loaded && s->ses.pl.cfg.pytest_basetemp ? s->ses.pl.ws.basetemp : NULL;
+    (void)s; /* pytest's temp dirs follow TMPDIR into the run's private temp dir */
+    return NULL;
+}
+
+TF_PUBLIC const char *tf_tmp(const tf_session *s)
+{
+    return s->loaded && s->ses.pl.tmp.dir[0] ? s->ses.pl.tmp.dir : NULL;
+}
+
+TF_PUBLIC const char *tf_output(const tf_session *s, size_t i)
+{
+    for (size_t k = 0; s->policy && k < s->policy->n; k++)
+        if (s->policy->entries[k].origin == POLICY_OUTPUT && i-- == 0)
+            return s->policy->entries[k].path;
+    return NULL;
 }
 
 TF_PUBLIC const char *tf_pytest_cache(const tf_session *s)
@@ -337,7 +374,11 @@ TF_PUBLIC int tf_path_check_at(tf_session *s, int dirfd, const char *path, int f
     /* No file, or a call the kernel fails anyway: nothing outside can change. */
     if (res.kind != PATH_FILE || res.errnum)
         return 1;
-    return policy_match_res(s->policy, &res) ? 1 : 0;
+    if (policy_match_res(s->policy, &res))
+        return 1;
+    /* Harmless tool state; the caller is not git, so a git subcommand's entry is not its. */
+    const struct policy_quiet *q = res.beneath ? NULL : policy_quiet(s->policy, res.path);
+    return q && !q->commands ? 2 : 0;
 }
 
 TF_PUBLIC int tf_path_check(tf_session *s, const char *path, int nofollow, char *resolved,
@@ -533,5 +574,8 @@ TF_PUBLIC void tf_close(tf_session *s)
     free(s->v);
     free(s->warnings);
     diag_close(&s->d);
+    for (size_t i = 0; i < s->noutputs; i++)
+        free(s->outputs[i]);
+    free(s->outputs);
     free(s);
 }

@@ -4,6 +4,7 @@
 #include "core/report.h"
 #include "core/shimconf.h"
 #include "core/vlog.h"
+#include "core/walk.h"
 #include "core/workspace.h"
 
 #include <dirent.h>
@@ -61,13 +62,9 @@ static void remove_private(int bfd, const char *name)
 /* Private directories whose run is gone (testfence was killed): nobody holds their lock. */
 static void remove_stale(int bfd)
 {
-    int lfd = openat(bfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *d = lfd < 0 ? NULL : fdopendir(lfd);
-    if (!d) {
-        if (lfd >= 0)
-            close(lfd);
+    DIR *d = walk_list(bfd);
+    if (!d)
         return;
-    }
     for (struct dirent *e; (e = readdir(d));) {
         if (!ws_is_run_id(e->d_name))
             continue;

@@ -128,7 +128,7 @@ int session_start(struct session *s, unsigned retain, const char *test_env, bool
                   FILE *warn, tf_err *err)
 {
     bool fenced = s->backend == SESSION_LANDLOCK;
-    if (plan_create_workspace(&s->pl, err) < 0)
+    if (plan_create_workspace(&s->pl, time(NULL), err) < 0)
         return -1;
     diag_unfinished(s->pl.artifacts_fd, s->pl.ws.artifacts, s->pl.root, warn);
     prune(s, retain, warn);

@@ -150,11 +150,14 @@ static void child(const struct spawn_opts *o, const sigset_t *oldmask, bool tty,
         if (lfd >= 0)
             close(lfd);
     }
-    /* Nothing but 0, 1 and 2 may reach the command; errfd closes on a successful exec. */
+    /* Nothing but 0, 1, 2 and the kept ones (make's jobserver) may reach the command;
+     * errfd closes on a successful exec. */
     if (cloexec_from(3) < 0) {
         child_fail(errfd, errno, "cannot keep testfence's files from the command");
         _exit(TF_EXIT_OWN_ERROR);
     }
+    for (size_t i = 0; i < o->nkeep_fds; i++)
+        fcntl(o->keep_fds[i], F_SETFD, 0);
     execvpe(o->argv[0], o->argv, o->envp);
     int e = errno;
     child_fail(errfd, e, "cannot execute");

@@ -14,6 +14,8 @@ struct spawn_opts {
     int record_fd;                /* readable when records wait (the channel's socket), or -1 */
     void (*on_record)(void *ctx); /* take them: called from the wait loop */
     void *record_ctx;
+    const int *keep_fds; /* open descriptors the command inherits besides 0, 1, 2 */
+    size_t nkeep_fds;
 };
 
 /* Run the command and wait for it. On success returns 0 and sets *status to the

@@ -178,6 +178,25 @@ static void record(const char *op, const char *given, const char *resolved, int 
     live_line(&r);
 }
 
+/* Is RESOLVED harmless tool state for this process (git's index lock, for git describe)?
+ * Refused like any other write, but not recorded. */
+static bool quiet_here(const char *resolved)
+{
+    const struct policy_quiet *q = policy_quiet(&shim.conf.policy, resolved);
+    if (!q || !q->commands)
+        return q != NULL;
+    char argv[4096];
+    long fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    long n = syscall(SYS_read, (int)fd, argv, sizeof argv - 1);
+    syscall(SYS_close, (int)fd);
+    if (n <= 0)
+        return false;
+    argv[n] = '\0';
+    return policy_quiet_for(q, argv, (size_t)n);
+}
+
 /* ---- the two hooks --------------------------------------------------------- */
 
 /* Is the target of PATH (or the fd DIRFD) outside the writable set? With STRICT (the shim
@@ -216,7 +235,8 @@ bool shim_pre(const char *op, unsigned how, int dirfd, const char *path, int dir
     busy++;
     char resolved[PATH_MAX];
     const char *given = outside(how, dirfd, path, dirfd2, path2, true, resolved);
-    if (given)
+    /* Harmless tool state (git's index lock) is refused like the rest, without a record. */
+    if (given && !quiet_here(resolved))
         record(op, given, resolved, EACCES, "shim");
     busy--;
     if (given)
@@ -233,7 +253,8 @@ void shim_post(const char *op, unsigned how, int dirfd, const char *path, int di
     busy++;
     char resolved[PATH_MAX];
     const char *given = outside(how, dirfd, path, dirfd2, path2, false, resolved);
-    if (given)
+    /* Harmless tool state (git's index lock) is refused like the rest, without a record. */
+    if (given && !quiet_here(resolved))
         record(op, given, resolved, e, "kernel");
     busy--;
     errno = e;

@@ -67,13 +67,13 @@ TOML
     expect_status 0
     expect_output_has 'key = "placeholder"'
     id=$(sed -n 's/^id=//p' <<<"$output")
-    expect_output_has "all=$P|$P/tests/artifacts|$id|$P/tests/artifacts/tmp/$id|{literal}"
+    expect_output_has "all=$P|$P/tests/artifacts|$id|$(runtmp_user)/$id|{literal}"
     [ "$(sed -n '$p' <<<"$output" | head -1)" ] # printed something
     expect_output_has $'\n0\n'
 }
 
-@test "[pytest] basetemp and cache_dir can be turned off" {
-    printf '[pytest]\nbasetemp = false\n' >testfence.toml
+@test "[pytest] cache_dir can be turned off; basetemp is accepted and never passed" {
+    printf '[pytest]\nbasetemp = true\n' >testfence.toml
     dry
     [[ "$output" != *--basetemp* ]]
     expect_output_has "cache_dir="
@@ -197,11 +197,21 @@ bad() {
     for _ in 1 2 3; do "$TESTFENCE" run --retain 10 -- true; sleep 1.1; done
     mkdir "$BATS_TEST_TMPDIR/victim" && echo keep >"$BATS_TEST_TMPDIR/victim/precious"
     ln -s "$BATS_TEST_TMPDIR/victim" tests/artifacts/_isolation_workspace_20200101T000000Z-0000001
+    # What earlier versions left beside each run: per-run temp dirs in the artifacts dir,
+    # and one whose workspace is gone (no marker vouches for it: left alone).
+    mkdir -p tests/artifacts/_pytest_tmp tests/artifacts/tmp
+    ids=$(cd tests/artifacts && ls -d _isolation_workspace_2026* | sed 's/_isolation_workspace_//')
+    for id in $ids 20210101T000000Z-0000001; do
+        mkdir tests/artifacts/_pytest_tmp/$id tests/artifacts/tmp/$id
+    done
     ln -s "$BATS_TEST_TMPDIR/victim" tests/artifacts/_pytest_tmp/20200101T000000Z-0000001
     mkdir tests/artifacts/mine
     run "$TESTFENCE" clean --retain 1
     expect_status 0
     expect_output_has "removed 2 old runs"
+    newest=$(echo "$ids" | tail -n 1)
+    [ "$(ls tests/artifacts/tmp)" = "$(printf '%s\n' 20210101T000000Z-0000001 "$newest")" ]
+    [ "$(ls tests/artifacts/_pytest_tmp | grep -v 20200101)" = "$(ls tests/artifacts/tmp)" ]
     [ "$(ls -d tests/artifacts/_isolation_workspace_2026* | wc -l)" -eq 1 ]
     run "$TESTFENCE" clean --all
     expect_status 0

@@ -23,7 +23,7 @@ setup() {
         expect_output_has "PASSED tests/test_settings.py::$t"
     done
     expect_output_has "PASSED tests/test_workspace_files.py::test_app_reads_placeholders_not_the_real_files"
-    expect_output_has "mkdtemp() gave $P/tests/artifacts/tmp/"
+    expect_output_has "mkdtemp() gave $(runtmp_user)/"
     expect_output_has "4 failed, 5 passed"
     assert_outside_unchanged
     # Bytecode was cached, under tests/artifacts and nowhere else.

@@ -112,7 +112,7 @@ os.execv(sys.argv[1], sys.argv[1:])' "$TESTFENCE" run -- \
     expect_output_has "root:      $P"
     expect_output_has "$P/tests "
     expect_output_has "/dev/null"
-    expect_output_has "TMPDIR=$P/tests/artifacts/tmp/"
+    expect_output_has "TMPDIR=$(runtmp_user)/"
     expect_output_has "PYTEST_ADDOPTS="
     expect_output_has "command:   pytest -x"
     [ ! -e tests/artifacts ]
@@ -128,28 +128,29 @@ os.execv(sys.argv[1], sys.argv[1:])' "$TESTFENCE" run -- \
     id=$(sed -n 's/^id=//p' <<<"$output")
     ws="$P/tests/artifacts/_isolation_workspace_$id"
     expect_output_has "ws=$ws"
-    t="$P/tests/artifacts/tmp/$id"
+    t="$(runtmp_user)/$id"
     expect_output_has "tmp=$t $t $t"
-    expect_output_has "addopts=-q --basetemp=$P/tests/artifacts/_pytest_tmp/$id -o cache_dir=$P/tests/artifacts/.pytest_cache"
+    # No --basetemp: a pytest a test starts would inherit it and empty the outer one.
+    expect_output_has "addopts=-q -o cache_dir=$P/tests/artifacts/.pytest_cache"
     expect_output_has "pycache=$P/tests/artifacts/pycache"
     expect_output_has "testfence run workspace $id"
-    [ -d "$t" ]
+    [ ! -e "$t" ] # the private temp dir is removed at the end
+    [ "$(cat tests/artifacts/.gitignore | tail -1)" = "*" ]
 }
 
 @test "old run workspaces beyond --retain are removed, nothing else" {
     mkdir -p tests/artifacts/mine
     for _ in 1 2 3 4; do "$TESTFENCE" run --retain 2 -- true; sleep 1.1; done
     [ "$(ls -d tests/artifacts/_isolation_workspace_* | wc -l)" -eq 2 ]
-    [ "$(ls tests/artifacts/_pytest_tmp | wc -l)" -eq 2 ]
     [ -d tests/artifacts/mine ]
 }
 
-@test "pytest's tmp_path lands under tests/artifacts and a root write fails the test" {
-    cat >tests/test_sample.py <<'PY'
-import pathlib
+@test "pytest's tmp_path lands in the run's temp dir and a root write fails the test" {
+    cat >tests/test_sample.py <<PY
+import os, pathlib
 def test_tmp(tmp_path):
     (tmp_path / "x.txt").write_text("ok")
-    assert "/tests/artifacts/_pytest_tmp/" in str(tmp_path)
+    assert str(tmp_path).startswith("$(runtmp_user)/" + os.environ["TESTFENCE_RUN_ID"] + "/")
 def test_clobber():
     pathlib.Path("config.toml").write_text("clobbered")
 PY
@@ -237,14 +238,13 @@ PY
     sleep 1.1
     "$TESTFENCE" run --retain 1 -- true
     [ "$(ls -d tests/artifacts/_isolation_workspace_* | wc -l)" -eq 1 ]
-    [ "$(ls tests/artifacts/tmp | wc -l)" -eq 1 ]
 }
 
 @test "a long PYTEST_ADDOPTS is appended to, never cut" {
     long="-p $(printf 'x%.0s' $(seq 9000))"
     PYTEST_ADDOPTS="$long" run "$TESTFENCE" run -- sh -c 'printf %s "$PYTEST_ADDOPTS"'
     expect_status 0
-    [[ "$output" == "$long --basetemp="*" -o cache_dir="* ]]
+    [[ "$output" == "$long -o cache_dir="* ]]
 }
 
 @test "close_range failing (an old kernel): testfence's own files still do not reach the command" {

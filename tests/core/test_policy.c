@@ -70,6 +70,44 @@ int main(void)
     CHECK_STR(origin_of(&p, "project/escape/x"), "--allow");
     CHECK(policy_add(&p, "docs", POLICY_PROJECT, &err) == 0);
     CHECK_STR(origin_of(&p, "project/docs/x"), "project");
+
+    /* Declared outputs: a file alone, or a directory and what is beneath it. */
+    CHECK(policy_add_output(&p, "report.xml", true, &err) == 0);
+    CHECK(policy_add_output(&p, "htmlcov/", true, &err) == 0);
+    CHECK_STR(origin_of(&p, "project/report.xml"), "output");
+    CHECK_STR(origin_of(&p, "project/report.xml.tmp"), "blocked");
+    CHECK_STR(origin_of(&p, "project/htmlcov/index.html"), "output");
+    CHECK(policy_add_output(&p, "../outside.xml", true, &err) < 0);
+    CHECK(strstr(err.msg, "not inside the project root") != NULL);
+    CHECK(policy_add_output(&p, "escape/r.xml", true, &err) < 0); /* through a symlink */
+    CHECK(policy_add_output(&p, "tests", true, &err) < 0);        /* a directory as a file */
+    CHECK(strstr(err.msg, "write \"tests/\" to declare a directory") != NULL);
+    /* ...but never through a link in the writable set, which a test may have planted. */
+    char up[PATH_MAX];
+    snprintf(up, sizeof up, "%s", at(""));
+    CHECK(symlink(up, at("project/docs/up")) == 0);
+    CHECK(policy_add_output(&p, at("project/docs/up/r.xml"), false, &err) < 0);
+    CHECK(strstr(err.msg, "goes through the symlink") != NULL);
+    CHECK(policy_add_output(&p, at("r.xml"), false, &err) == 0); /* --output: anywhere */
+    CHECK_STR(origin_of(&p, "r.xml"), "output");
+
+    /* Quiet tool state: any writer, or only a tool's listed subcommands. */
+    CHECK(policy_add_quiet(&p, at("project/.benchmarks"), true, "pytest-benchmark", NULL, &err) ==
+          0);
+    CHECK(policy_add_quiet(&p, at("project/.git/index.lock"), false, "git", "describe status",
+                           &err) == 0);
+    const struct policy_quiet *q = policy_quiet(&p, at("project/.benchmarks/x"));
+    CHECK(q && !strcmp(q->tool, "pytest-benchmark") && policy_quiet_for(q, "x", 2));
+    CHECK(policy_quiet(&p, at("project/.benchmarks2")) == NULL);
+    q = policy_quiet(&p, at("project/.git/index.lock"));
+    CHECK(q && !strcmp(q->commands, "describe status"));
+    static const char describe[] = "git\0-c\0a=b\0describe\0--dirty";
+    static const char commit[] = "git\0-C\0describe\0commit\0-m\0describe";
+    static const char none[] = "git\0--version";
+    CHECK(q && policy_quiet_for(q, describe, sizeof describe));
+    CHECK(q && !policy_quiet_for(q, commit, sizeof commit));
+    CHECK(q && !policy_quiet_for(q, none, sizeof none));
+    CHECK(policy_match(&p, at("project/.git/index.lock")) == NULL); /* still refused */
     policy_free(&p);
 
     char cmd[PATH_MAX + 16];

@@ -20,6 +20,10 @@ int main(void)
     CHECK(policy_add_resolved(&c.policy, "/a\tb\nc\\d", "weird", POLICY_ALLOW, true, &err) == 0);
     CHECK(policy_add_resolved(&c.policy, "/dev/null", "/dev/null", POLICY_SYSTEM, false, &err) ==
           0);
+    CHECK(policy_add_resolved(&c.policy, "/tmp/testfence-0/x", "TMPDIR", POLICY_TMP, true, &err) ==
+          0);
+    CHECK(policy_add_quiet(&c.policy, "/r/.git/index.lock", false, "git", "describe", &err) == 0);
+    CHECK(policy_add_quiet(&c.policy, "/r/.bench\tmarks", true, "bench", NULL, &err) == 0);
     int dfd = open(dir, O_RDONLY | O_DIRECTORY);
     CHECK(shimconf_write(dfd, "conf", &c, &err) == 0);
     CHECK(shimconf_write(dfd, "conf", &c, &err) < 0); /* never over an existing file */
@@ -27,7 +31,13 @@ int main(void)
     CHECK(shimconf_load(path, &back, &err) == 0);
     CHECK(back.mode == SHIM_BLOCK && back.precheck_meta);
     CHECK_STR(back.test_env, "MY_TEST");
-    CHECK(back.policy.n == 2);
+    CHECK(back.policy.n == 3);
+    CHECK(back.policy.entries[2].origin == POLICY_TMP);
+    CHECK(back.policy.nquiet == 2);
+    const struct policy_quiet *q = policy_quiet(&back.policy, "/r/.git/index.lock");
+    CHECK(q && !strcmp(q->tool, "git") && q->commands && !strcmp(q->commands, "describe"));
+    q = policy_quiet(&back.policy, "/r/.bench\tmarks/x");
+    CHECK(q && q->commands == NULL);
     CHECK_STR(back.policy.entries[0].path, "/a\tb\nc\\d");
     CHECK(back.policy.entries[0].is_dir && back.policy.entries[0].origin == POLICY_ALLOW);
     CHECK(!back.policy.entries[1].is_dir);

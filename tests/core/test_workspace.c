@@ -35,6 +35,18 @@ static void touch(const char *rel)
         close(fd);
 }
 
+/* The per-run temp dirs earlier versions made in the artifacts dir. */
+static void legacy(const char *id)
+{
+    char p[PATH_MAX];
+    mkdir(at("artifacts/tmp"), 0755);
+    mkdir(at("artifacts/_pytest_tmp"), 0755);
+    snprintf(p, sizeof p, "artifacts/tmp/%s", id);
+    mkdir(at(p), 0700);
+    snprintf(p, sizeof p, "artifacts/_pytest_tmp/%s", id);
+    mkdir(at(p), 0700);
+}
+
 /* Every fd the module makes must be close-on-exec: no bare dup(). */
 static int dup_calls;
 int dup(int fd)
@@ -113,10 +125,11 @@ int main(void)
     CHECK(ws_plan(&ws, art, id, &err) == 0);
     CHECK(!exists("artifacts")); /* planning creates nothing */
     CHECK_STR(ws.dir + strlen(base), "/artifacts/_isolation_workspace_20261130T005320Z-0000042");
-    CHECK_STR(ws.basetemp + strlen(base), "/artifacts/_pytest_tmp/20261130T005320Z-0000042");
-    CHECK_STR(ws.tmp + strlen(base), "/artifacts/tmp/20261130T005320Z-0000042");
+    CHECK_STR(ws.xdg_cache + strlen(base),
+              "/artifacts/_isolation_workspace_20261130T005320Z-0000042/xdg/cache");
 
-    /* Four runs, retention 2: the two oldest go, with their tmp and basetemp. */
+    /* Four runs, retention 2: the two oldest go, with the temp dirs earlier versions kept
+     * in tmp/ and _pytest_tmp/. */
     mkdir(art, 0755);
     int afd = open(art, O_RDONLY | O_DIRECTORY);
     struct ws_fds fds;
@@ -128,7 +141,10 @@ int main(void)
         CHECK(ws_add_file(fds.dir, "placeholder.toml", "x = 1\n", &err) == 0);
         CHECK(ws_add_file(fds.dir, "placeholder.toml", "x = 1\n", &err) < 0);
         ws_close(&fds);
+        CHECK(i > 0 || (!exists("artifacts/tmp") && !exists("artifacts/_pytest_tmp")));
+        legacy(ids[i]);
     }
+    CHECK(exists("artifacts/.gitignore")); /* kept out of git status */
     CHECK(exists("artifacts/_isolation_workspace_20260104T000000Z-0000001/xdg/cache"));
     CHECK(exists("artifacts/_isolation_workspace_20260104T000000Z-0000001/.testfence-workspace"));
     CHECK(ws_create(&ws, afd, &fds, &err) < 0); /* a run workspace is always fresh */
@@ -166,6 +182,7 @@ int main(void)
      * the workspace appearing and its lock); released, it goes. */
     CHECK(ws_plan(&ws, art, "20260105T000000Z-0000001", &err) == 0);
     CHECK(ws_create(&ws, afd, &fds, &err) == 0);
+    legacy("20260105T000000Z-0000001");
     CHECK(ws_prune(afd, art, 0, stderr, &pr, &err) == 0 && pr.removed == 2);
     CHECK(exists("artifacts/_isolation_workspace_20260105T000000Z-0000001"));
     CHECK(exists("artifacts/tmp/20260105T000000Z-0000001"));
@@ -195,7 +212,17 @@ int main(void)
     CHECK(system(cmd) == 0 && symlink(victim, at("artifacts/tmp")) == 0);
     CHECK(ws_prune(afd, art, 0, stderr, &pr, &err) == 0 && pr.failed == 1);
     CHECK(exists("victim/20260107T000000Z-0000001/precious"));
-    CHECK(ws_create(&ws, afd, &fds, &err) < 0); /* nor is it followed to make one */
+    CHECK(ws_create(&ws, afd, &fds, &err) < 0); /* a run workspace is always fresh */
+
+    /* The ignore file is never written through a link a test left in its place. */
+    CHECK(unlink(at("artifacts/.gitignore")) == 0);
+    char ignored[PATH_MAX];
+    snprintf(ignored, sizeof ignored, "%s", at("victim/ignored"));
+    CHECK(symlink(ignored, at("artifacts/.gitignore")) == 0);
+    CHECK(ws_plan(&ws, art, "20260108T000000Z-0000001", &err) == 0);
+    CHECK(ws_create(&ws, afd, &fds, &err) == 0);
+    ws_close(&fds);
+    CHECK(!exists("victim/ignored"));
     CHECK(dup_calls == 0);
     close(afd);
 

@@ -43,6 +43,9 @@ setup() {
         case $(stat -c %A "$d") in *[xt]) ;; *) chmod o+x "$d" ;; esac # t: sticky, x for others
         d=$(dirname "$d")
     done
+    # A temp dir nobody can write, as /tmp is (the suite's own TMPDIR may be root's).
+    mkdir -m 1777 "$BATS_TEST_TMPDIR/tmp"
+    export TMPDIR="$BATS_TEST_TMPDIR/tmp"
     RESULT="FAILED"
     export TF E_OPEN E_NS E_META E_RAW E_PROC E_URING E_OPEN_STATIC E_RAW_STATIC E_META_STATIC E_IA32
 }

@@ -46,7 +46,7 @@ newvenv() {
     P=$PWD && fingerprint >"$BATS_TEST_TMPDIR/before"
     unset TESTFENCE_LIBRARY PYTHONPATH TESTFENCE_WORKSPACE TESTFENCE_RUN_ID TESTFENCE_PLUGIN PYTEST_ADDOPTS
     # The entry point loads it: plain pytest in the venv is fenced.
-    run "$VENV/bin/python" -m pytest -p no:cacheprovider
+    run env -u PYTEST_DISABLE_PLUGIN_AUTOLOAD "$VENV/bin/python" -m pytest -p no:cacheprovider
     expect_status 1
     expect_output_has "testfence: fenced (Landlock ABI"
     expect_output_has "4 failed, 5 passed"

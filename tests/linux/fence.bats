@@ -108,7 +108,7 @@ setup() { mkproject; }
         d=$(mktemp -d) && touch "$d/x" && rm -r "$d"
         echo discard > /dev/null
         echo shm > /dev/shm/tf-$$ && rm /dev/shm/tf-$$
-        case "$TMPDIR" in "$PWD"/tests/artifacts/*) ;; *) exit 9;; esac
+        case "$TMPDIR" in "'"$(runtmp_user)"'"/*) ;; *) exit 9;; esac
         echo done'
     expect_status 0
     [ "$output" = done ]
@@ -136,8 +136,10 @@ setup() { mkproject; }
     done
     install -m 755 "$TESTFENCE" "$BATS_TEST_TMPDIR/testfence"
     chown -R nobody "$P"
+    # A temp dir nobody can write, as /tmp is (the suite's own TMPDIR may be root's).
+    mkdir -m 1777 "$BATS_TEST_TMPDIR/tmp"
     fingerprint >"$BATS_TEST_TMPDIR/before"
-    run setpriv --reuid=nobody --regid=nogroup --clear-groups "$BATS_TEST_TMPDIR/testfence" run -- \
+    TMPDIR="$BATS_TEST_TMPDIR/tmp" run setpriv --reuid=nobody --regid=nogroup --clear-groups "$BATS_TEST_TMPDIR/testfence" run -- \
         sh -c 'echo ok > tests/mine.txt; echo x > config.toml'
     [ "$status" -ne 0 ]
     expect_output_has "config.toml: Permission denied"
@@ -228,10 +230,32 @@ setup() { mkproject; }
 
 @test "a symlink planted in the artifacts dir never makes testfence write outside" {
     mkdir "$BATS_TEST_TMPDIR/elsewhere" tests/artifacts
+    # tmp/ itself a symlink: the run makes nothing there (its temp dir is outside the project).
     ln -s "$BATS_TEST_TMPDIR/elsewhere" tests/artifacts/tmp
     run "$TESTFENCE" run -- true
+    expect_status 0
+    [ -z "$(ls -A "$BATS_TEST_TMPDIR/elsewhere")" ]
+    rm tests/artifacts/tmp
+    mkdir -p tests/artifacts/tmp
+    ln -s "$BATS_TEST_TMPDIR/elsewhere" tests/artifacts/tmp/20200101T000000Z-0000001
+    ln -s "$BATS_TEST_TMPDIR/elsewhere" tests/artifacts/_pytest_tmp
+    run "$TESTFENCE" run --retain 1 -- true
+    expect_status 0
+    [ -z "$(ls -A "$BATS_TEST_TMPDIR/elsewhere")" ]
+    [ -L tests/artifacts/tmp/20200101T000000Z-0000001 ]
+}
+
+@test "the run's temp dir is refused when its per-user directory is not ours alone" {
+    mkdir "$BATS_TEST_TMPDIR/t" "$BATS_TEST_TMPDIR/elsewhere"
+    ln -s "$BATS_TEST_TMPDIR/elsewhere" "$BATS_TEST_TMPDIR/t/testfence-$(id -u)"
+    TMPDIR="$BATS_TEST_TMPDIR/t" run "$TESTFENCE" run -- true
     expect_status 125
-    expect_output_has "refusing to use $P/tests/artifacts/tmp: it is a symlink or not a directory"
+    expect_output_has "testfence-$(id -u) (a symlink?)"
+    rm "$BATS_TEST_TMPDIR/t/testfence-$(id -u)"
+    mkdir -m 0777 "$BATS_TEST_TMPDIR/t/testfence-$(id -u)"
+    TMPDIR="$BATS_TEST_TMPDIR/t" run "$TESTFENCE" run -- true
+    expect_status 125
+    expect_output_has "it is not yours alone"
     [ -z "$(ls -A "$BATS_TEST_TMPDIR/elsewhere")" ]
 }
 

@@ -3,6 +3,18 @@
 
 : "${TESTFENCE:?set TESTFENCE to the testfence binary (ctest does)}"
 
+# The suite must not depend on which pytest plugins this machine has (pytest-benchmark,
+# say, which makes .benchmarks at the root): every pytest loads only what it names with -p.
+export PYTEST_DISABLE_PLUGIN_AUTOLOAD=1
+
+# runtmp_user: where runs make their private temp dirs (TMPDIR, else /tmp), as
+# /tmp/testfence-<uid>; each run's is <that>/<run_id>.
+runtmp_user() {
+    local base
+    base=$(realpath "${TMPDIR:-/tmp}")
+    echo "$base/testfence-$(id -u)"
+}
+
 # mkproject: a project with root files worth protecting, and cd into it.
 mkproject() {
     unset PYTEST_ADDOPTS # an outer run (the suite under itself) sets it

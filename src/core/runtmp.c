@@ -1,0 +1,162 @@
+#include "runtmp.h"
+
+#include "path.h"
+#include "walk.h"
+#include "workspace.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int runtmp_plan(struct runtmp *t, const char *tmpdir, const char *root, const char *run_id,
+                unsigned uid, tf_err *err)
+{
+    char base[PATH_MAX];
+    memset(t, 0, sizeof *t);
+    t->userfd = t->fd = -1;
+    /* The caller's TMPDIR, unless it is inside the project: that is what we get out of. */
+    if (!tmpdir || tmpdir[0] != '/' || !realpath(tmpdir, base) || path_is_within(base, root))
+        if (!realpath("/tmp", base))
+            return tf_errnof(err, errno, "cannot resolve /tmp for the run's temp dir");
+    snprintf(t->run_id, sizeof t->run_id, "%s", run_id);
+    int a = snprintf(t->user, sizeof t->user, "%s/" RUNTMP_USER_PREFIX "%u",
+                     strcmp(base, "/") ? base : "", uid);
+    int b = snprintf(t->dir, sizeof t->dir, "%s/%s", t->user, run_id);
+    if (a < 0 || b < 0 || (size_t)b >= sizeof t->dir)
+        return tf_errf(err, "temp dir path too long under %s", base);
+    return 0;
+}
+
+/* The per-user directory: ours, a real directory, writable by us alone. Another user could
+ * have made /tmp/testfence-<uid> first, or a symlink there, to steer our temp files. It is
+ * 0711, not 0700: a test that drops to another user (nobody) must be able to pass through
+ * to a run dir it opened up; the run dirs themselves are 0700 and cannot be listed. */
+static int open_user_dir(struct runtmp *t, tf_err *err)
+{
+    /* The base was resolved when planned: walked from / without following a link, in case
+     * it lies in a writable directory where a test planted one since. */
+    char base[PATH_MAX];
+    const char *name = strrchr(t->user, '/') + 1;
+    snprintf(base, sizeof base, "%.*s", (int)(name - 1 - t->user), t->user);
+    int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int bfd = root < 0 ? -1 : walk_path_dir(root, "", base[0] ? base + 1 : "", 0, err);
+    if (root < 0)
+        return tf_errnof(err, errno, "cannot open /");
+    close(root);
+    if (bfd < 0)
+        return -1;
+    if (mkdirat(bfd, name, 0711) < 0 && errno != EEXIST) {
+        int e = errno;
+        close(bfd);
+        return tf_errnof(err, e,
+                         "cannot create %s for the run's temp dir (point TMPDIR at a "
+                         "directory you can write)",
+                         t->user);
+    }
+    int fd = openat(bfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int saved = errno;
+    close(bfd);
+    errno = saved;
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return tf_errnof(err, e, "cannot use %s (a symlink?)", t->user);
+    }
+    if (st.st_uid != geteuid() || (st.st_mode & 022)) {
+        close(fd);
+        return tf_errf(err,
+                       "refusing to use %s for the run's temp dir: it is not yours alone "
+                       "(owner uid %u, mode %03o); remove it, or point TMPDIR elsewhere",
+                       t->user, (unsigned)st.st_uid, (unsigned)(st.st_mode & 0777));
+    }
+    /* One made 0700 (the umask, or an earlier version): opened for passing through. */
+    if ((st.st_mode & 0711) != 0711 && fchmod(fd, st.st_mode | 0711) < 0) {
+        int e = errno;
+        close(fd);
+        return tf_errnof(err, e, "cannot make %s passable (0711)", t->user);
+    }
+    t->userfd = fd;
+    return 0;
+}
+
+/* Did the run that made NAME end without removing it? Not locked by a live run, not kept. */
+static bool is_stale(int userfd, const char *name)
+{
+    int fd = openat(userfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    struct stat st;
+    bool stale = flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+                 fstatat(fd, RUNTMP_KEEP, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT;
+    close(fd);
+    return stale;
+}
+
+/* Remove what crashed runs left: only names that are run ids older than CUTOFF. */
+static void prune(struct runtmp *t, const char *cutoff)
+{
+    DIR *d = walk_list(t->userfd);
+    if (!d)
+        return;
+    for (struct dirent *e; (e = readdir(d));) {
+        tf_err ignored;
+        if (ws_is_run_id(e->d_name) && strcmp(e->d_name, cutoff) < 0 &&
+            is_stale(t->userfd, e->d_name))
+            ws_remove_tree_at(t->userfd, t->user, e->d_name, &ignored);
+    }
+    closedir(d);
+}
+
+int runtmp_create(struct runtmp *t, time_t now, tf_err *err)
+{
+    char cutoff[32];
+    if (open_user_dir(t, err) < 0)
+        return -1;
+    ws_run_id(cutoff, sizeof cutoff, now - RUNTMP_PRUNE_AGE, 0);
+    prune(t, cutoff);
+    if (mkdirat(t->userfd, t->run_id, 0700) < 0)
+        return tf_errnof(err, errno, "cannot create the run's temp dir %s", t->dir);
+    t->fd = openat(t->userfd, t->run_id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (t->fd < 0)
+        return tf_errnof(err, errno, "cannot open %s", t->dir);
+    if (flock(t->fd, LOCK_SH) < 0)
+        return tf_errnof(err, errno, "cannot lock %s", t->dir);
+    return 0;
+}
+
+int runtmp_keep(struct runtmp *t, tf_err *err)
+{
+    if (t->fd < 0)
+        return 0;
+    int fd = openat(t->fd, RUNTMP_KEEP, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return tf_errnof(err, errno, "cannot mark %s kept", t->dir);
+    close(fd);
+    return 0;
+}
+
+int runtmp_remove(struct runtmp *t, tf_err *err)
+{
+    int rc = 0;
+    if (t->userfd >= 0 && t->fd >= 0)
+        rc = ws_remove_tree_at(t->userfd, t->user, t->run_id, err);
+    runtmp_close(t);
+    return rc;
+}
+
+void runtmp_close(struct runtmp *t)
+{
+    if (t->fd >= 0)
+        close(t->fd);
+    if (t->userfd >= 0)
+        close(t->userfd);
+    t->fd = t->userfd = -1;
+}

@@ -1,0 +1,134 @@
+#!/usr/bin/env bats
+# pytest inside pytest (pytester, in-process and in a subprocess) behaves as bare, a second
+# run works like the first, and pytest-benchmark's storage is harmless.
+
+load compat
+
+setup() {
+    compat_project
+    # The project's own pytest configuration: inner sessions must not find it.
+    cat >pyproject.toml <<'TOML'
+[tool.pytest.ini_options]
+addopts = "-p pytester -ra"
+filterwarnings = ["error"]
+testpaths = ["tests"]
+TOML
+    cat >tests/test_nested.py <<'PY'
+import os
+import subprocess
+import sys
+
+
+def test_inprocess(pytester):
+    pytester.makepyfile("def test_inner(): pass")
+    pytester.makeconftest("")
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["rootdir: %s" % pytester.path])
+    assert "configfile" not in result.stdout.str()
+
+
+def test_subprocess(pytester):
+    pytester.makepyfile("def test_inner(): pass")
+    result = pytester.runpytest_subprocess()
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["rootdir: %s" % pytester.path])
+
+
+def test_plain_subprocess(tmp_path):
+    # A pytest a test starts itself, with the test's environment.
+    (tmp_path / "test_x.py").write_text("def test_x(): pass")
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
+                       cwd=tmp_path, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "--basetemp" not in os.environ.get("PYTEST_ADDOPTS", "")
+
+
+def test_cache(request):
+    request.config.cache.set("compat/x", 1)
+    assert request.config.cache.mkdir("compat").is_dir()
+PY
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+}
+
+@test "pytester in-process and in a subprocess: bare, fenced twice, all pass" {
+    run $PY -m pytest -q
+    expect_status 0
+    expect_output_has "4 passed"
+    rm -rf .pytest_cache
+    for _ in 1 2; do
+        fenced $PY -m pytest -q
+        expect_clean
+        expect_output_has "4 passed"
+    done
+    # The artifacts dir holds nothing a later run collects, fenced or bare.
+    [ -z "$(find tests/artifacts -name '*.py' | head -1)" ]
+    run $PY -m pytest -q
+    expect_status 0
+    expect_output_has "4 passed"
+}
+
+@test "pytester under the plugin, with and without -n 2, twice" {
+    for _ in 1 2; do
+        plugin -q
+        expect_clean
+        expect_output_has "4 passed"
+        plugin -q -p xdist.plugin -n 2
+        expect_clean
+        expect_output_has "4 passed"
+    done
+    assert_outside_unchanged
+}
+
+@test "pytest-benchmark: its .benchmarks and git describe are refused quietly" {
+    $PY -c 'import pytest_benchmark' 2>/dev/null || skip "python3-pytest-benchmark is not installed"
+    cat >tests/test_bench.py <<'PY'
+def test_bench(benchmark):
+    benchmark(sum, [1, 2, 3])
+PY
+    fenced $PY -m pytest -q -p pytest_benchmark.plugin tests/test_bench.py
+    expect_clean
+    [ ! -e .benchmarks ]
+    plugin -q -p pytest_benchmark.plugin tests/test_bench.py
+    expect_clean
+    [ ! -e .benchmarks ]
+    run $PY -m pytest -q -p pytest_benchmark.plugin -p no:cacheprovider tests/test_bench.py
+    expect_status 0
+}
+
+@test "what the plugin records is only what would have been written" {
+    cat >tests/test_exists.py <<'PY'
+import os
+import pathlib
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def test_makedirs_existing():
+    os.makedirs(ROOT, exist_ok=True)
+    (ROOT / "tests").mkdir(exist_ok=True)
+    ROOT.mkdir(parents=True, exist_ok=True)
+
+
+def test_remove_missing():
+    with pytest.raises(FileNotFoundError):
+        os.remove(ROOT / "no-such-file")
+
+
+def test_open_in_missing_dir():
+    with pytest.raises(FileNotFoundError):
+        open(ROOT / "no-such-dir" / "x", "w")
+
+
+def test_write_a_directory():
+    with pytest.raises(IsADirectoryError):
+        open(ROOT / ".git", "w")
+PY
+    plugin -q tests/test_exists.py
+    expect_clean
+    expect_output_has "4 passed"
+    fenced $PY -m pytest -q tests/test_exists.py
+    expect_clean
+    assert_outside_unchanged
+}

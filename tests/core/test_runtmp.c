@@ -1,0 +1,115 @@
+/* Unit tests for src/core/runtmp.c: the run's private temp dir, outside the project. */
+#include "check.h"
+#include "core/runtmp.h"
+#include "core/workspace.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char base[PATH_MAX];
+
+static const char *at(const char *rel)
+{
+    static char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s/%s", base, rel);
+    return p;
+}
+
+/* A second buffer: at() is overwritten by the next call. */
+static const char *proj(void)
+{
+    static char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s/proj", base);
+    return p;
+}
+
+static int exists(const char *rel)
+{
+    struct stat st;
+    return lstat(at(rel), &st) == 0;
+}
+
+int main(void)
+{
+    if (!check_tmpdir(base, sizeof base, "tf_runtmp"))
+        return perror("mkdtemp"), 1;
+    mkdir(at("proj"), 0755);
+    mkdir(at("tmp"), 0755);
+    struct runtmp t;
+    tf_err err = {{0}};
+    const char *id = "20261130T005320Z-0000042";
+
+    /* TMPDIR when it is outside the project; planning creates nothing. */
+    CHECK(runtmp_plan(&t, at("tmp"), proj(), id, 1234, &err) == 0);
+    CHECK_STR(t.dir + strlen(base), "/tmp/testfence-1234/20261130T005320Z-0000042");
+    CHECK(!exists("tmp/testfence-1234"));
+    /* A TMPDIR inside the project is what we get out of: /tmp instead. */
+    mkdir(at("proj/t"), 0755);
+    CHECK(runtmp_plan(&t, at("proj/t"), proj(), id, 1234, &err) == 0);
+    CHECK(!strncmp(t.dir, "/tmp/testfence-1234/", 20));
+    CHECK(runtmp_plan(&t, "relative", proj(), id, 1234, &err) == 0);
+    CHECK(!strncmp(t.dir, "/tmp/", 5));
+
+    /* Created 0700, ours, locked; removed with everything in it. */
+    CHECK(runtmp_plan(&t, at("tmp"), proj(), id, (unsigned)geteuid(), &err) == 0);
+    CHECK(runtmp_create(&t, 1796000000, &err) == 0);
+    struct stat st;
+    CHECK(stat(t.dir, &st) == 0 && (st.st_mode & 0777) == 0700);
+    char user[PATH_MAX];
+    snprintf(user, sizeof user, "tmp/testfence-%u", (unsigned)geteuid());
+    CHECK(stat(at(user), &st) == 0 && (st.st_mode & 0777) == 0711);
+    char inner[PATH_MAX + 16];
+    snprintf(inner, sizeof inner, "%s/sub", t.dir);
+    mkdir(inner, 0755);
+    char link[PATH_MAX + 32];
+    snprintf(link, sizeof link, "%s/out", inner); /* what a test could plant */
+    CHECK(symlink(at("proj"), link) == 0);
+    int fd = open(t.dir, O_RDONLY | O_DIRECTORY);
+    CHECK(flock(fd, LOCK_EX | LOCK_NB) < 0); /* held by the run */
+    close(fd);
+    CHECK(runtmp_remove(&t, &err) == 0);
+    CHECK(stat(t.dir, &st) < 0);
+    CHECK(exists("proj")); /* the link was removed, not followed */
+
+    /* Crashed runs are pruned: unlocked, old enough, not kept. A live one stays. */
+    const char *old = "20200101T000000Z-0000001", *kept = "20200101T000000Z-0000002";
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s/%s", user, old);
+    mkdir(at(p), 0700);
+    snprintf(p, sizeof p, "%s/%s", user, kept);
+    mkdir(at(p), 0700);
+    snprintf(p, sizeof p, "%s/%s/" RUNTMP_KEEP, user, kept);
+    close(open(at(p), O_WRONLY | O_CREAT, 0600));
+    struct runtmp live;
+    CHECK(runtmp_plan(&live, at("tmp"), proj(), "20200101T000000Z-0000003", (unsigned)geteuid(),
+                      &err) == 0);
+    CHECK(runtmp_create(&live, 1796000000, &err) == 0);
+    CHECK(runtmp_plan(&t, at("tmp"), proj(), id, (unsigned)geteuid(), &err) == 0);
+    CHECK(runtmp_create(&t, 1796000000, &err) == 0);
+    snprintf(p, sizeof p, "%s/%s", user, old);
+    CHECK(!exists(p));
+    snprintf(p, sizeof p, "%s/%s", user, kept);
+    CHECK(exists(p));
+    CHECK(stat(live.dir, &st) == 0);
+    runtmp_close(&live);
+    CHECK(runtmp_create(&t, 1796000000, &err) < 0); /* never twice */
+    runtmp_close(&t);
+
+    /* Someone else's per-user directory, or one open to all, is refused. */
+    chmod(at(user), 0777);
+    CHECK(runtmp_plan(&t, at("tmp"), proj(), "20261130T005321Z-0000042", (unsigned)geteuid(),
+                      &err) == 0);
+    CHECK(runtmp_create(&t, 1796000000, &err) < 0);
+    CHECK(strstr(err.msg, "not yours alone") != NULL);
+    runtmp_close(&t);
+
+    char cmd[PATH_MAX + 16];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
+    if (system(cmd) != 0)
+        return 1;
+    return check_done("test_runtmp");
+}
