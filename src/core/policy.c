@@ -188,6 +188,11 @@ bool policy_quiet_for(const struct policy_quiet *q, const char *argv, size_t len
 {
     if (!q->commands)
         return true;
+    /* The program itself must be the tool (a path ending in "/git", or "git"): a script
+     * called with "describe" as its first word is not git describe. */
+    const char *prog = strrchr(argv, '/');
+    if (strcmp(prog ? prog + 1 : argv, q->tool))
+        return false;
     /* git [-c k=v | -C dir | --opt]... SUBCOMMAND: the first word that is not an option
      * or an option's value. */
     bool value_next = false;

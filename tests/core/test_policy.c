@@ -104,6 +104,12 @@ int main(void)
     static const char describe[] = "git\0-c\0a=b\0describe\0--dirty";
     static const char commit[] = "git\0-C\0describe\0commit\0-m\0describe";
     static const char none[] = "git\0--version";
+    static const char full[] = "/usr/bin/git\0describe";
+    static const char other[] = "python3\0describe";
+    static const char lookalike[] = "/tmp/notgit\0describe";
+    CHECK(q && policy_quiet_for(q, full, sizeof full));
+    CHECK(q && !policy_quiet_for(q, other, sizeof other));
+    CHECK(q && !policy_quiet_for(q, lookalike, sizeof lookalike));
     CHECK(q && policy_quiet_for(q, describe, sizeof describe));
     CHECK(q && !policy_quiet_for(q, commit, sizeof commit));
     CHECK(q && !policy_quiet_for(q, none, sizeof none));
