@@ -62,9 +62,7 @@ int ws_plan(struct workspace *ws, const char *artifacts, const char *run_id, tf_
         fmt(ws->xdg_cache, ws->dir, "xdg/cache", "", err) < 0 ||
         fmt(ws->xdg_data, ws->dir, "xdg/data", "", err) < 0 ||
         fmt(ws->xdg_state, ws->dir, "xdg/state", "", err) < 0 ||
-        fmt(ws->pytest_cache, a, ".pytest_cache", "", err) < 0 ||
-        fmt(ws->pycache, a, "pycache", "", err) < 0 ||
-        fmt(ws->hypothesis, a, ".hypothesis", "", err) < 0)
+        fmt(ws->pytest_cache, a, ".pytest_cache", "", err) < 0)
         return -1;
     return 0;
 }

@@ -30,8 +30,6 @@ struct workspace {
     char xdg_data[PATH_MAX];
     char xdg_state[PATH_MAX];
     char pytest_cache[PATH_MAX]; /* <artifacts>/.pytest_cache: stable so --lf works across runs */
-    char pycache[PATH_MAX];      /* <artifacts>/pycache: PYTHONPYCACHEPREFIX, stable */
-    char hypothesis[PATH_MAX];   /* <artifacts>/.hypothesis: stable example database */
 };
 
 /* Format the run id for time NOW and process PID. */
