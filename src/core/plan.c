@@ -96,10 +96,12 @@ int plan_policy(struct plan *pl, const struct plan_request *req, char *const *en
             return -1;
     if (policy_add_system(&pl->policy, err) < 0 || quiet_state(pl, envp, err) < 0)
         return -1;
-    /* make 4.4 hands its jobserver over as a named fifo: taking a job slot writes to it. */
+    /* make 4.4 hands its jobserver over as a named fifo: taking a job slot writes to it.
+     * Only a fifo: a stale or crafted MAKEFLAGS naming a file must not make it writable. */
     struct jobserver js;
+    struct stat st;
     jobserver_parse(envplan_getenv(envp, "MAKEFLAGS"), &js);
-    if (js.kind == JOBSERVER_FIFO && access(js.fifo, F_OK) == 0 &&
+    if (js.kind == JOBSERVER_FIFO && stat(js.fifo, &st) == 0 && S_ISFIFO(st.st_mode) &&
         policy_add(&pl->policy, js.fifo, POLICY_ALLOW, err) < 0)
         return -1;
     return 0;

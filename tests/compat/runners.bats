@@ -69,6 +69,13 @@ MK
     [[ "$output" != *"was blocked"* ]]
 }
 
+@test "a MAKEFLAGS jobserver fifo that names a regular file does not make it writable" {
+    MAKEFLAGS="-j2 --jobserver-auth=fifo:$P/config.toml" fenced sh -c 'echo x >>config.toml; true'
+    expect_status 120
+    [[ "$output" == *"config.toml"* ]]
+    assert_outside_unchanged
+}
+
 @test "--keep-fd N: the command inherits N, and only what it is told" {
     run bash -c 'exec 7>"$1/tests/seven"; "$2" run --keep-fd 7 -- sh -c "echo kept >&7"' _ "$P" "$TESTFENCE"
     expect_status 0
