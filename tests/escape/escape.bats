@@ -2,7 +2,8 @@
 # The escape corpus: each case tries to change something outside tests/ in exactly one
 # way; escape.sh runs one case (unfenced control, fenced attempt, report), this file runs
 # every case as root and as nobody. Each test prints "# <case> <root|nobody>: <result>",
-# and the file ends with the counts per user.
+# and the file ends with the counts per user. With ESC_WRAP set (the test corpus-nons:
+# nons), every run starts through it: namespaces are unavailable, the fallback holds.
 
 bats_require_minimum_version 1.5.0
 
@@ -17,14 +18,15 @@ setup_file() {
     for v in "$(dirname "$TESTFENCE")"/libtestfence_preload.so*; do
         [ -e "$v" ] && install -m 755 "$v" "$b/"
     done
-    for v in ESC_OPEN ESC_NS ESC_META ESC_RAW ESC_PROC ESC_URING ESC_OPEN_STATIC \
-        ESC_RAW_STATIC ESC_META_STATIC ESC_IA32; do
+    for v in ESC_OPEN ESC_NS ESC_META ESC_RAW ESC_PROC ESC_URING ESC_RACE ESC_LATE \
+        ESC_OPEN_STATIC ESC_RAW_STATIC ESC_META_STATIC ESC_IA32; do
         [ -n "${!v:-}" ] || {
             echo "set $v to the driver (ctest does)" >&2
             return 1
         }
         install -m 755 "${!v}" "$b/$(basename "${!v}")"
     done
+    [ -z "${ESC_WRAP:-}" ] || install -m 755 "$ESC_WRAP" "$b/$(basename "$ESC_WRAP")"
     : >"$BATS_FILE_TMPDIR/results"
 }
 
@@ -36,6 +38,7 @@ setup() {
     E_OPEN="$b/$(basename "$ESC_OPEN")" E_NS="$b/$(basename "$ESC_NS")"
     E_META="$b/$(basename "$ESC_META")" E_RAW="$b/$(basename "$ESC_RAW")"
     E_PROC="$b/$(basename "$ESC_PROC")" E_URING="$b/$(basename "$ESC_URING")"
+    E_RACE="$b/$(basename "$ESC_RACE")" E_LATE="$b/$(basename "$ESC_LATE")"
     E_OPEN_STATIC="$b/$(basename "$ESC_OPEN_STATIC")" E_RAW_STATIC="$b/$(basename "$ESC_RAW_STATIC")"
     E_META_STATIC="$b/$(basename "$ESC_META_STATIC")" E_IA32="$b/$(basename "$ESC_IA32")"
     d="$BATS_TEST_TMPDIR"
@@ -47,7 +50,10 @@ setup() {
     mkdir -m 1777 "$BATS_TEST_TMPDIR/tmp"
     export TMPDIR="$BATS_TEST_TMPDIR/tmp"
     RESULT="FAILED"
-    export TF E_OPEN E_NS E_META E_RAW E_PROC E_URING E_OPEN_STATIC E_RAW_STATIC E_META_STATIC E_IA32
+    E_WRAP=""
+    [ -z "${ESC_WRAP:-}" ] || E_WRAP="$b/$(basename "$ESC_WRAP")"
+    export TF E_OPEN E_NS E_META E_RAW E_PROC E_URING E_RACE E_LATE E_OPEN_STATIC E_RAW_STATIC \
+        E_META_STATIC E_IA32 E_WRAP
 }
 
 teardown() {
@@ -56,11 +62,12 @@ teardown() {
 }
 
 teardown_file() {
-    local u
+    local u w=""
+    [ -z "${ESC_WRAP:-}" ] || w=" (namespaces unavailable)"
     for u in root nobody; do
-        awk -v u="$u" '$2 == u { n++; c[$3]++ }
-            END { printf "# escape corpus, %s: %d cases: %d blocked, %d xfail, %d skipped, %d failed\n",
-                  u, n, c["blocked"], c["xfail"], c["skipped"], n - c["blocked"] - c["xfail"] - c["skipped"] }' \
+        awk -v u="$u" -v w="$w" '$2 == u { n++; c[$3]++ }
+            END { printf "# escape corpus%s, %s: %d cases: %d blocked, %d xfail, %d skipped, %d failed\n",
+                  w, u, n, c["blocked"], c["xfail"], c["skipped"], n - c["blocked"] - c["xfail"] - c["skipped"] }' \
             "$BATS_FILE_TMPDIR/results" >&3
     done
 }
@@ -199,6 +206,12 @@ escape() {
 @test "meta-removexattrat nobody" { escape meta_removexattrat nobody; }
 @test "meta-setflags root" { escape meta_setflags root; }
 @test "meta-setflags nobody" { escape meta_setflags nobody; }
+@test "meta-stdin-fchmod root" { escape meta_stdin_fchmod root; }
+@test "meta-stdin-fchmod nobody" { escape meta_stdin_fchmod nobody; }
+@test "meta-stdin-fsetxattr root" { escape meta_stdin_fsetxattr root; }
+@test "meta-stdin-fsetxattr nobody" { escape meta_stdin_fsetxattr nobody; }
+@test "meta-race root" { escape meta_race root; }
+@test "meta-race nobody" { escape meta_race nobody; }
 @test "meta-static-chmod root" { escape meta_static_chmod root; }
 @test "meta-static-chmod nobody" { escape meta_static_chmod nobody; }
 @test "ia32-chmod root" { escape ia32_chmod root; }
@@ -241,6 +254,14 @@ escape() {
 @test "uring-setxattr nobody" { escape uring_setxattr nobody; }
 @test "uring-fsetxattr root" { escape uring_fsetxattr root; }
 @test "uring-fsetxattr nobody" { escape uring_fsetxattr nobody; }
+@test "uring-fsetxattr-stdin root" { escape uring_fsetxattr_stdin root; }
+@test "uring-fsetxattr-stdin nobody" { escape uring_fsetxattr_stdin nobody; }
+@test "uring-setxattr-late root" { escape uring_setxattr_late root; }
+@test "uring-setxattr-late nobody" { escape uring_setxattr_late nobody; }
+@test "daemon-after-exit root" { escape daemon_after_exit root; }
+@test "daemon-after-exit nobody" { escape daemon_after_exit nobody; }
+@test "tree-sigkill root" { escape tree_sigkill root; }
+@test "tree-sigkill nobody" { escape tree_sigkill nobody; }
 @test "child-fork root" { escape child_fork root; }
 @test "child-fork nobody" { escape child_fork nobody; }
 @test "child-vfork root" { escape child_vfork root; }

@@ -9,6 +9,8 @@
 #      exactly as before;
 #   3. report: if the run wrote report.json, the attempt must be listed in it (only for
 #      cases the LD_PRELOAD shim can see: a libc call in a dynamic program).
+#   With E_WRAP set (corpus-nons: E_WRAP is nons), both runs are started through it, so
+#   namespaces are unavailable to them and the fallback layer is what holds.
 # usage: escape.sh CASE root|nobody WORKDIR   (env: TF and the E_* drivers, see escape.bats)
 # Prints the result as its last line of stdout, diagnostics on stderr; exits 0 (blocked,
 # or an expected failure), 1 (failed), 4 (skipped).
@@ -22,6 +24,22 @@ declare -A XFAIL=(
     # so seccomp never sees them (Landlock does not cover xattrs).
     [uring_setxattr]="io_uring IORING_OP_SETXATTR bypasses seccomp"
     [uring_fsetxattr]="io_uring IORING_OP_FSETXATTR bypasses seccomp"
+    [uring_fsetxattr_stdin]="io_uring IORING_OP_FSETXATTR bypasses seccomp"
+    # TODO(namespace layer, issue 23): the kernel refuses metadata outside (EROFS), and
+    # nothing of a run outlives it.
+    [meta_race]="namespace layer (issue 23): the guard's check-then-continue race wins"
+    [uring_setxattr_late]="namespace layer (issue 23): a leftover sets the xattr after --verify looked"
+    [daemon_after_exit]="namespace layer (issue 23): a leftover outlives the run, exit 0, nothing said"
+    [tree_sigkill]="namespace layer (issue 23): testfence SIGKILLed leaves the tree running"
+)
+
+# Cases the fallback (the seccomp guard, where namespaces are unavailable: corpus-nons)
+# cannot hold, on top of XFAIL; strict too. docs/security.md lists the same.
+declare -A XFAIL_NONS=(
+    [meta_race]="fallback: the guard's check-then-continue race"
+    [uring_setxattr]="fallback: io_uring IORING_OP_SETXATTR is not seen by seccomp"
+    [uring_fsetxattr]="fallback: io_uring IORING_OP_FSETXATTR is not seen by seccomp"
+    [uring_fsetxattr_stdin]="fallback: io_uring IORING_OP_FSETXATTR is not seen by seccomp"
 )
 
 # Cases whose attempt is blocked but which the report does not list although the
@@ -42,13 +60,23 @@ newproj() {
     cd "$P" || return 1
 }
 
-# as_user CMD...: run CMD as the test's user. nobody has no home; give it one that
-# exists nowhere so tools (git) do not read root's.
-as_user() {
+# xfail_reason: why this case is expected to fail in this corpus (nothing: it is not).
+xfail_reason() {
+    if [ -n "${XFAIL[$CASE]+x}" ]; then
+        echo "${XFAIL[$CASE]}"
+    elif [ ${#WRAP[@]} -gt 0 ] && [ -n "${XFAIL_NONS[$CASE]+x}" ]; then
+        echo "${XFAIL_NONS[$CASE]}"
+    fi
+}
+
+# set_user: AS_USER, the prefix that runs a command as the test's user. nobody has no
+# home; give it one that exists nowhere so tools (git) do not read root's. A prefix, not
+# a function, so a command started in the background is the process itself.
+set_user() {
     if [ "$RUN_USER" = nobody ]; then
-        setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME=/nonexistent "$@"
+        AS_USER=(setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME=/nonexistent)
     else
-        "$@"
+        AS_USER=()
     fi
 }
 
@@ -56,11 +84,12 @@ as_user() {
 prepare() {
     newproj "$1"
     CMD=() EXPECT="" TARGET="config.toml" SHIM=1 CTL_STATUS=0 FENCED_STATUS="" CTL_CHANGES=1
-    SKIP="" CORE_NOTE="" OPTS=()
+    SKIP="" CORE_NOTE="" OPTS=() STDIN_FILE="" POST_WAIT=0 KILL_AFTER="" FENCED_CHECK=""
+    MARK="tf-escape-$CASE-$RUN_USER-$$-$RANDOM" # in the command line of what a case starts
     unset CTL_OPTS
     "c_$CASE"
     case $CASE in
-    meta_* | ia32_* | uring_*setxattr)
+    meta_* | ia32_* | uring_*setxattr*)
         # The metadata guard is a seccomp listener, and the kernel allows one per process
         # tree: nested in another run, the outer guard (whose writable set holds this
         # whole project) answers instead, so these cases cannot be tested here.
@@ -77,17 +106,63 @@ prepare() {
     fi
 }
 
-# runc CMD...: run CMD, keeping its exit status, stdout and stderr apart.
+# runc CMD...: run CMD, keeping its exit status, stdout and stderr apart; stdin is
+# /dev/null, or STDIN_FILE when the case sets one (opened here, outside the fence, as a user's shell
+# does). With KILL_AFTER, CMD is started in the background and SIGKILLed that many
+# seconds later (CMD must exec its way to testfence, so the pid is testfence's). With
+# POST_WAIT, what the command left behind gets that long to act (wait_late).
+# fd 3 is bats' own: nothing a case leaves behind may keep it open.
 runc() {
+    local in=/dev/null
+    [ -z "$STDIN_FILE" ] || in=$STDIN_FILE
     status=0
-    "$@" >"$W/out" 2>"$W/err" || status=$?
+    if [ -n "$KILL_AFTER" ]; then
+        "$@" <"$in" >"$W/out" 2>"$W/err" 3>&- &
+        local pid=$!
+        sleep "$KILL_AFTER"
+        kill -KILL "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null || status=$? # (not bash's "Killed" line)
+    else
+        "$@" <"$in" >"$W/out" 2>"$W/err" 3>&- || status=$?
+    fi
+    [ "$POST_WAIT" = 0 ] || wait_late "$POST_WAIT"
     output=$(cat "$W/out")
     stderr=$(cat "$W/err")
+}
+
+# marked: the pids of the processes whose command line holds this case's MARK.
+marked() {
+    pgrep -f -- "$MARK" || true
+}
+
+# wait_late SECONDS: wait until nothing of the case is running any more, or until what
+# it left behind has acted (esc_late writes tests/late.out) and had half a second to
+# exit; at most SECONDS.
+wait_late() {
+    local n=$(($1 * 10)) acted=""
+    while [ "$n" -gt 0 ] && [ -n "$(marked)" ]; do
+        if [ -z "$acted" ] && [ -e "$P/tests/late.out" ]; then
+            acted=1 n=5
+        fi
+        sleep 0.1
+        n=$((n - 1))
+    done
+}
+
+# kill_marked: end what the case left running (by pid); say whether there was any.
+kill_marked() {
+    local pids
+    pids=$(marked)
+    [ -n "$pids" ] || return 1
+    # shellcheck disable=SC2086 # one pid a word
+    kill -KILL $pids 2>/dev/null
+    return 0
 }
 
 # escape CASE USER: the control, the fenced attempt, the report.
 escape() {
     CASE=$1 RUN_USER=$2 DETAIL=""
+    set_user
     declare -f "c_$CASE" >/dev/null || {
         DETAIL="no case c_$CASE"
         return 1
@@ -105,14 +180,15 @@ escape() {
         return 4
     fi
     fingerprint_meta >"$W/ctl.before"
-    runc as_user "$TF" run --backend none "${CTL_OPTS[@]}" -- "${CMD[@]}"
+    runc "${AS_USER[@]}" "${WRAP[@]}" "$TF" run --backend none "${CTL_OPTS[@]}" -- "${CMD[@]}"
+    fingerprint_meta >"$W/ctl.after"
+    kill_marked || true
     if [ "$status" -ne "$CTL_STATUS" ]; then
         DETAIL="control: exit $status, expected $CTL_STATUS"
         printf 'control (unfenced) failed: exit %s\nstdout: %s\nstderr: %s\n' \
             "$status" "$output" "$stderr" >&2
         return 1
     fi
-    fingerprint_meta >"$W/ctl.after"
     if [ "$CTL_CHANGES" = 1 ] && cmp -s "$W/ctl.before" "$W/ctl.after"; then
         DETAIL="control changed nothing"
         echo "control (unfenced) succeeded but changed nothing outside tests/: the case is dead" >&2
@@ -122,16 +198,18 @@ escape() {
     # 2. Fenced.
     prepare "$W/proj"
     fingerprint_meta >"$W/before"
-    runc as_user "$TF" run "${OPTS[@]}" -- "${CMD[@]}"
+    runc "${AS_USER[@]}" "${WRAP[@]}" "$TF" run "${OPTS[@]}" -- "${CMD[@]}"
+    local xfail
+    xfail=$(xfail_reason)
     if fenced_holds; then
-        if [ -n "${XFAIL[$CASE]+x}" ]; then
+        if [ -n "$xfail" ]; then
             RESULT=XPASS
-            echo "XPASS: $CASE is blocked now; remove it from XFAIL in $0" >&2
+            echo "XPASS: $CASE is blocked now; remove it from XFAIL${WRAP:+ or XFAIL_NONS} in $0" >&2
             return 1
         fi
         RESULT="blocked${WHY:+ ($WHY)}${CORE_NOTE:+; $CORE_NOTE}"
-    elif [ -n "${XFAIL[$CASE]+x}" ]; then
-        RESULT="xfail (${XFAIL[$CASE]}; TODO)"
+    elif [ -n "$xfail" ]; then
+        RESULT="xfail ($xfail; TODO)"
         return 0
     else
         return 1
@@ -159,6 +237,18 @@ fenced_holds() {
     if ! diff -u "$W/before" "$W/after" >"$W/diff"; then
         DETAIL="${DETAIL:+$DETAIL; }outside tests/ changed"
         cat "$W/diff" >&2
+    fi
+    if [ "$POST_WAIT" != 0 ]; then
+        local left
+        left=$(marked | paste -sd,)
+        if [ -n "$left" ]; then
+            DETAIL="${DETAIL:+$DETAIL; }left running: $left"
+            ps -o pid,ppid,args -p "$left" >&2 || true
+            kill_marked || true
+        fi
+    fi
+    if [ -n "$FENCED_CHECK" ] && ! "$FENCED_CHECK"; then
+        DETAIL="${DETAIL:+$DETAIL; }$FENCED_CHECK failed"
     fi
     if [ -n "$DETAIL" ]; then
         printf '%s\nstdout: %s\nstderr: %s\n' "$DETAIL" "$output" "$stderr" >&2
@@ -221,7 +311,9 @@ EOF
 # ---- the cases -----------------------------------------------------------------------
 # c_NAME runs in the fresh project dir. It sets CMD, and may set EXPECT (the driver's
 # errno, a regex; empty: any failure), TARGET (what the report must name), SHIM=0,
-# CTL_STATUS / FENCED_STATUS (expected exit statuses), CTL_CHANGES=0, SKIP.
+# CTL_STATUS / FENCED_STATUS (expected exit statuses), CTL_CHANGES=0, SKIP, STDIN_FILE,
+# KILL_AFTER and POST_WAIT (see runc), FENCED_CHECK (a function: more the fenced run must
+# show).
 
 # Opening for writing.
 c_open_w() { CMD=("$E_OPEN" open-w config.toml) EXPECT=EACCES; }
@@ -323,6 +415,14 @@ c_meta_setxattrat() { CMD=("$E_META" setxattrat config.toml) EXPECT=EACCES SHIM=
 c_meta_removexattr() { CMD=("$E_META" removexattr config.toml user.keep) EXPECT=EACCES; }
 c_meta_removexattrat() { CMD=("$E_META" removexattrat config.toml user.keep) EXPECT=EACCES SHIM=0; }
 c_meta_setflags() { CMD=("$E_META" setflags config.toml) EXPECT=EACCES SHIM=0; }
+# Through the command's stdin, which the user's shell opened read-only (STDIN_FILE is
+# opened by the harness, outside testfence): the path never appears inside the fence.
+c_meta_stdin_fchmod() { CMD=("$E_META" fchmod-fd 0) STDIN_FILE=config.toml EXPECT='EACCES|EROFS'; }
+c_meta_stdin_fsetxattr() { CMD=("$E_META" fsetxattr-fd 0) STDIN_FILE=config.toml EXPECT='EACCES|EROFS'; }
+# The race between the guard's check of the path in the caller's memory and the kernel's
+# own reading of it: 10,000 tries of chmod, fchmodat and setxattr on a buffer another
+# thread flips between tests/mine.txt and config.toml.
+c_meta_race() { CMD=("$E_RACE" 10000 tests/mine.txt config.toml) EXPECT='EACCES|EROFS'; }
 c_meta_static_chmod() { CMD=("$E_META_STATIC" chmod config.toml) EXPECT=EACCES SHIM=0; }
 c_ia32_chmod() { CMD=("$E_IA32" chmod config.toml) EXPECT=EACCES SHIM=0; }
 c_ia32_lchown() { CMD=("$E_IA32" lchown config.toml "${CHOWN_TO[@]}") EXPECT=EACCES SHIM=0; }
@@ -350,11 +450,49 @@ c_uring_mkdirat() { CMD=("$E_URING" mkdirat newdir) EXPECT=EACCES SHIM=0; }
 c_uring_linkat() { CMD=("$E_URING" linkat config.toml tests/cfg) EXPECT='EACCES|EXDEV' SHIM=0; }
 c_uring_setxattr() { CMD=("$E_URING" setxattr config.toml) EXPECT=EACCES SHIM=0; }
 c_uring_fsetxattr() { CMD=("$E_URING" fsetxattr config.toml) EXPECT=EACCES SHIM=0; }
+c_uring_fsetxattr_stdin() {
+    CMD=("$E_URING" fsetxattr-fd 0) STDIN_FILE=config.toml EXPECT='EACCES|EROFS' SHIM=0
+}
+
+# What outlives the command (esc_late; MARK in its command line finds what is left): it
+# must be killed when the command exits, and said (a process still running is a
+# violation: exit 120); if testfence itself is killed, the tree dies with it. Nothing of
+# it is left running afterwards. The control shows each acts when nothing contains it.
+c_uring_setxattr_late() {
+    # io_uring xattrs from a daemon, a second after the command exited: after --verify.
+    CMD=("$E_LATE" daemon 1000 0 uring-xattr config.toml "$MARK") OPTS=(--verify)
+    POST_WAIT=3 FENCED_STATUS=120 SHIM=0
+}
+c_daemon_after_exit() {
+    # A plain write by a daemon the command started, two seconds after it exited.
+    CMD=("$E_LATE" daemon 2000 0 write config.toml "$MARK")
+    POST_WAIT=4 FENCED_STATUS=120 SHIM=0 FENCED_CHECK=leftover_named
+}
+c_tree_sigkill() {
+    # testfence SIGKILLed while the command and its child run; the child writes later.
+    CMD=("$E_LATE" tree 1500 10000 write config.toml "$MARK") KILL_AFTER=0.3
+    POST_WAIT=3 CTL_STATUS=137 FENCED_STATUS=137 SHIM=0
+}
+# leftover_named: the run said a process was still running, and which (its program or
+# command line).
+leftover_named() {
+    [[ "$stderr" == *"still running"* ]] || {
+        echo "the run's stderr does not say a process was still running" >&2
+        return 1
+    }
+    [[ "$stderr" == *"$(basename "$E_LATE")"* || "$stderr" == *"$MARK"* ]] || {
+        echo "the run's stderr does not name the process left running" >&2
+        return 1
+    }
+}
 
 # Descendants: each way of making one inherits the fence (the child uses raw syscalls).
 c_child_fork() { CMD=("$E_PROC" fork config.toml) EXPECT=EACCES SHIM=0; }
 c_child_vfork() { CMD=("$E_PROC" vfork config.toml) EXPECT=EACCES SHIM=0; }
-c_child_clone3() { CMD=("$E_PROC" clone3 config.toml) EXPECT=EACCES SHIM=0; }
+c_child_clone3() {
+    CMD=("$E_PROC" clone3 config.toml) EXPECT=EACCES SHIM=0
+    [ ${#WRAP[@]} -eq 0 ] || SKIP="nons refuses clone3 (ENOSYS: seccomp cannot read its flags)"
+}
 c_child_posix_spawn() { CMD=("$E_PROC" posix-spawn config.toml) EXPECT=EACCES SHIM=0; }
 c_child_thread() { CMD=("$E_PROC" thread config.toml) EXPECT=EACCES SHIM=0; }
 c_child_env_i() { CMD=(env -i "$E_OPEN" open-w config.toml) EXPECT=EACCES SHIM=0; }
@@ -402,6 +540,8 @@ c_core_dump() {
 }
 W=$3
 TESTFENCE=$TF
+WRAP=()
+[ -z "${E_WRAP:-}" ] || WRAP=("$E_WRAP")
 # shellcheck source=../support/helpers.bash
 . "$(dirname "$0")/../support/helpers.bash"
 RESULT=FAILED DETAIL=""

@@ -38,6 +38,12 @@ static const struct timespec times2001[2] = {{978307200, 0}, {978307200, 0}};
 static long op(int argc, char **argv)
 {
     const char *o = argv[1], *p = argv[2];
+    /* An fd the command was given open (its stdin the shell opened read-only, say):
+     * the path was never seen inside the fence. */
+    if (argc == 3 && (!strcmp(o, "fchmod-fd") || !strcmp(o, "fsetxattr-fd"))) {
+        int fd = (int)strtol(p, NULL, 10);
+        return o[1] == 'c' ? fchmod(fd, 0666) : fsetxattr(fd, XNAME, XVAL, strlen(XVAL), 0);
+    }
     /* Metadata calls need no write access to the file: an fd opened read-only (which
      * the fence allows) or an O_PATH fd is enough, so those routes are cases too. */
     int rd = open(p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
@@ -96,6 +102,7 @@ int main(int argc, char **argv)
     if (argc < 3)
         return esc_usage(argv[0], "chmod|fchmod|fchmodat2-opath|chmod-procfd|utimensat|futimens|"
                                   "setxattr|lsetxattr|fsetxattr|setxattrat|setflags PATH | "
+                                  "fchmod-fd|fsetxattr-fd FD | "
                                   "chown|fchown|lchown PATH UID GID | "
                                   "removexattr|removexattrat PATH NAME");
     long r = op(argc, argv);

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <liburing.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 /* Submit the one prepared SQE and wait for it; its result is -errno or >= 0. */
@@ -76,6 +77,11 @@ static long op(struct io_uring *ring, int argc, char **argv)
         close(fd);
         return r;
     }
+    if (argc == 3 && !strcmp(o, "fsetxattr-fd")) {
+        /* An fd the command was given open (its stdin, say). */
+        io_uring_prep_fsetxattr(sqe, (int)strtol(p, NULL, 10), "user.escape", "escaped", 0, 7);
+        return run1(ring);
+    }
     errno = EINVAL;
     return -2;
 }
@@ -84,7 +90,8 @@ int main(int argc, char **argv)
 {
     if (argc < 3)
         return esc_usage(
-            argv[0], "openat|unlinkat|mkdirat|setxattr|fsetxattr PATH | renameat|linkat FROM TO");
+            argv[0], "openat|unlinkat|mkdirat|setxattr|fsetxattr PATH | fsetxattr-fd FD | "
+                      "renameat|linkat FROM TO");
     struct io_uring ring;
     int r = io_uring_queue_init(4, &ring, 0);
     if (r < 0) {
