@@ -107,7 +107,8 @@ int main(int argc, char **argv)
 {
     if (argc < 6 || (strcmp(argv[1], "daemon") && strcmp(argv[1], "tree")) ||
         (strcmp(argv[4], "write") && strcmp(argv[4], "uring-xattr")))
-        return esc_usage(argv[0], "daemon|tree DELAY_MS LINGER_MS write|uring-xattr PATH [MARK...]");
+        return esc_usage(argv[0],
+                         "daemon|tree DELAY_MS LINGER_MS write|uring-xattr PATH [MARK...]");
     long delay = strtol(argv[2], NULL, 10), linger = strtol(argv[3], NULL, 10);
     pid_t pid = fork();
     if (pid < 0) {

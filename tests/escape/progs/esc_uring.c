@@ -89,9 +89,9 @@ static long op(struct io_uring *ring, int argc, char **argv)
 int main(int argc, char **argv)
 {
     if (argc < 3)
-        return esc_usage(
-            argv[0], "openat|unlinkat|mkdirat|setxattr|fsetxattr PATH | fsetxattr-fd FD | "
-                      "renameat|linkat FROM TO");
+        return esc_usage(argv[0],
+                         "openat|unlinkat|mkdirat|setxattr|fsetxattr PATH | fsetxattr-fd FD | "
+                         "renameat|linkat FROM TO");
     struct io_uring ring;
     int r = io_uring_queue_init(4, &ring, 0);
     if (r < 0) {

@@ -28,7 +28,7 @@
 #define JEQ(k, t, f) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (k), (t), (f))
 #define JSET(k, t, f) BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, (k), (t), (f))
 #define RET(v) BPF_STMT(BPF_RET | BPF_K, (v))
-#define ERR(e) RET(SECCOMP_RET_ERRNO | ((e) & SECCOMP_RET_DATA))
+#define ERR(e) RET(SECCOMP_RET_ERRNO | ((e)&SECCOMP_RET_DATA))
 
 /* The checks for one syscall table, 10 instructions: the syscall number is in A. */
 #define TABLE(unshare_nr, clone_nr, clone3_nr)                                                     \
