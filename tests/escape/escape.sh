@@ -42,6 +42,7 @@ declare -A XFAIL_NONS=(
     [uring_setxattr]="fallback: io_uring IORING_OP_SETXATTR is not seen by seccomp"
     [uring_fsetxattr]="fallback: io_uring IORING_OP_FSETXATTR is not seen by seccomp"
     [uring_fsetxattr_stdin]="fallback: io_uring IORING_OP_FSETXATTR is not seen by seccomp"
+    [tree_sigkill]="fallback: no PID namespace; testfence SIGKILLed, its subreaper is gone and the tree is reparented"
 )
 
 # Cases whose attempt is blocked but which the report does not list although the
