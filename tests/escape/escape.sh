@@ -114,20 +114,26 @@ prepare() {
     fi
 }
 
-# runc CMD...: run CMD, keeping its exit status, stdout and stderr apart; stdin is
-# /dev/null, or STDIN_FILE when the case sets one (opened here, outside the fence, as a user's shell
-# does). With KILL_AFTER, CMD is started in the background and SIGKILLed that many
-# seconds later (CMD must exec its way to testfence, so the pid is testfence's). With
-# POST_WAIT, what the command left behind gets that long to act (wait_late).
-# fd 3 is bats' own: nothing a case leaves behind may keep it open.
+# runc CMD...: run CMD, keeping its exit status, stdout and stderr apart. Its stdin is
+# /dev/null, or STDIN_FILE when the case sets one (opened here, outside the fence, as a
+# user's shell does). With KILL_AFTER, CMD is started in the background and SIGKILLed
+# that many seconds later (CMD must exec its way to testfence, so the pid is
+# testfence's). With POST_WAIT, what the command left behind gets that long to act
+# (wait_late). fd 3 is bats' own: nothing a case leaves behind may keep it open.
 runc() {
     local in=/dev/null
     [ -z "$STDIN_FILE" ] || in=$STDIN_FILE
     status=0
     if [ -n "$KILL_AFTER" ]; then
         "$@" <"$in" >"$W/out" 2>"$W/err" 3>&- &
-        local pid=$!
+        local pid=$! n=50
         sleep "$KILL_AFTER"
+        # ... and once what the case starts is up (esc_late writes tests/late.pid), so a
+        # slow start cannot make the kill come first.
+        while [ "$n" -gt 0 ] && ! [ -e "$P/tests/late.pid" ]; do
+            sleep 0.1
+            n=$((n - 1))
+        done
         kill -KILL "$pid" 2>/dev/null
         wait "$pid" 2>/dev/null || status=$? # (not bash's "Killed" line)
     else
