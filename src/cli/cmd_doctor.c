@@ -1,5 +1,6 @@
 /* testfence doctor: what this machine can enforce, and which root and writable set apply. */
 #include "cmds.h"
+#include "linux/mountns.h"
 #include "opts.h"
 #include "core/hazard.h"
 #include "core/path.h"
@@ -19,14 +20,16 @@ static const char help[] =
     "usage: testfence doctor [OPTIONS]\n"
     "\n"
     "Print the kernel, its Landlock ABI and which classes of filesystem write the\n"
-    "fence enforces on it, whether user namespaces and seccomp are available, the\n"
+    "fence enforces on it, whether user namespaces and seccomp are available and the\n"
+    "namespace layer can be had (tried in a throwaway child), the\n"
     "project root and writable set 'testfence run' would use from here, and whether\n"
     "it could create its run workspace there.\n"
     "\n"
     "options:\n" OPTS_HELP_ROOT OPTS_HELP_CONFIG OPTS_HELP_ALLOW OPTS_HELP_HELP_VERSION "\n"
     "exit status: 0 'testfence run' would work here; 1 it would refuse (the kernel\n"
     "cannot enforce the fence, no project root or tests/ directory, a hazard in the\n"
-    "writable set, or the workspace cannot be created, as on a read-only root); 125\n"
+    "writable set, the workspace cannot be created, as on a read-only root, or the config\n"
+    "requires the namespace layer and it cannot be had); 125\n"
     "usage error.\n";
 
 static void print_caps(const struct fence_caps *c)
@@ -52,6 +55,24 @@ static void print_caps(const struct fence_caps *c)
     printf("user namespaces: %s\n", c->userns ? "available" : "unavailable");
     printf("seccomp:   %s%s\n", c->seccomp ? "available" : "unavailable",
            c->seccomp_notify ? " (with user notification)" : "");
+}
+
+/* The namespace layer, tried for real in a throwaway child; run falls back to the guard
+ * without it (or refuses, where the config requires it). */
+static bool print_namespace_layer(void)
+{
+    char why[600];
+    bool ok = mountns_probe(why, sizeof why) == 0;
+    if (ok)
+        printf("namespace layer: yes: the command runs in its own mount and PID namespaces,\n"
+               "           every mount read-only but the writable set (metadata, io_uring and\n"
+               "           inode ioctls outside get EROFS from the kernel); nothing it starts\n"
+               "           outlives it\n");
+    else
+        printf("namespace layer: NO: %s;\n           %s; run falls back to the seccomp guard "
+               "alone (weaker: docs/security.md)\n",
+               why, mountns_advice);
+    return ok;
 }
 
 /* The diagnostics shim, and the weaker backend it makes possible. */
@@ -89,7 +110,7 @@ static int check_workspace(const struct plan *pl, tf_err *err)
 
 /* Whether run would work in this project: a root, the writable set, a workspace it can
  * create, no hazard in the writable set. Prints what it finds; 0 when run would work. */
-static int check_project(const struct opts *o, tf_err *err)
+static int check_project(const struct opts *o, bool ns_ok, tf_err *err)
 {
     struct plan pl = {0};
     char run_id[32];
@@ -100,6 +121,11 @@ static int check_project(const struct opts *o, tf_err *err)
     } else {
         plan_print_policy(stdout, &pl);
         rc = check_workspace(&pl, err);
+        if (rc == 0 && pl.cfg.require_namespace && !ns_ok)
+            rc = tf_errf(err,
+                         "%s requires the namespace layer (require = [\"namespace\"]), which "
+                         "this machine refuses",
+                         pl.cfg.source);
         if (rc < 0)
             printf("workspace: %s\n", err->msg);
     }
@@ -134,7 +160,8 @@ int cmd_doctor(int argc, char **argv)
     struct fence_caps caps;
     fence_probe(&caps);
     print_caps(&caps);
-    int project = check_project(&o, &perr);
+    bool ns_ok = print_namespace_layer();
+    int project = check_project(&o, ns_ok, &perr);
     print_shim();
     int complete = fence_require_complete(&caps, &err) == 0;
     if (complete && project == 0)

@@ -4,6 +4,7 @@
 #include "core/report_ci.h"
 #include "core/shimconf.h"
 #include "core/verify.h"
+#include "linux/mountns.h"
 #include "linux/session.h"
 #include "linux/spawn.h"
 #include "base/vec.h"
@@ -33,6 +34,10 @@ static const char help[] =
     "                  escape it); none: run unfenced, with a warning\n"
     "  --allow-violations  exit with the command's status even when writes were\n"
     "                  blocked (default: 120 if the command exited 0)\n"
+    "  --require namespace\n"
+    "                  refuse to run (125) rather than fall back to the seccomp guard\n"
+    "                  where the namespace layer cannot be had (as the config's\n"
+    "                  require = [\"namespace\"])\n"
     "  --test-env NAME\n"
     "                  the variable naming the running test in the violation report\n"
     "                  (default: the config's [report] test_env, PYTEST_CURRENT_TEST)\n"
@@ -74,6 +79,14 @@ static const char help[] =
     "Tool-state variables you already point inside the writable set are kept.\n"
     "Old workspaces beyond --retain are removed; nothing else ever is.\n"
     "\n"
+    "The command runs in its own mount and PID namespaces (a user namespace too when\n"
+    "not root): every mount is read-only but the writable set, so the kernel refuses\n"
+    "chmod, chown, utime, xattrs and inode flags outside with EROFS. Files of other\n"
+    "users show as nobody (65534) to a non-root run. When the command exits, every\n"
+    "process it left running is killed and reported; if testfence is killed, so is\n"
+    "the whole tree. Where namespaces are refused, a seccomp guard stands in (weaker)\n"
+    "and run says so.\n"
+    "\n"
     "Every blocked write is reported as it happens (TEST_SANDBOX_VIOLATION: on\n"
     "stderr), sent to testfence, which keeps it out of the command's reach and logs\n"
     "it with its test in the workspace (violations.jsonl), summarised at the end,\n"
@@ -81,7 +94,8 @@ static const char help[] =
     "coloured, unless NO_COLOR is set.\n"
     "\n"
     "exit status: the command's own (128+N if killed by signal N); 120 the command\n"
-    "exited 0 but writes were blocked (see --allow-violations), or the violation log\n"
+    "exited 0 but writes were blocked or processes it started were still running\n"
+    "(see --allow-violations), or the violation log\n"
     "was deleted or rewritten during the run; 125 usage error or\n"
     "testfence failed (no root, fence not enforceable); 126 COMMAND cannot be\n"
     "executed; 127 COMMAND not found.\n";
@@ -101,6 +115,17 @@ static void print_dry_run(const struct opts *o, const struct session *s, char **
     if (s->backend == SESSION_PRELOAD)
         printf(" (%s)", session_weak_label);
     putchar('\n');
+    if (s->backend == SESSION_LANDLOCK) {
+        char why[600];
+        bool require = o->require_namespace || s->pl.cfg.require_namespace;
+        if (mountns_probe(why, sizeof why) == 0)
+            printf("metadata:  namespace layer (read-only mounts but the writable set; a PID "
+                   "namespace)\n");
+        else
+            printf("metadata:  %s (the namespace layer is unavailable: %s)\n",
+                   require ? "REFUSED: the run requires the namespace layer" : "seccomp guard",
+                   why);
+    }
     plan_print(stdout, &s->pl, environ);
     printf("retain:    %u run workspaces\ncommand:  ", opts_retain(o, &s->pl.cfg));
     for (char **a = cmd; *a; a++)
@@ -183,10 +208,9 @@ static int launch(const struct opts *o, struct session *s, char **cmd, int *stat
                             .guard = s->guard ? &pl->policy : NULL,
                             .record_fd = s->ch.sock,
                             .on_record = session_records,
-                            .record_ctx = s,
                             .keep_fds = o->keep_fds,
                             .nkeep_fds = o->nkeep_fds};
-    int rc = spawn_run(&so, status, err);
+    int rc = session_launch(s, &so, o->require_namespace || pl->cfg.require_namespace, status, err);
     if (rc == 0 && o->verify)
         rc = verify_after(o, pl, &before, status, err);
     verify_free(&before);

@@ -109,6 +109,15 @@ static int parse_one(int argc, char **argv, int *i, unsigned accepted, struct op
         if (strcmp(v, "landlock") && strcmp(v, "preload") && strcmp(v, "none"))
             return tf_errf(err, "unknown backend \"%s\" (choose landlock, preload or none)", v);
         o->backend = v;
+    } else if ((accepted & OPT_RUN) && is_opt(a, "--require")) {
+        if (!(v = value_of(argc, argv, i, "--require", err)))
+            return -1;
+        if (strcmp(v, "namespace"))
+            return tf_errf(err,
+                           "--require: unknown layer \"%s\" (the one that can be required: "
+                           "namespace)",
+                           v);
+        o->require_namespace = true;
     } else if ((accepted & OPT_RUN) && !strcmp(a, "--allow-violations")) {
         o->allow_violations = true;
     } else if ((accepted & OPT_RUN) && is_opt(a, "--test-env")) {

@@ -18,9 +18,10 @@ enum {
 
 struct opts {
     struct plan_request req;
-    const char *backend;   /* "landlock", "preload" or "none" */
-    bool allow_violations; /* --allow-violations: keep the command's status */
-    const char *test_env;  /* --test-env: the variable naming the current test, or NULL */
+    const char *backend;    /* "landlock", "preload" or "none" */
+    bool allow_violations;  /* --allow-violations: keep the command's status */
+    bool require_namespace; /* --require namespace: refuse rather than fall back to the guard */
+    const char *test_env;   /* --test-env: the variable naming the current test, or NULL */
     bool dry_run;
     bool allow_hazards;
     bool verify;

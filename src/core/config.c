@@ -12,8 +12,9 @@
 #include <unistd.h>
 
 /* The keys each table accepts; anything else is a typo worth an error. */
-static const char *const keys_top[] = {"writable", "artifacts", "outputs", "retain", "workspace",
-                                       "env",      "pytest",    "audit",   "report", NULL};
+static const char *const keys_top[] = {"writable",  "artifacts", "outputs", "retain",
+                                       "workspace", "env",       "pytest",  "audit",
+                                       "report",    "require",   NULL};
 static const char *const keys_workspace[] = {"files", NULL};
 static const char *const keys_pytest[] = {"basetemp", "cache_dir", NULL};
 static const char *const keys_audit[] = {"include", "exclude", "protected", "cwd", NULL};
@@ -209,6 +210,23 @@ static int load_retain(struct config *c, const struct scope *s, const toml_value
     return 0;
 }
 
+/* require: layers the run must have, or refuse (125) rather than fall back. */
+static int load_require(struct config *c, const struct scope *s, const toml_value *t, tf_err *err)
+{
+    const char *const *list;
+    size_t n;
+    int r = toml_get_string_array(s->doc, t, "require", &list, &n, err);
+    for (size_t i = 0; r == 1 && i < n; i++) {
+        if (strcmp(list[i], "namespace"))
+            return toml_errf(s->doc, toml_pos_of(toml_array_at(toml_get(t, "require"), i)), err,
+                             "%srequire: unknown layer \"%s\" (the one that can be required: "
+                             "namespace)",
+                             s->prefix, list[i]);
+        c->require_namespace = true;
+    }
+    return r < 0 ? -1 : 0;
+}
+
 static bool is_env_name(const char *s)
 {
     if (!s[0] || (s[0] >= '0' && s[0] <= '9'))
@@ -362,7 +380,7 @@ static int load_table(struct config *c, const toml_doc *doc, const toml_value *t
     if (check_keys(&s, t, prefix[0] ? "[tool.testfence]" : "the top level", keys_top, err) < 0)
         return -1;
     return load_paths(c, &s, t, err) < 0 || load_retain(c, &s, t, err) < 0 ||
-                   load_tables(c, &s, t, err) < 0
+                   load_require(c, &s, t, err) < 0 || load_tables(c, &s, t, err) < 0
                ? -1
                : 0;
 }

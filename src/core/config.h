@@ -37,6 +37,7 @@ struct config {
     struct config_list audit_include, audit_exclude, audit_protected;
     bool audit_cwd_temporary; /* [audit] cwd = "temporary": the runner gives tests a temp cwd */
     char *test_env;           /* [report] test_env; default PYTEST_CURRENT_TEST */
+    bool require_namespace;   /* require = ["namespace"]: refuse rather than fall back */
 };
 
 /* Load the configuration for ROOT: OPT_CONFIG (--config) when not NULL, else

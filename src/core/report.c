@@ -208,9 +208,25 @@ static const char weak_note[] =
     "           binaries, raw syscalls and processes with a cleared environment were NOT\n"
     "           fenced. Use the default landlock backend where the kernel supports it.\n";
 
+/* A process that outlived the command (testfence's own record), not a write. */
+static bool leftover(const struct report_entry *e)
+{
+    return !strcmp(e->op, "outlived") && !strcmp(e->blocked_by, "testfence");
+}
+
+static const char leftover_hint[] =
+    "stop what the test starts before it ends: terminate it and wait for it in the fixture's "
+    "teardown (or a finally block)";
+
 static void print_entry(FILE *f, const struct report_entry *e, const struct report_run *run)
 {
     char path[1100], given[1100], en[32];
+    if (leftover(e)) {
+        vlog_printable(path, sizeof path, e->path);
+        fprintf(f, "    %-10s %s%s%s (still running when the command exited: killed)\n", e->op,
+                colour_if(run->colour, COLOUR_BOLD), path, colour_if(run->colour, COLOUR_OFF));
+        return;
+    }
     vlog_printable(path, sizeof path, e->resolved);
     fprintf(f, "    %-10s %s%s%s (%s%s)", e->op, colour_if(run->colour, COLOUR_BOLD), path,
             colour_if(run->colour, COLOUR_OFF), vlog_errname(e->err, en, sizeof en),
@@ -229,22 +245,37 @@ size_t report_group_writes(struct report_entry **s, size_t i, size_t end)
 {
     size_t writes = 0;
     for (size_t k = i; k < end; k++)
-        writes += s[k]->count;
+        writes += leftover(s[k]) ? 0 : s[k]->count;
     return writes;
+}
+
+/* The processes of the group that outlived the command. */
+static size_t group_leftovers(struct report_entry **s, size_t i, size_t end)
+{
+    size_t n = 0;
+    for (size_t k = i; k < end; k++)
+        n += leftover(s[k]) ? s[k]->count : 0;
+    return n;
 }
 
 void report_print_group(FILE *f, struct report_entry **s, size_t i, size_t end,
                         const struct report_run *run)
 {
     char test[700];
-    size_t writes = report_group_writes(s, i, end);
+    size_t writes = report_group_writes(s, i, end), left = group_leftovers(s, i, end);
     vlog_printable(test, sizeof test, s[i]->test ? s[i]->test : "(outside any test)");
-    fprintf(f, "  %s%s%s: %zu blocked write%s\n", colour_if(run->colour, COLOUR_RED), test,
-            colour_if(run->colour, COLOUR_OFF), writes, writes == 1 ? "" : "s");
+    fprintf(f, "  %s%s%s: ", colour_if(run->colour, COLOUR_RED), test,
+            colour_if(run->colour, COLOUR_OFF));
+    if (writes)
+        fprintf(f, "%zu blocked write%s%s", writes, writes == 1 ? "" : "s", left ? ", " : "");
+    if (left)
+        fprintf(f, "%zu process%s left running", left, left == 1 ? "" : "es");
+    fputc('\n', f);
     const char *last_hint = NULL;
     for (size_t k = i; k < end && k < i + SHOW_WRITES; k++) {
         print_entry(f, s[k], run);
-        const char *h = hint_for(s[k]->resolved, run->root, run->home, s[k]->test);
+        const char *h = leftover(s[k]) ? leftover_hint
+                                       : hint_for(s[k]->resolved, run->root, run->home, s[k]->test);
         if (h != last_hint)
             fprintf(f, "      %show to fix:%s %s\n", colour_if(run->colour, COLOUR_CYAN),
                     colour_if(run->colour, COLOUR_OFF), h);
@@ -274,11 +305,19 @@ void report_print(FILE *f, const struct report *r, const struct report_run *run)
     bool noisy = r->total || r->stats.malformed || r->log_unreadable || r->stats.cut;
     if (!noisy && !run->weak)
         return;
-    if (r->total)
+    size_t left = 0;
+    for (size_t i = 0; i < r->n; i++)
+        left += leftover(&r->v[i]) ? r->v[i].count : 0;
+    size_t writes = r->total - left;
+    if (writes)
         fprintf(
             f, "\n%stestfence: %zu write%s outside the writable set %s blocked%s (%zu distinct):\n",
-            colour_if(run->colour, COLOUR_RED), r->total, r->total == 1 ? "" : "s",
-            r->total == 1 ? "was" : "were", colour_if(run->colour, COLOUR_OFF), r->n);
+            colour_if(run->colour, COLOUR_RED), writes, writes == 1 ? "" : "s",
+            writes == 1 ? "was" : "were", colour_if(run->colour, COLOUR_OFF), r->n);
+    else if (left)
+        fprintf(f, "\n%stestfence: %zu process%s outlived the command and %s killed:%s\n",
+                colour_if(run->colour, COLOUR_RED), left, left == 1 ? "" : "es",
+                left == 1 ? "was" : "were", colour_if(run->colour, COLOUR_OFF));
     else
         fprintf(f, "\ntestfence: no blocked writes were recorded\n");
     print_groups(f, r, run);
@@ -297,9 +336,12 @@ void report_print(FILE *f, const struct report *r, const struct report_run *run)
     fputs(run->weak ? weak_note : unshimmed_note, f);
     if (run->status != run->command_status)
         fprintf(f,
-                "testfence: the command exited %d; exiting %d because writes were blocked "
+                "testfence: the command exited %d; exiting %d because %s "
                 "(--allow-violations keeps the command's status)\n",
-                run->command_status, run->status);
+                run->command_status, run->status,
+                !left     ? "writes were blocked"
+                : !writes ? "processes it started outlived it"
+                          : "writes were blocked and processes it started outlived it");
     fprintf(f, "testfence: report: %s/report.json\n", run->workspace);
 }
 
@@ -375,6 +417,8 @@ void report_json(FILE *f, const struct report *r, const struct report_run *run)
     json_kv(f, "  ", "root", run->root, true);
     json_kv(f, "  ", "workspace", run->workspace, true);
     json_kv(f, "  ", "backend", run->backend, true);
+    json_kv(f, "  ", "metadata_layer", run->layer, true);
+    json_kv(f, "  ", "metadata_layer_note", run->layer_why, true);
     fputs("  \"command\": [", f);
     for (char *const *a = run->argv; a && *a; a++) {
         fputs(a == run->argv ? "" : ", ", f);

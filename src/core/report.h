@@ -43,11 +43,13 @@ struct report_outputs; /* report_ci.h */
 /* What the summary and report.json say about the run besides the log. */
 struct report_run {
     const char *run_id, *root, *workspace, *backend, *home;
+    const char *layer;     /* what refused metadata changes: "namespace", "guard", "none" */
+    const char *layer_why; /* why not the namespace layer, when it was tried (NULL: it was not) */
     char *const *argv;
-    int command_status; /* the command's own */
-    int status;         /* what testfence exits with */
-    bool weak;          /* --backend preload: say loudly what escapes it */
-    bool colour;        /* the summary goes to a terminal that wants colour */
+    int command_status;                /* the command's own */
+    int status;                        /* what testfence exits with */
+    bool weak;                         /* --backend preload: say loudly what escapes it */
+    bool colour;                       /* the summary goes to a terminal that wants colour */
     const struct report_outputs *outs; /* NULL: none */
 };
 

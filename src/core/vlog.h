@@ -27,7 +27,8 @@ struct vlog_record {
     const char *path;       /* as the program gave it */
     const char *resolved;   /* absolute, symlinks resolved */
     int err;                /* the errno the program saw */
-    const char *blocked_by; /* "kernel" (Landlock refused) or "shim" (the shim refused) */
+    const char *blocked_by; /* "kernel" (Landlock refused), "shim" (the shim refused), or
+                               "testfence" (op "outlived": a process it killed after the command) */
     const char *exe;        /* /proc/self/exe */
     const char *cmdline;    /* argv joined with spaces */
     bool truncated;         /* some field was cut to keep the record under VLOG_MAX */
@@ -44,6 +45,10 @@ struct vlog_self {
  * the time, pid, /proc/self/exe and command line are filled (raw syscalls, so the shim's
  * own reads stay out of its interposers); every other field is cleared for the caller. */
 void vlog_record_self(struct vlog_record *r, struct vlog_self *self);
+
+/* Split the phase off a test variable's value in place: "tests/t.py::test_x (call)" leaves
+ * "tests/t.py::test_x" in TEST and returns "call" (setup, call or teardown), else NULL. */
+const char *vlog_split_test(char *test);
 
 /* Format R as one JSON line (newline included) into OUT (at least VLOG_MAX bytes).
  * Long fields are cut (at a character boundary) and "truncated" set. Returns the length. */

@@ -149,20 +149,10 @@ static void ws_append(struct channel *c, const char *line, size_t len)
         fileio_write_all(c->wslog, line, len); /* a failure shows in channel_check */
 }
 
-/* One datagram of N bytes from PID (0: unknown). */
-static void take(struct channel *c, char *buf, size_t n, pid_t pid)
+void channel_add(struct channel *c, const struct vlog_record *rec)
 {
-    char line[VLOG_MAX], scratch[VLOG_LINE_MAX + 1];
-    struct vlog_record r;
-    if (n > 0 && buf[n - 1] == '\n')
-        n--;
-    if (n == 0 || n >= VLOG_MAX || vlog_parse(buf, n, &r, scratch) < 0) {
-        c->malformed++;
-        return;
-    }
-    if (pid > 0)
-        r.pid = pid; /* the kernel's word, not the sender's */
-    char now[40];
+    char line[VLOG_MAX], now[40];
+    struct vlog_record r = *rec;
     if (!r.time) { /* a record must say when: then it is when it came */
         time_t t = time(NULL);
         struct tm tm;
@@ -184,6 +174,22 @@ static void take(struct channel *c, char *buf, size_t n, pid_t pid)
     c->bytes += len;
     c->records++;
     ws_append(c, line, len);
+}
+
+/* One datagram of N bytes from PID (0: unknown). */
+static void take(struct channel *c, char *buf, size_t n, pid_t pid)
+{
+    char scratch[VLOG_LINE_MAX + 1];
+    struct vlog_record r;
+    if (n > 0 && buf[n - 1] == '\n')
+        n--;
+    if (n == 0 || n >= VLOG_MAX || vlog_parse(buf, n, &r, scratch) < 0) {
+        c->malformed++;
+        return;
+    }
+    if (pid > 0)
+        r.pid = pid; /* the kernel's word, not the sender's */
+    channel_add(c, &r);
 }
 
 void channel_drain(struct channel *c)

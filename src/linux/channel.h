@@ -43,6 +43,11 @@ int channel_open(struct channel *c, const char *dir, int wsfd, tf_err *err);
  * to our copy and to the workspace's. Malformed datagrams are counted and dropped. */
 void channel_drain(struct channel *c);
 
+/* Add a record testfence made itself (a process that outlived the command) to our copy of the
+ * log and the workspace's, as channel_drain does with a received one. */
+struct vlog_record;
+void channel_add(struct channel *c, const struct vlog_record *r);
+
 /* After the command: is the workspace's log what we wrote (WS names the workspace)? 0 yes;
  * else -1 with WHY (deleted, replaced, changed, or written by someone else), and the
  * workspace's log is restored from our copy where it can be. */

@@ -219,7 +219,9 @@ static const struct policy_entry *outermost(const struct policy *p)
 static bool dac_allows_rmdir(const char *dir, const char *sub)
 {
     struct stat d, s;
-    if (access(dir, W_OK | X_OK) < 0 || stat(dir, &d) < 0 || lstat(sub, &s) < 0)
+    /* EROFS: a read-only mount (the namespace layer's view), not the mode bits: the probe
+     * itself then says whether the kernel refuses. */
+    if ((access(dir, W_OK | X_OK) < 0 && errno != EROFS) || stat(dir, &d) < 0 || lstat(sub, &s) < 0)
         return false;
     return !(d.st_mode & S_ISVTX) || d.st_uid == geteuid() || s.st_uid == geteuid();
 }

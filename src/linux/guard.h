@@ -9,6 +9,14 @@
  * user-notification listener fd for the parent, or -errno. Async-signal-safe. */
 int guard_install(void);
 
+/* In the child, after the fence and before exec, whatever else is installed: refuse (EPERM)
+ * every call that changes mounts (mount, umount2, pivot_root, mount_setattr, open_tree,
+ * move_mount, fsopen, fsconfig, fsmount, fspick), x86_64 and i386 alike. Landlock already
+ * refuses most of them; mount_setattr it does not, and as root in the namespace layer it
+ * could make the read-only view writable again. A plain filter (no listener): it nests.
+ * Returns 0 or -errno. Async-signal-safe. */
+int guard_deny_mounts(void);
+
 /* In the parent: answer one pending notification on LISTENER: let the call run when its
  * target is inside the writable set of P, names no file, or is refused by the kernel
  * itself (a bad pointer, a closed fd); EACCES for anything else, including whatever

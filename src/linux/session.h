@@ -8,6 +8,8 @@
 #include "base/err.h"
 #include "core/plan.h"
 #include "fence.h"
+#include "mountns.h"
+#include "spawn.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -27,6 +29,12 @@ struct session {
     enum session_backend backend;
     bool guard;     /* a seccomp guard watches the command's metadata calls */
     int ruleset_fd; /* the Landlock ruleset (-1: none yet, or not fenced) */
+    struct mountns ns;
+    bool ns_on;           /* the command runs in the namespace layer (read-only mounts) */
+    char ns_why[1024];    /* why it does not, when it was tried and failed ("" otherwise) */
+    const char *test_env; /* the variable naming the current test (borrowed) */
+    FILE *warn;           /* where the run's own warnings go (borrowed) */
+    size_t leftovers;     /* processes still running when the command exited, killed */
 };
 
 /* What a run prints when it is not fenced by the kernel; run and doctor say it alike. */
@@ -51,6 +59,17 @@ int session_check(struct session *s, bool allow_hazards, const char *override, F
  * it there, so the shim refuses metadata changes in its children itself. */
 int session_start(struct session *s, unsigned retain, const char *test_env, bool in_process,
                   FILE *warn, tf_err *err);
+
+/* Run the command (SO says what and how; the session adds the fence's parts) and wait for
+ * it and for every process it leaves, which is reported and killed. When the namespace layer
+ * cannot be set up the command runs with the guard alone, said on the session's WARN, or
+ * with REQUIRE_NS is refused (-1, 125). Returns spawn_run's answer. */
+int session_launch(struct session *s, struct spawn_opts *so, bool require_ns, int *status,
+                   tf_err *err);
+
+/* The metadata layer in force, for doctor, --dry-run and the report: "namespace", "guard"
+ * or "none". */
+const char *session_layer(const struct session *s);
 
 /* While the command runs: take the records waiting on the channel (S is the session; for
  * spawn's poll loop, whenever the channel's socket is readable). */

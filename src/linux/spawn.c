@@ -9,18 +9,29 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 /* What the child reports through the close-on-exec pipe when it fails before exec. */
 struct child_failure {
     int err;
+    bool ns; /* the namespace layer could not be set up: nothing ran, the run may fall back */
     char step[96];
 };
+
+/* What the namespace's init tells testfence on the status pipe. */
+struct init_msg {
+    char kind; /* INIT_STOPPED, INIT_LEFTOVER */
+    struct leftover l;
+};
+enum { INIT_STOPPED = 'S', INIT_LEFTOVER = 'L' };
 
 /* recv_fd's answer when the child could not make a listener of its own. */
 enum { GUARD_DECLINED = -2 };
@@ -96,7 +107,7 @@ static void give_terminal(pid_t pgid)
 
 static void child_fail(int fd, int err, const char *step)
 {
-    struct child_failure f = {.err = err};
+    struct child_failure f = {.err = err, .ns = false};
     size_t n = strlen(step);
     memcpy(f.step, step, n < sizeof f.step - 1 ? n : sizeof f.step - 1);
     ssize_t w = write(fd, &f, sizeof f);
@@ -120,18 +131,31 @@ static int cloexec_from(int first)
     return 0;
 }
 
-static void child(const struct spawn_opts *o, const sigset_t *oldmask, bool tty, int errfd,
-                  int guardsock)
+/* Its own process group, which owns the terminal when testfence's did. */
+static void become_group(bool tty)
 {
     setpgid(0, 0);
     if (tty)
-        give_terminal(getpid());
+        give_terminal(getpgrp());
+}
+
+/* The command's process, from the fence to exec; never returns. */
+static void fence_and_exec(const struct spawn_opts *o, const sigset_t *oldmask, int errfd,
+                           int guardsock)
+{
     sigprocmask(SIG_SETMASK, oldmask, NULL);
     if (o->ruleset_fd >= 0) {
         const char *step = "";
         int e = fence_enter(o->ruleset_fd, &step);
         if (e) {
             child_fail(errfd, e, step);
+            _exit(TF_EXIT_OWN_ERROR);
+        }
+    }
+    if (o->ruleset_fd >= 0) {
+        int e = guard_deny_mounts();
+        if (e < 0) {
+            child_fail(errfd, -e, "cannot refuse mount changes to the command");
             _exit(TF_EXIT_OWN_ERROR);
         }
     }
@@ -164,6 +188,145 @@ static void child(const struct spawn_opts *o, const sigset_t *oldmask, bool tty,
     _exit(e == ENOENT ? TF_EXIT_NOT_FOUND : TF_EXIT_CANNOT_EXEC);
 }
 
+static int exit_code(int wstatus)
+{
+    if (WIFSIGNALED(wstatus))
+        return 128 + WTERMSIG(wstatus);
+    return WEXITSTATUS(wstatus);
+}
+
+/* The command's process: a group of its own, then the fence and exec. */
+static void child(const struct spawn_opts *o, const sigset_t *oldmask, bool tty, int errfd,
+                  int guardsock)
+{
+    become_group(tty);
+    fence_and_exec(o, oldmask, errfd, guardsock);
+}
+
+/* The channels between parent and child, all made before fork. */
+struct channels {
+    int err[2];    /* child -> parent: why it failed before exec */
+    int guard[2];  /* child -> parent: the guard's listener fd */
+    int status[2]; /* the namespace's init -> parent: the command stopped; leftovers */
+    int death[2];  /* parent holds [1] until it dies: the init sees POLLHUP on [0] */
+    int sfd;       /* the parent's signalfd */
+};
+
+static int write_full(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+static int read_full(int fd, void *buf, size_t len)
+{
+    char *p = buf;
+    while (len > 0) {
+        ssize_t n = read(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+static void send_leftover(void *ctx, const struct leftover *l)
+{
+    struct init_msg m = {.kind = INIT_LEFTOVER, .l = *l};
+    write_full(*(int *)ctx, &m, sizeof m);
+}
+
+/* The init waits for the command, passes on the signals testfence forwards (to the
+ * command's group: the init has a group of its own), says when the command stops (the init
+ * of a PID namespace cannot stop itself, so testfence stops in its place) and returns the
+ * command's exit code. The wait set stays blocked, so the signals queue for the signalfd. */
+static int init_wait(pid_t cmd, int status_fd, bool tty)
+{
+    sigset_t set;
+    wait_set(&set);
+    int sfd = signalfd(-1, &set, SFD_CLOEXEC);
+    for (;;) {
+        struct signalfd_siginfo si;
+        ssize_t n = sfd < 0 ? -1 : read(sfd, &si, sizeof si);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n != (ssize_t)sizeof si) { /* cannot wait: the command must not go on unwatched */
+            kill(-cmd, SIGKILL);
+            return TF_EXIT_OWN_ERROR;
+        }
+        int sig = (int)si.ssi_signo, ws;
+        if (sig != SIGCHLD) {
+            if (sig == SIGCONT && tty)
+                give_terminal(cmd);
+            kill(-cmd, sig);
+            continue;
+        }
+        pid_t w;
+        while ((w = waitpid(-1, &ws, WNOHANG | WUNTRACED | __WALL)) > 0) {
+            if (w != cmd)
+                continue; /* an orphan handed to us: reaped */
+            if (!WIFSTOPPED(ws))
+                return exit_code(ws);
+            struct init_msg m = {.kind = INIT_STOPPED};
+            write_full(status_fd, &m, sizeof m);
+        }
+    }
+}
+
+/* The first process in the new namespaces (PID 1): it builds the read-only view, forks the
+ * command, waits for it, then stops, reports and kills whatever is left; its exit code is the
+ * command's. If testfence dies first, the kernel kills it and with it the whole namespace. */
+static void ns_init(const struct spawn_opts *o, const sigset_t *oldmask, bool tty,
+                    struct channels *ch)
+{
+    static int fds[3 + 64];
+    size_t nfds = 0;
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    close(ch->death[1]);
+    struct pollfd parent = {.fd = ch->death[0], .events = POLLIN};
+    if (poll(&parent, 1, 0) != 0)
+        _exit(TF_EXIT_OWN_ERROR); /* testfence died before PDEATHSIG was set */
+    setpgid(0, 0); /* testfence signals this group; the command gets one of its own */
+    for (int fd = 0; fd < 3; fd++)
+        fds[nfds++] = fd;
+    for (size_t i = 0; i < o->nkeep_fds && nfds < sizeof fds / sizeof fds[0]; i++)
+        fds[nfds++] = o->keep_fds[i];
+    const char *step = "";
+    int e = mountns_enter(o->ns, fds, nfds, &step);
+    if (e) {
+        struct child_failure f = {.err = e, .ns = true};
+        snprintf(f.step, sizeof f.step, "%s", step);
+        write_full(ch->err[1], &f, sizeof f);
+        _exit(TF_EXIT_OWN_ERROR);
+    }
+    pid_t cmd = fork();
+    if (cmd == 0)
+        child(o, oldmask, tty, ch->err[1], ch->guard[1]);
+    if (cmd < 0) {
+        child_fail(ch->err[1], errno, "cannot fork the command");
+        _exit(TF_EXIT_OWN_ERROR);
+    }
+    setpgid(cmd, cmd); /* also here: no race with the first signal we pass on */
+    close(ch->err[1]);
+    if (ch->guard[1] >= 0)
+        close(ch->guard[1]);
+    int code = init_wait(cmd, ch->status[1], tty);
+    reaper_sweep(1, o->test_env, send_leftover, &ch->status[1]);
+    _exit(code);
+}
+
 /* Read the child's failure report: 0 bytes means exec succeeded. */
 static int child_report(int fd, const struct spawn_opts *o, int *status, tf_err *err)
 {
@@ -173,6 +336,11 @@ static int child_report(int fd, const struct spawn_opts *o, int *status, tf_err 
         ;
     if (n != (ssize_t)sizeof f)
         return 0;
+    if (f.ns) {
+        *status = TF_EXIT_OWN_ERROR;
+        tf_errnof(err, f.err, "the namespace layer is unavailable: %s", f.step);
+        return SPAWN_NO_NAMESPACE;
+    }
     if (!strcmp(f.step, "cannot execute")) {
         *status = f.err == ENOENT ? TF_EXIT_NOT_FOUND : TF_EXIT_CANNOT_EXEC;
         return tf_errnof(err, f.err, "%s %s",
@@ -182,13 +350,6 @@ static int child_report(int fd, const struct spawn_opts *o, int *status, tf_err 
     return tf_errnof(err, f.err, "%s", f.step);
 }
 
-static int exit_code(int wstatus)
-{
-    if (WIFSIGNALED(wstatus))
-        return 128 + WTERMSIG(wstatus);
-    return WEXITSTATUS(wstatus);
-}
-
 static void close_fd(int *fd)
 {
     if (*fd >= 0)
@@ -196,8 +357,16 @@ static void close_fd(int *fd)
     *fd = -1;
 }
 
-/* One signal from the signalfd: forward it, follow job control, or reap.
- * Returns the exit code once the child has exited, else -1. */
+/* The command was stopped (Ctrl-Z): stop too, so the shell sees the job stop. */
+static void stop_self(bool tty)
+{
+    if (tty)
+        give_terminal(getpgrp());
+    kill(getpid(), SIGSTOP);
+}
+
+/* One signal from the signalfd: forward it, follow job control, or reap (the child, and any
+ * orphan handed to us as subreaper). Returns the exit code once the child has exited, else -1. */
 static int on_signal(int sig, pid_t pid, bool tty)
 {
     if (sig == SIGCONT) {
@@ -210,29 +379,45 @@ static int on_signal(int sig, pid_t pid, bool tty)
         kill(-pid, sig);
         return -1;
     }
-    int ws;
-    while (waitpid(pid, &ws, WNOHANG | WUNTRACED) > 0) {
+    int ws, code = -1;
+    pid_t w;
+    while ((w = waitpid(-1, &ws, WNOHANG | WUNTRACED | __WALL)) > 0) {
+        if (w != pid)
+            continue;
         if (!WIFSTOPPED(ws))
-            return exit_code(ws);
-        /* The command was stopped (Ctrl-Z): stop too, so the shell sees the job stop. */
-        if (tty)
-            give_terminal(getpgrp());
-        kill(getpid(), SIGSTOP);
+            code = exit_code(ws);
+        else
+            stop_self(tty);
     }
-    return -1;
+    return code;
+}
+
+/* One message from the namespace's init; -1 once it has no more to say. */
+static int on_init_msg(const struct spawn_opts *o, int fd, bool tty)
+{
+    struct init_msg m;
+    if (read_full(fd, &m, sizeof m) < 0)
+        return -1;
+    if (m.kind == INIT_STOPPED)
+        stop_self(tty);
+    else if (m.kind == INIT_LEFTOVER && o->on_leftover)
+        o->on_leftover(o->record_ctx, &m.l);
+    return 0;
 }
 
 /* Wait for the child, forwarding signals to its group, following job control,
- * answering the metadata guard's questions (LISTENER, or -1) and taking records.
- * Returns its exit code, or -errno when waiting itself failed. */
-static int supervise(const struct spawn_opts *o, pid_t pid, bool tty, int sfd, int *listener)
+ * answering the metadata guard's questions (LISTENER, or -1), taking records and the
+ * init's messages (STATUS, or -1). Returns its exit code, or -errno when waiting failed. */
+static int supervise(const struct spawn_opts *o, pid_t pid, bool tty, int sfd, int *listener,
+                     int status)
 {
     const struct policy *guard = o->guard;
-    struct pollfd fds[3] = {{.fd = sfd, .events = POLLIN},
+    struct pollfd fds[4] = {{.fd = sfd, .events = POLLIN},
                             {.fd = *listener, .events = POLLIN},
-                            {.fd = o->on_record ? o->record_fd : -1, .events = POLLIN}};
+                            {.fd = o->on_record ? o->record_fd : -1, .events = POLLIN},
+                            {.fd = status, .events = POLLIN}};
     for (;;) {
-        if (poll(fds, 3, -1) < 0) {
+        if (poll(fds, 4, -1) < 0) {
             if (errno == EINTR)
                 continue;
             return -errno; /* nothing can be waited for: never spin on it */
@@ -247,6 +432,8 @@ static int supervise(const struct spawn_opts *o, pid_t pid, bool tty, int sfd, i
         } else if (fds[1].revents & (POLLHUP | POLLERR)) {
             fds[1].fd = -1; /* every guarded process is gone */
         }
+        if ((fds[3].revents & (POLLIN | POLLHUP)) && on_init_msg(o, status, tty) < 0)
+            fds[3].fd = -1;
         struct signalfd_siginfo si;
         if ((fds[0].revents & POLLIN) && read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
             int code = on_signal((int)si.ssi_signo, pid, tty);
@@ -256,18 +443,14 @@ static int supervise(const struct spawn_opts *o, pid_t pid, bool tty, int sfd, i
     }
 }
 
-/* The channels between parent and child, all made before fork. */
-struct channels {
-    int err[2];   /* child -> parent: why it failed before exec */
-    int guard[2]; /* child -> parent: the guard's listener fd */
-    int sfd;      /* the parent's signalfd */
-};
-
 static int open_channels(const struct spawn_opts *o, const sigset_t *set, struct channels *ch,
                          tf_err *err)
 {
     ch->err[0] = ch->err[1] = ch->guard[0] = ch->guard[1] = ch->sfd = -1;
+    ch->status[0] = ch->status[1] = ch->death[0] = ch->death[1] = -1;
     if (pipe2(ch->err, O_CLOEXEC) < 0)
+        return tf_errnof(err, errno, "pipe");
+    if (o->ns && (pipe2(ch->status, O_CLOEXEC) < 0 || pipe2(ch->death, O_CLOEXEC) < 0))
         return tf_errnof(err, errno, "pipe");
     if (o->guard && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ch->guard) < 0)
         return tf_errnof(err, errno, "socketpair");
@@ -278,11 +461,37 @@ static int open_channels(const struct spawn_opts *o, const sigset_t *set, struct
 
 static void close_channels(struct channels *ch)
 {
-    close_fd(&ch->err[0]);
-    close_fd(&ch->err[1]);
-    close_fd(&ch->guard[0]);
-    close_fd(&ch->guard[1]);
-    close_fd(&ch->sfd);
+    int *all[] = {&ch->err[0],    &ch->err[1],   &ch->guard[0], &ch->guard[1], &ch->status[0],
+                  &ch->status[1], &ch->death[0], &ch->death[1], &ch->sfd};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        close_fd(all[i]);
+}
+
+/* fork, or with the namespace layer a clone into new namespaces whose first process is our
+ * init (a raw clone: glibc has no fork that takes namespace flags). */
+static pid_t start(const struct spawn_opts *o, const sigset_t *old, bool tty, struct channels *ch)
+{
+    pid_t pid = o->ns ? (pid_t)syscall(SYS_clone, mountns_clone_flags(o->ns) | SIGCHLD, NULL, NULL,
+                                       NULL, NULL)
+                      : fork();
+    if (pid == 0 && o->ns)
+        ns_init(o, old, tty, ch);
+    if (pid == 0)
+        child(o, old, tty, ch->err[1], ch->guard[1]);
+    return pid;
+}
+
+/* After the command: what its init still has to say (the leftovers it killed), or, without
+ * a PID namespace, the sweep of the orphans we inherited as subreaper. */
+static void after_command(const struct spawn_opts *o, struct channels *ch, bool tty)
+{
+    if (o->ns) {
+        while (ch->status[0] >= 0 && on_init_msg(o, ch->status[0], tty) == 0)
+            ;
+        return;
+    }
+    if (o->on_leftover)
+        reaper_sweep(0, o->test_env, o->on_leftover, o->record_ctx);
 }
 
 int spawn_run(const struct spawn_opts *o, int *status, tf_err *err)
@@ -294,21 +503,25 @@ int spawn_run(const struct spawn_opts *o, int *status, tf_err *err)
     signal(SIGCHLD, SIG_DFL); /* an inherited SIG_IGN would reap the child behind our back */
     wait_set(&set);
     sigprocmask(SIG_BLOCK, &set, &old);
-    pid_t pid = open_channels(o, &set, &ch, err) < 0 ? -2 : fork();
-    if (pid == 0)
-        child(o, &old, tty, ch.err[1], ch.guard[1]);
+    /* Without a PID namespace, orphans of the command come to us, not to init. */
+    bool reaper = !o->ns && o->on_leftover && prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
+    pid_t pid = open_channels(o, &set, &ch, err) < 0 ? -2 : start(o, &old, tty, &ch);
     int rc = -1, code = 0;
     if (pid == -1)
-        tf_errnof(err, errno, "fork");
+        tf_errnof(err, errno, o->ns ? "the namespace layer is unavailable: clone" : "fork");
+    if (pid == -1 && o->ns)
+        rc = SPAWN_NO_NAMESPACE;
     if (pid > 0) {
         close_fd(&ch.err[1]);
         close_fd(&ch.guard[1]);
+        close_fd(&ch.status[1]);
+        close_fd(&ch.death[0]);
         setpgid(pid, pid); /* also here: no race with the first signal we forward */
         if (tty)
             give_terminal(pid);
         int listener = o->guard ? recv_fd(ch.guard[0]) : -1; /* GUARD_DECLINED: nested */
         rc = child_report(ch.err[0], o, status, err);
-        code = supervise(o, pid, tty, ch.sfd, &listener);
+        code = supervise(o, pid, tty, ch.sfd, &listener, ch.status[0]);
         if (code < 0) { /* unsupervised, the command must not go on: stop it */
             kill(-pid, SIGKILL);
             waitpid(pid, NULL, 0);
@@ -318,13 +531,17 @@ int spawn_run(const struct spawn_opts *o, int *status, tf_err *err)
             *status = code;
         }
         close_fd(&listener);
+        if (rc != SPAWN_NO_NAMESPACE)
+            after_command(o, &ch, tty);
         if (tty)
             give_terminal(getpgrp());
     }
+    if (reaper)
+        prctl(PR_SET_CHILD_SUBREAPER, 0);
     close_channels(&ch);
     sigprocmask(SIG_SETMASK, &old, NULL);
     if (rc < 0)
-        return -1;
+        return rc == SPAWN_NO_NAMESPACE ? SPAWN_NO_NAMESPACE : -1;
     *status = code;
     return 0;
 }

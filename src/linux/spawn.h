@@ -1,10 +1,12 @@
 /* spawn: run the command as a child in its own process group, fenced before exec.
- * Forwards signals, hands the terminal over and back, and maps the exit status. */
+ * Forwards signals, hands the terminal over and back, kills what outlives the command. */
 #ifndef TESTFENCE_SPAWN_H
 #define TESTFENCE_SPAWN_H
 
 #include "base/err.h"
 #include "core/policy.h"
+#include "mountns.h"
+#include "reaper.h"
 
 struct spawn_opts {
     char *const *argv;            /* argv[0] is searched in PATH */
@@ -16,12 +18,23 @@ struct spawn_opts {
     void *record_ctx;
     const int *keep_fds; /* open descriptors the command inherits besides 0, 1, 2 */
     size_t nkeep_fds;
+    const struct mountns *ns; /* the namespace layer: run in its namespaces; NULL: don't */
+    const char *test_env;     /* the variable naming a leftover process's test */
+    /* Each process still running when the command exited, before it is killed. */
+    void (*on_leftover)(void *ctx, const struct leftover *l);
 };
 
-/* Run the command and wait for it. On success returns 0 and sets *status to the
+/* Run the command and wait for it; then stop, report (on_leftover) and kill every process
+ * it left running. With NS the command runs in new mount and PID namespaces under an init of
+ * ours, which dies with testfence (and the kernel then kills the whole namespace); without,
+ * testfence is their subreaper. On success returns 0 and sets *status to the
  * child's exit status (128+N when killed by signal N). On failure returns -1,
- * fills err and sets *status to 125 (our error), 126 (cannot execute) or 127
- * (not found). */
+ * fills err and sets *status to 125 (or returns SPAWN_NO_NAMESPACE) (our error), 126 (cannot
+ * execute) or 127 (not found). */
 int spawn_run(const struct spawn_opts *o, int *status, tf_err *err);
+
+/* spawn_run's answer when the namespace layer could not be set up: nothing ran, ERR says
+ * which step failed; the caller may run the command again without NS. */
+enum { SPAWN_NO_NAMESPACE = -2 };
 
 #endif

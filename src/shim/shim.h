@@ -12,6 +12,7 @@ enum {
     SHIM_META = 1 << 2,     /* metadata (chmod, utimes, xattrs): Landlock cannot block it; when
                                no seccomp guard does either, the shim refuses it beforehand */
     SHIM_EMPTY = 1 << 3,    /* AT_EMPTY_PATH: an empty PATH names DIRFD itself */
+    SHIM_REMOVES = 1 << 4,  /* removes PATH (unlink, rmdir, the old name of a rename) */
 };
 
 /* A call writes PATH relative to DIRFD, and for rename and link also PATH2 relative

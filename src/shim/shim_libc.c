@@ -235,32 +235,34 @@ EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
 
 EXPORT int unlink(const char *path)
 {
-    FENCED(unlink, -1, SHIM_NOFOLLOW, AT_FDCWD, path, path);
+    FENCED(unlink, -1, SHIM_NOFOLLOW | SHIM_REMOVES, AT_FDCWD, path, path);
 }
 
 EXPORT int unlinkat(int dirfd, const char *path, int flags)
 {
-    FENCED(unlinkat, -1, SHIM_NOFOLLOW, dirfd, path, dirfd, path, flags);
+    FENCED(unlinkat, -1, SHIM_NOFOLLOW | SHIM_REMOVES, dirfd, path, dirfd, path, flags);
 }
 
 EXPORT int rmdir(const char *path)
 {
-    FENCED(rmdir, -1, SHIM_NOFOLLOW, AT_FDCWD, path, path);
+    FENCED(rmdir, -1, SHIM_NOFOLLOW | SHIM_REMOVES, AT_FDCWD, path, path);
 }
 
 EXPORT int rename(const char *from, const char *to)
 {
-    FENCED2(rename, -1, SHIM_NOFOLLOW, AT_FDCWD, from, AT_FDCWD, to, from, to);
+    FENCED2(rename, -1, SHIM_NOFOLLOW | SHIM_REMOVES, AT_FDCWD, from, AT_FDCWD, to, from, to);
 }
 
 EXPORT int renameat(int fromfd, const char *from, int tofd, const char *to)
 {
-    FENCED2(renameat, -1, SHIM_NOFOLLOW, fromfd, from, tofd, to, fromfd, from, tofd, to);
+    FENCED2(renameat, -1, SHIM_NOFOLLOW | SHIM_REMOVES, fromfd, from, tofd, to, fromfd, from, tofd,
+            to);
 }
 
 EXPORT int renameat2(int fromfd, const char *from, int tofd, const char *to, unsigned flags)
 {
-    FENCED2(renameat2, -1, SHIM_NOFOLLOW, fromfd, from, tofd, to, fromfd, from, tofd, to, flags);
+    FENCED2(renameat2, -1, SHIM_NOFOLLOW | SHIM_REMOVES, fromfd, from, tofd, to, fromfd, from, tofd,
+            to, flags);
 }
 
 EXPORT int link(const char *from, const char *to)

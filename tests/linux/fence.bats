@@ -15,7 +15,7 @@ setup() { mkproject; }
 @test "a raw openat syscall is blocked" {
     run "$TESTFENCE" run -- "$TF_PROBE" write credentials.toml
     expect_status 1
-    [ "$output" = EACCES ]
+    [[ "$output" =~ ^(EACCES|EROFS)$ ]] # EROFS: no shim to say EACCES under the read-only view
     run "$TF_PROBE" write "$BATS_TEST_TMPDIR/unfenced" # the probe itself works
     [ "$output" = ok ]
     assert_outside_unchanged
@@ -24,7 +24,7 @@ setup() { mkproject; }
 @test "a static binary is blocked (raw syscall, no libc to interpose)" {
     run "$TESTFENCE" run -- "$TF_PROBE_STATIC" write data/sample.csv
     expect_status 1
-    [ "$output" = EACCES ]
+    [[ "$output" =~ ^(EACCES|EROFS)$ ]] # EROFS: no shim to say EACCES under the read-only view
     assert_outside_unchanged
 }
 
@@ -44,7 +44,7 @@ setup() { mkproject; }
 @test "truncate and O_TRUNC outside tests/ are blocked" {
     run "$TESTFENCE" run -- "$TF_PROBE" truncate config.toml
     expect_status 1
-    [ "$output" = EACCES ]
+    [[ "$output" =~ ^(EACCES|EROFS)$ ]] # EROFS: no shim to say EACCES under the read-only view
     run "$TESTFENCE" run -- /usr/bin/python3 -c 'import os; os.open("config.toml", os.O_RDONLY | os.O_TRUNC)'
     [ "$status" -ne 0 ]
     expect_output_has PermissionError
@@ -63,7 +63,7 @@ setup() { mkproject; }
     echo mine >tests/result.txt
     run "$TESTFENCE" run -- "$TF_PROBE" rename tests/result.txt result.txt
     expect_status 1
-    [ "$output" = EACCES ] || [ "$output" = EXDEV ]
+    [[ "$output" =~ ^(EACCES|EROFS|EXDEV)$ ]]
     [ "$(cat tests/result.txt)" = mine ]
     assert_outside_unchanged
 }
@@ -94,7 +94,7 @@ setup() { mkproject; }
     run "$TESTFENCE" run -- env -i /bin/sh -c 'echo x > config.toml'
     [ "$status" -ne 0 ]
     run "$TESTFENCE" run -- env -i "$TF_PROBE" write config.toml
-    [ "$output" = EACCES ]
+    [[ "$output" =~ ^(EACCES|EROFS)$ ]] # EROFS: no shim to say EACCES under the read-only view
     assert_outside_unchanged
 }
 
@@ -142,7 +142,8 @@ setup() { mkproject; }
     TMPDIR="$BATS_TEST_TMPDIR/tmp" run setpriv --reuid=nobody --regid=nogroup --clear-groups "$BATS_TEST_TMPDIR/testfence" run -- \
         sh -c 'echo ok > tests/mine.txt; echo x > config.toml'
     [ "$status" -ne 0 ]
-    expect_output_has "config.toml: Permission denied"
+    # No shim next to this copy of testfence: the shell sees the read-only view's EROFS.
+    expect_output_has "config.toml: Read-only file system"
     [ "$(cat tests/mine.txt)" = ok ]
     [ "$(stat -c %U tests/mine.txt)" = nobody ]
     assert_outside_unchanged

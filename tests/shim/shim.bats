@@ -328,12 +328,20 @@ for t in range(100):
 }
 
 @test "testfence killed by SIGKILL: the next run, or clean, says so and what the log held" {
-    # The command waits until testfence has written its record, then kills it.
-    run "$TESTFENCE" run -- sh -c '
-        echo x > config.toml
-        while [ ! -s "$TESTFENCE_WORKSPACE/violations.jsonl" ]; do sleep 0.05; done
-        kill -KILL $PPID'
-    expect_status 137
+    # Once testfence has written the command's record, it is killed from outside (the
+    # command cannot see it from its PID namespace); its whole tree goes with it.
+    "$TESTFENCE" run -- sh -c 'echo x > config.toml; exec sleep 300 # tf-sigkill-marker' \
+        2>/dev/null &
+    local tf=$! i st=0
+    for i in $(seq 200); do
+        [ -s "$(ws_file violations.jsonl 2>/dev/null)" ] && break
+        sleep 0.05
+    done
+    kill -KILL "$tf"
+    wait "$tf" || st=$?
+    [ "$st" -eq 137 ]
+    for i in $(seq 100); do pgrep -f tf-sigkill-marker >/dev/null || break; sleep 0.05; done
+    ! pgrep -f tf-sigkill-marker
     id=$(basename "$(ls -d tests/artifacts/_isolation_workspace_*)" | sed 's/_isolation_workspace_//')
     run "$TESTFENCE" clean --retain 5
     expect_status 0
@@ -344,7 +352,12 @@ for t in range(100):
     [[ "$output" != *"did not finish"* ]]
     # And from the next run, when clean did not come first.
     rm -rf tests/artifacts
-    run "$TESTFENCE" run -- sh -c 'kill -KILL $PPID'
+    "$TESTFENCE" run -- sleep 300 2>/dev/null &
+    tf=$!
+    for i in $(seq 200); do [ -e "$(ws_file report.json)" ] || [ -d "$(echo tests/artifacts/_isolation_workspace_*)" ] && break; sleep 0.05; done
+    sleep 0.2
+    kill -KILL "$tf"
+    wait "$tf" || true
     run "$TESTFENCE" run -- true
     expect_status 0
     expect_output_has "did not finish (testfence, or the pytest that fenced itself, was killed): its violation log holds 0 blocked writes (0 distinct)"

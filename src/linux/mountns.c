@@ -1,0 +1,292 @@
+/* The namespace layer: the kernel itself refuses every change outside the writable set
+ * (mode, owner, times, xattrs, inode ioctls, io_uring ops) with EROFS, with no race. */
+#include "mountns.h"
+
+#include "core/path.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+const char mountns_advice[] =
+    "namespaces are refused here: a container's seccomp profile, "
+    "kernel.unprivileged_userns_clone=0 or user.max_user_namespaces=0, or Ubuntu's "
+    "kernel.apparmor_restrict_unprivileged_userns=1 (the AppArmor profile of testfence's "
+    "package allows them for testfence alone: docs/security.md)";
+
+/* Is A beneath (or equal to) the directory D? */
+static bool beneath(const char *a, const char *d)
+{
+    size_t n = strlen(d);
+    if (strncmp(a, d, n))
+        return false;
+    return a[n] == '\0' || a[n] == '/' || (n == 1 && d[0] == '/');
+}
+
+/* Does another directory entry of P than I hold entry I's path? */
+static bool covered(const struct policy *p, size_t i)
+{
+    for (size_t k = 0; k < p->n; k++) {
+        const struct policy_entry *o = &p->entries[k];
+        if (k == i || !o->is_dir || !beneath(p->entries[i].path, o->path))
+            continue;
+        /* Two entries with one path: keep the first. */
+        if (strcmp(p->entries[i].path, o->path) || k < i)
+            return true;
+    }
+    return false;
+}
+
+static int add_target(struct mountns *m, const char *path, tf_err *err)
+{
+    char **nv = realloc(m->targets, (m->n + 1) * sizeof *nv);
+    if (!nv)
+        return tf_errf(err, "out of memory");
+    m->targets = nv;
+    if (!(nv[m->n] = strdup(path)))
+        return tf_errf(err, "out of memory");
+    m->n++;
+    return 0;
+}
+
+int mountns_plan(struct mountns *m, const struct policy *p, tf_err *err)
+{
+    memset(m, 0, sizeof *m);
+    m->uid = geteuid();
+    m->gid = getegid();
+    m->userns = m->uid != 0;
+    if (!getcwd(m->cwd, sizeof m->cwd))
+        m->cwd[0] = '\0';
+    for (size_t i = 0; i < p->n; i++) {
+        struct stat st;
+        const struct policy_entry *e = &p->entries[i];
+        if (covered(p, i) || stat(e->path, &st) < 0 || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+            continue;
+        if (add_target(m, e->path, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+void mountns_free(struct mountns *m)
+{
+    for (size_t i = 0; i < m->n; i++)
+        free(m->targets[i]);
+    free(m->targets);
+    m->targets = NULL;
+    m->n = 0;
+}
+
+unsigned long mountns_clone_flags(const struct mountns *m)
+{
+    return CLONE_NEWNS | CLONE_NEWPID | (m->userns ? CLONE_NEWUSER : 0);
+}
+
+/* ---- in the child: async-signal-safe, no allocation -------------------------------------- */
+
+static int write_text(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    ssize_t n = write(fd, text, strlen(text));
+    int e = n == (ssize_t)strlen(text) ? 0 : (n < 0 ? errno : EIO);
+    close(fd);
+    return e;
+}
+
+/* "ID ID 1\n" into OUT (at least 32 bytes), without printf. */
+static void id_map(char *out, unsigned long id)
+{
+    char num[24];
+    int k = 0;
+    do
+        num[k++] = (char)('0' + id % 10);
+    while ((id /= 10) && k < (int)sizeof num);
+    size_t o = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = k - 1; i >= 0; i--)
+            out[o++] = num[i];
+        out[o++] = ' ';
+    }
+    memcpy(out + o, "1\n", 3);
+}
+
+/* The user namespace maps the caller to itself, nothing else: files of other users show as
+ * the overflow id, and setuid binaries cannot gain anything (no_new_privs already says so). */
+static int map_ids(const struct mountns *m, const char **step)
+{
+    char map[64];
+    *step = "cannot map the user id in the new user namespace";
+    id_map(map, m->uid);
+    int e = write_text("/proc/self/uid_map", map);
+    if (e)
+        return e;
+    *step = "cannot refuse setgroups in the new user namespace";
+    if ((e = write_text("/proc/self/setgroups", "deny")))
+        return e;
+    *step = "cannot map the group id in the new user namespace";
+    id_map(map, m->gid);
+    return write_text("/proc/self/gid_map", map);
+}
+
+enum { MOUNTNS_MAX = 256 };
+
+/* Copies of the writable set's mounts, taken before anything is read-only (so they keep
+ * the attributes they had, their submounts included), then put back over the read-only view. */
+static int rebind_writable(const struct mountns *m, const char **step)
+{
+    static int clones[MOUNTNS_MAX];
+    size_t n = m->n < MOUNTNS_MAX ? m->n : MOUNTNS_MAX;
+    *step = "cannot copy a mount of the writable set";
+    if (m->n > MOUNTNS_MAX)
+        return E2BIG;
+    for (size_t i = 0; i < n; i++)
+        if ((clones[i] = open_tree(AT_FDCWD, m->targets[i],
+                                   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE)) < 0)
+            return errno;
+    *step = "cannot make the mounts read-only";
+    struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
+    if (mount_setattr(AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof ro) < 0)
+        return errno;
+    *step = "cannot bind the writable set back writable";
+    for (size_t i = 0; i < n; i++) {
+        if (move_mount(clones[i], "", AT_FDCWD, m->targets[i], MOVE_MOUNT_F_EMPTY_PATH) < 0)
+            return errno;
+        close(clones[i]);
+    }
+    return 0;
+}
+
+/* The old cwd is on the mount that is now read-only; its name leads to the copy on top. */
+static int reenter_cwd(const struct mountns *m, const struct stat *was)
+{
+    struct stat now;
+    int back = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (!m->cwd[0] || chdir(m->cwd) < 0)
+        goto stay;
+    if (stat(".", &now) == 0 && now.st_dev == was->st_dev && now.st_ino == was->st_ino)
+        goto done;
+stay: /* renamed or gone meanwhile: where it was, read-only, never somewhere else */
+    if (back >= 0 && fchdir(back) < 0) {
+        close(back);
+        return errno;
+    }
+done:
+    if (back >= 0)
+        close(back);
+    return 0;
+}
+
+/* FD was opened by whoever started testfence, on the writable mount of the first namespace.
+ * When it is a file or directory opened read-only, open the same file again through this
+ * view, where it lies on a read-only mount unless it is in the writable set. */
+static int reopen_fd(int fd, const char **step)
+{
+    struct stat was, now;
+    char link[64], path[PATH_MAX];
+    int fl = fcntl(fd, F_GETFL);
+    *step = "cannot reopen an inherited file read-only in the fence";
+    if (fl < 0 || fstat(fd, &was) < 0)
+        return 0; /* not open */
+    if (!(S_ISREG(was.st_mode) || S_ISDIR(was.st_mode)) || (fl & O_ACCMODE) != O_RDONLY)
+        return 0; /* a terminal, a pipe, or a file the user opened for writing */
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, path, sizeof path - 1);
+    if (n <= 0 || path[0] != '/')
+        return EBADF;
+    path[n] = '\0';
+    int nfd = open(path, (fl & (O_APPEND | O_NONBLOCK | O_DIRECTORY | O_NOATIME)) | O_RDONLY |
+                             O_NOCTTY | O_CLOEXEC);
+    if (nfd < 0)
+        return errno;
+    off_t off = lseek(fd, 0, SEEK_CUR);
+    if (fstat(nfd, &now) < 0 || now.st_dev != was.st_dev || now.st_ino != was.st_ino ||
+        (off > 0 && lseek(nfd, off, SEEK_SET) != off) || dup2(nfd, fd) < 0) {
+        close(nfd);
+        return EXDEV; /* not the same file by that name any more: refuse, never guess */
+    }
+    close(nfd);
+    return 0;
+}
+
+int mountns_enter(const struct mountns *m, const int *fds, size_t nfds, const char **step)
+{
+    struct stat cwd;
+    int e;
+    if (m->userns && (e = map_ids(m, step)))
+        return e;
+    *step = "cannot look at the current directory";
+    if (stat(".", &cwd) < 0)
+        return errno;
+    *step = "cannot make the mounts private";
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+        return errno;
+    if ((e = rebind_writable(m, step)))
+        return e;
+    /* The inherited fds once the writable set is back (a file in tests/ is then reached on
+     * its writable copy), by the names the first /proc gives them, before the new one. */
+    for (size_t i = 0; i < nfds; i++)
+        if ((e = reopen_fd(fds[i], step)))
+            return e;
+    *step = "cannot mount /proc for the new PID namespace";
+    if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, NULL) < 0)
+        return errno;
+    *step = "cannot re-enter the current directory";
+    return reenter_cwd(m, &cwd);
+}
+
+/* ---- the probe --------------------------------------------------------------------------- */
+
+struct probe_answer {
+    int err;
+    char step[96];
+};
+
+static int probe_child(int fd)
+{
+    struct mountns m = {.userns = geteuid() != 0, .uid = geteuid(), .gid = getegid()};
+    struct probe_answer a = {0};
+    const char *step = "";
+    a.err = mountns_enter(&m, NULL, 0, &step);
+    snprintf(a.step, sizeof a.step, "%s", step);
+    ssize_t w = write(fd, &a, sizeof a);
+    (void)w;
+    return a.err ? 1 : 0;
+}
+
+int mountns_probe(char *why, size_t len)
+{
+    int p[2];
+    struct mountns m = {.userns = geteuid() != 0};
+    if (pipe2(p, O_CLOEXEC) < 0) {
+        snprintf(why, len, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    long pid = syscall(SYS_clone, mountns_clone_flags(&m) | SIGCHLD, NULL, NULL, NULL, NULL);
+    if (pid == 0)
+        _exit(probe_child(p[1]));
+    int e = errno;
+    close(p[1]);
+    struct probe_answer a = {.err = e};
+    snprintf(a.step, sizeof a.step, "cannot create the namespaces");
+    if (pid > 0) {
+        if (read(p[0], &a, sizeof a) != (ssize_t)sizeof a)
+            a = (struct probe_answer){.err = EIO, .step = "the probe died"};
+        waitpid((pid_t)pid, NULL, 0);
+    }
+    close(p[0]);
+    if (!a.err)
+        return 0;
+    snprintf(why, len, "%s: %s", a.step, strerror(a.err));
+    return -1;
+}
