@@ -21,15 +21,6 @@ set -u
 # case listed here that passes fails with XPASS, so the list cannot go stale.
 declare -A XFAIL=(
 )
-# TODO(namespace layer, issue 23): the kernel refuses metadata outside (EROFS), and
-# nothing of a run outlives it.
-XFAIL+=(
-    [uring_fsetxattr_stdin]="namespace layer (issue 23): io_uring IORING_OP_FSETXATTR bypasses seccomp"
-    [meta_race]="namespace layer (issue 23): the guard's check-then-continue race wins"
-    [uring_setxattr_late]="namespace layer (issue 23): a leftover sets the xattr after --verify looked"
-    [daemon_after_exit]="namespace layer (issue 23): a leftover outlives the run, exit 0, nothing said"
-    [tree_sigkill]="namespace layer (issue 23): testfence SIGKILLed leaves the tree running"
-)
 
 # Cases the fallback (the seccomp guard, where namespaces are unavailable: corpus-nons)
 # cannot hold, on top of XFAIL; strict too. docs/security.md lists the same.
