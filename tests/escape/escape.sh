@@ -22,8 +22,9 @@ set -u
 declare -A XFAIL=(
 )
 
-# Cases the fallback (the seccomp guard, where namespaces are unavailable: corpus-nons)
-# cannot hold, on top of XFAIL; strict too. docs/security.md lists the same.
+# Cases the fallback (the seccomp guard, where namespaces are unavailable: corpus-nons,
+# and any run nested in another, whose fence forbids mounts) cannot hold, on top of
+# XFAIL; strict too. docs/security.md lists the same.
 declare -A XFAIL_NONS=(
     [meta_race]="fallback: the guard's check-then-continue race"
     [uring_setxattr]="fallback: io_uring IORING_OP_SETXATTR is not seen by seccomp"
@@ -54,7 +55,7 @@ newproj() {
 xfail_reason() {
     if [ -n "${XFAIL[$CASE]+x}" ]; then
         echo "${XFAIL[$CASE]}"
-    elif [ ${#WRAP[@]} -gt 0 ] && [ -n "${XFAIL_NONS[$CASE]+x}" ]; then
+    elif [ -n "$FALLBACK" ] && [ -n "${XFAIL_NONS[$CASE]+x}" ]; then
         echo "${XFAIL_NONS[$CASE]}"
     fi
 }
@@ -205,7 +206,7 @@ escape() {
     if fenced_holds; then
         if [ -n "$xfail" ]; then
             RESULT=XPASS
-            echo "XPASS: $CASE is blocked now; remove it from XFAIL${WRAP:+ or XFAIL_NONS} in $0" >&2
+            echo "XPASS: $CASE is blocked now; remove it from XFAIL${FALLBACK:+ or XFAIL_NONS} in $0" >&2
             return 1
         fi
         RESULT="blocked${WHY:+ ($WHY)}${CORE_NOTE:+; $CORE_NOTE}"
@@ -543,6 +544,12 @@ W=$3
 TESTFENCE=$TF
 WRAP=()
 [ -z "${E_WRAP:-}" ] || WRAP=("$E_WRAP")
+# The fenced run falls back to the guard: namespaces are refused to it (nons), or it is
+# nested in another run (which forbids mounts).
+FALLBACK=""
+if [ ${#WRAP[@]} -gt 0 ] || [ -n "${TESTFENCE_RUN_ID:-}" ]; then
+    FALLBACK=1
+fi
 # shellcheck source=../support/helpers.bash
 . "$(dirname "$0")/../support/helpers.bash"
 RESULT=FAILED DETAIL=""
