@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Startup cost of `testfence run -- true` against bare `true`, `unshare -Ur true`
-# and bubblewrap, in one hyperfine run so the ratios share conditions.
-# usage: bench/startup.sh [TESTFENCE]   (default: build/testfence)
+# and bubblewrap (plain, and with the namespaces testfence makes: user when not root,
+# mount, PID, a fresh /proc), in one hyperfine run so the ratios share conditions.
+# usage: bench/startup.sh [TESTFENCE [BASELINE_TESTFENCE]]   (default: build/testfence;
+#        a baseline build, an older testfence, is timed beside it when given)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh bench >&2
 tf=$(realpath "${1:-build/testfence}")
 [ -x "$tf" ] || { echo "bench: build testfence first (make), or pass its path" >&2; exit 2; }
+base=${2:+$(realpath "$2")}
 
 # A throwaway project: testfence creates a run workspace per run and prunes to 3.
 proj=$(mktemp -d "${TMPDIR:-/tmp}/tf-bench-XXXXXX")
@@ -16,9 +19,15 @@ cd "$proj"
 
 cmds=(true "$tf run -- true")
 names=(bare testfence)
+if [ -n "$base" ]; then cmds+=("$base run -- true"); names+=(baseline); fi
 if unshare -Ur true 2>/dev/null; then cmds+=("unshare -Ur true"); names+=(unshare); fi
 if bwrap --ro-bind / / --dev /dev --bind "$proj/tests" "$proj/tests" true 2>/dev/null; then
     cmds+=("bwrap --ro-bind / / --dev /dev --bind $proj/tests $proj/tests true"); names+=(bwrap)
+fi
+userns=$([ "$(id -u)" = 0 ] || echo --unshare-user)
+nsargs="$userns --unshare-pid --ro-bind / / --dev /dev --proc /proc --bind $proj/tests $proj/tests"
+if bwrap $nsargs true 2>/dev/null; then
+    cmds+=("bwrap $nsargs true"); names+=(bwrap-pid)
 fi
 args=()
 for i in "${!cmds[@]}"; do args+=(-n "${names[$i]}" "${cmds[$i]}"); done
@@ -33,6 +42,7 @@ print("\n| command | mean | ± σ | vs bare |")
 print("|---|---|---|---|")
 for name, x in r.items():
     print(f"| {name} | {x['mean']*1e3:.2f} ms | {x['stddev']*1e3:.2f} ms | {x['mean']/base:.1f}× |")
-if "bwrap" in r:
-    print(f"\ntestfence / bwrap = {r['testfence']['mean']/r['bwrap']['mean']:.2f}")
+for other in ("bwrap", "bwrap-pid", "baseline"):
+    if other in r:
+        print(f"testfence / {other} = {r['testfence']['mean']/r[other]['mean']:.2f}")
 PY
