@@ -69,7 +69,7 @@ int mountns_plan(struct mountns *m, const struct policy *p, tf_err *err)
     for (size_t i = 0; i < p->n; i++) {
         struct stat st;
         const struct policy_entry *e = &p->entries[i];
-        if (covered(p, i) || stat(e->path, &st) < 0 || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+        if (covered(p, i) || lstat(e->path, &st) < 0 || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
             continue;
         if (add_target(m, e->path, err) < 0)
             return -1;
@@ -152,7 +152,8 @@ static int rebind_writable(const struct mountns *m, const char **step)
         return E2BIG;
     for (size_t i = 0; i < n; i++)
         if ((clones[i] = open_tree(AT_FDCWD, m->targets[i],
-                                   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE)) < 0)
+                                   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE |
+                                       AT_SYMLINK_NOFOLLOW)) < 0)
             return errno;
     *step = "cannot make the mounts read-only";
     struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};

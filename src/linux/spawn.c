@@ -1,6 +1,7 @@
 #include "spawn.h"
 
 #include "core/exitcode.h"
+#include "core/fileio.h"
 #include "fence.h"
 #include "guard.h"
 
@@ -212,21 +213,6 @@ struct channels {
     int sfd;       /* the parent's signalfd */
 };
 
-static int write_full(int fd, const void *buf, size_t len)
-{
-    const char *p = buf;
-    while (len > 0) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 static int read_full(int fd, void *buf, size_t len)
 {
     char *p = buf;
@@ -245,7 +231,7 @@ static int read_full(int fd, void *buf, size_t len)
 static void send_leftover(void *ctx, const struct leftover *l)
 {
     struct init_msg m = {.kind = INIT_LEFTOVER, .l = *l};
-    write_full(*(int *)ctx, &m, sizeof m);
+    fileio_write_all(*(int *)ctx, (const char *)&m, sizeof m);
 }
 
 /* The init waits for the command, passes on the signals testfence forwards (to the
@@ -280,7 +266,7 @@ static int init_wait(pid_t cmd, int status_fd, bool tty)
             if (!WIFSTOPPED(ws))
                 return exit_code(ws);
             struct init_msg m = {.kind = INIT_STOPPED};
-            write_full(status_fd, &m, sizeof m);
+            fileio_write_all(status_fd, (const char *)&m, sizeof m);
         }
     }
 }
@@ -308,7 +294,7 @@ static void ns_init(const struct spawn_opts *o, const sigset_t *oldmask, bool tt
     if (e) {
         struct child_failure f = {.err = e, .ns = true};
         snprintf(f.step, sizeof f.step, "%s", step);
-        write_full(ch->err[1], &f, sizeof f);
+        fileio_write_all(ch->err[1], (const char *)&f, sizeof f);
         _exit(TF_EXIT_OWN_ERROR);
     }
     pid_t cmd = fork();

@@ -142,8 +142,9 @@ setup() { mkproject; }
     TMPDIR="$BATS_TEST_TMPDIR/tmp" run setpriv --reuid=nobody --regid=nogroup --clear-groups "$BATS_TEST_TMPDIR/testfence" run -- \
         sh -c 'echo ok > tests/mine.txt; echo x > config.toml'
     [ "$status" -ne 0 ]
-    # No shim next to this copy of testfence: the shell sees the read-only view's EROFS.
-    expect_output_has "config.toml: Read-only file system"
+    # No shim next to this copy of testfence: the shell sees the read-only view's EROFS
+    # (Landlock's EACCES where there is no namespace layer: a run nested in another).
+    [[ "$output" =~ "config.toml: "("Read-only file system"|"Permission denied") ]]
     [ "$(cat tests/mine.txt)" = ok ]
     [ "$(stat -c %U tests/mine.txt)" = nobody ]
     assert_outside_unchanged

@@ -1,0 +1,146 @@
+#!/usr/bin/env bats
+# The namespace layer: a read-only view but the writable set, a PID namespace, nothing of the
+# run outlives it; and where namespaces are refused, the guard (said) or a refusal (required).
+
+load ../support/helpers
+
+setup() {
+    mkproject
+    [ -z "${TESTFENCE_RUN_ID:-}" ] || skip "nested under testfence: the outer run forbids mounts"
+}
+
+# nons CMD...: CMD with namespaces refused, as in a container (a seccomp filter, not a sysctl).
+nons() { "$TF_NONS" "$@"; }
+
+@test "doctor and --dry-run name the namespace layer" {
+    run "$TESTFENCE" doctor
+    expect_output_has "namespace layer: yes: the command runs in its own mount and PID namespaces"
+    run "$TESTFENCE" run --dry-run -- true
+    expect_status 0
+    expect_output_has "metadata:  namespace layer"
+}
+
+@test "metadata outside is refused by the kernel; inside it works; the command is PID 2" {
+    echo mine >tests/mine.txt
+    run "$TESTFENCE" run -- sh -c '
+        echo "pid $$"
+        chmod 600 tests/mine.txt && echo inside-ok
+        python3 -c "import os; os.chmod(\"config.toml\", 0o600)" 2>&1 | tail -n 1'
+    expect_output_has "pid 2"
+    expect_output_has "inside-ok"
+    expect_output_has "PermissionError: [Errno 13] Permission denied: 'config.toml'"
+    [ "$(stat -c %a tests/mine.txt)" = 600 ]
+    assert_outside_unchanged
+    grep -q '"metadata_layer": "namespace"' tests/artifacts/_isolation_workspace_*/report.json
+}
+
+@test "a cwd inside tests/ is the writable copy; stdin opened on an outside file is reopened read-only" {
+    cd tests
+    run "$TESTFENCE" run -- sh -c 'echo new > made-here && echo made'
+    expect_status 0
+    expect_output_has made
+    [ "$(cat made-here)" = new ]
+    cd ..
+    # fchmod on stdin, opened by the shell on config.toml, must not reach the machine's mount.
+    run sh -c "'$TESTFENCE' run -- python3 -c 'import os; os.fchmod(0, 0o600)' < config.toml"
+    [ "$status" -ne 0 ]
+    expect_output_has "PermissionError"
+    assert_outside_unchanged
+}
+
+@test "removing a missing name outside says ENOENT, as without testfence, and is no violation" {
+    run "$TESTFENCE" run -- python3 -c '
+import pathlib
+pathlib.Path("no-such-file").unlink(missing_ok=True)
+try:
+    pathlib.Path("no-such-file").unlink()
+except FileNotFoundError:
+    print("ENOENT")'
+    expect_status 0
+    expect_output_has ENOENT
+    [[ "$output" != *TEST_SANDBOX_VIOLATION* ]]
+}
+
+@test "a process left running is killed when the command exits, reported with its test, exit 120" {
+    PYTEST_CURRENT_TEST="tests/test_d.py::test_daemon (call)" run "$TESTFENCE" run -- sh -c '
+        (sleep 2; echo late > config.toml; touch tests/late-marker) </dev/null >/dev/null 2>&1 &
+        echo started'
+    expect_status 120
+    expect_output_has "started by tests/test_d.py::test_daemon was still running when the command exited: killed"
+    [[ "$output" =~ "tests/test_d.py::test_daemon: "[12]" process"(es)?" left running" ]]
+    expect_output_has "exiting 120 because processes it started outlived it"
+    grep -q '"op": "outlived"' tests/artifacts/_isolation_workspace_*/report.json
+    sleep 3
+    [ ! -e tests/late-marker ] # it never got to act
+    assert_outside_unchanged
+    # --allow-violations keeps the command's status.
+    run "$TESTFENCE" run --allow-violations -- sh -c 'sleep 5 & true'
+    expect_status 0
+}
+
+@test "a clean command with no leftovers exits 0 and says nothing about processes" {
+    run "$TESTFENCE" run -- sh -c 'sleep 0.1 & wait'
+    expect_status 0
+    [[ "$output" != *"still running"* ]]
+}
+
+@test "namespaces refused: the guard stands in and says so; metadata outside still refused" {
+    run nons "$TESTFENCE" run --dry-run -- true
+    expect_output_has "metadata:  seccomp guard (the namespace layer is unavailable"
+    run nons "$TESTFENCE" doctor
+    expect_output_has "namespace layer: NO"
+    run nons "$TESTFENCE" run -- sh -c 'chmod 600 config.toml; echo "pid $$"'
+    expect_status 120
+    expect_output_has "warning: the namespace layer is unavailable"
+    expect_output_has "seccomp guard alone"
+    ! grep -qx "pid 2" <<<"$output" # no PID namespace
+    assert_outside_unchanged
+    grep -q '"metadata_layer": "guard"' "$(ls -td tests/artifacts/_isolation_workspace_* | head -1)/report.json"
+    # Leftovers are swept by testfence as subreaper.
+    run nons "$TESTFENCE" run -- sh -c '(sleep 2; touch tests/late-marker) >/dev/null 2>&1 & true'
+    expect_status 120
+    expect_output_has "was still running when the command exited: killed"
+    sleep 3
+    [ ! -e tests/late-marker ]
+}
+
+@test "require = [\"namespace\"] or --require namespace: refused (125) where it cannot be had" {
+    run nons "$TESTFENCE" run --require namespace -- touch tests/ran
+    expect_status 125
+    expect_output_has "refusing to run: the namespace layer is unavailable"
+    [ ! -e tests/ran ]
+    printf 'require = ["namespace"]\n' >testfence.toml
+    run nons "$TESTFENCE" run -- touch tests/ran
+    expect_status 125
+    [ ! -e tests/ran ]
+    run nons "$TESTFENCE" doctor
+    expect_status 1
+    expect_output_has "requires the namespace layer"
+    run "$TESTFENCE" run -- touch tests/ran # where it can be had, it runs
+    expect_status 0
+    [ -e tests/ran ]
+    printf 'require = ["namespaces"]\n' >testfence.toml
+    run "$TESTFENCE" run -- true
+    expect_status 125
+    expect_output_has "testfence.toml:1:12: require: unknown layer \"namespaces\""
+    run "$TESTFENCE" run --require guard -- true
+    expect_status 125
+    expect_output_has "--require: unknown layer \"guard\""
+}
+
+@test "pytest: a process a test starts writes two seconds after pytest exits: killed, reported, 120" {
+    cat >tests/test_daemon.py <<'PY'
+import subprocess, sys
+
+def test_starts_a_writer():
+    code = "import time; time.sleep(2); open('config.toml', 'w').write('late')"
+    subprocess.Popen([sys.executable, "-c", code], start_new_session=True)
+PY
+    run "$TESTFENCE" run -- /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/test_daemon.py
+    expect_status 120
+    expect_output_has "1 passed"
+    expect_output_has "started by tests/test_daemon.py::test_starts_a_writer was still running when the command exited: killed"
+    expect_output_has "tests/test_daemon.py::test_starts_a_writer: 1 process left running"
+    sleep 3
+    assert_outside_unchanged
+}
