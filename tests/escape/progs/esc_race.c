@@ -8,6 +8,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -17,6 +18,7 @@ static char buf[256];
 static const char *paths[2];
 static size_t lens[2];
 static atomic_int stop;
+static atomic_uint flips; /* how many times the buffer changed */
 
 static void *flipper(void *arg)
 {
@@ -24,6 +26,7 @@ static void *flipper(void *arg)
     for (unsigned i = 0; !atomic_load_explicit(&stop, memory_order_relaxed); i++) {
         unsigned k = i & 1;
         memcpy(buf, paths[k], lens[k] + 1);
+        atomic_store_explicit(&flips, i + 1, memory_order_relaxed);
         /* Hold each name a little, so whole names are read more often than torn ones. */
         for (volatile int j = 0; j < 64; j++)
             ;
@@ -61,7 +64,18 @@ int main(int argc, char **argv)
     mode_t m = (was.st_mode & 07777) ^ 0004; /* a different mode, still readable */
     int last = 0;
     long i;
+    /* The flipper must be running before the first call, and between two calls the
+     * buffer should have changed: on a loaded machine the flipper may not run beside this
+     * loop, and the unfenced control would then never see OUTSIDE. The wait is bounded,
+     * so a single CPU costs microseconds a call, not a time slice. */
+    while (!atomic_load_explicit(&flips, memory_order_relaxed))
+        sched_yield();
+    unsigned seen = 0;
     for (i = 0; i < tries; i++) {
+        for (int spin = 0;
+             spin < 1000 && atomic_load_explicit(&flips, memory_order_relaxed) == seen; spin++)
+            __builtin_ia32_pause();
+        seen = atomic_load_explicit(&flips, memory_order_relaxed);
         long r;
         switch (i % 3) {
         case 0:
