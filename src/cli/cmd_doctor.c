@@ -72,6 +72,12 @@ static bool print_namespace_layer(void)
         printf("namespace layer: NO: %s;\n           %s; run falls back to the seccomp guard "
                "alone (weaker: docs/security.md)\n",
                why, mountns_advice);
+    if (geteuid() == 0)
+        printf("root:      the command runs without CAP_MKNOD, CAP_SYS_ADMIN, CAP_SYS_MODULE,\n"
+               "           CAP_SYS_RAWIO, CAP_SYS_BOOT, CAP_SYS_TIME, CAP_SYS_PACCT,\n"
+               "           CAP_LINUX_IMMUTABLE, CAP_DAC_READ_SEARCH, CAP_MAC_ADMIN,\n"
+               "           CAP_MAC_OVERRIDE, CAP_SYSLOG, CAP_AUDIT_CONTROL (each a way around "
+               "the fence)\n");
     return ok;
 }
 

@@ -524,7 +524,9 @@ static int validate(const struct vlog_record *r, unsigned seen, long long versio
     bool own = !strcmp(r->blocked_by, "testfence");
     if (r->pid < 1 || r->pid > (1L << 22) || r->err < !own || r->err > 4095)
         return -1;
-    if (!op_name_ok(r->op) || r->resolved[0] != '/')
+    /* Its own records name a process, whose program may be unknown (it exited, its threads
+     * did not); a write always names an absolute path. */
+    if (!op_name_ok(r->op) || (r->resolved[0] != '/' && !own))
         return -1;
     if (strcmp(r->blocked_by, "kernel") && strcmp(r->blocked_by, "shim") && !own)
         return -1;

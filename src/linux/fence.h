@@ -54,6 +54,15 @@ int fence_prepare(const struct policy *p, const struct fence_caps *caps, tf_err 
  * ERR says why. An environment variable never decides it. */
 int fence_in_force(const struct policy *p, tf_err *err);
 
+/* The capabilities a root command loses (a test never needs them; each is a way around the
+ * fence: device nodes, mounts, modules, raw I/O, open_by_handle_at, immutable flags...),
+ * ended by -1; doctor lists them. */
+extern const int fence_dropped_caps[];
+
+/* In the child before exec, as root: drop fence_dropped_caps from the bounding set, so the
+ * command starts without them. Async-signal-safe: 0 or an errno, *STEP naming the step. */
+int fence_drop_caps(const char **step);
+
 /* In the child, after fork and before exec: restrict this process and every
  * descendant for good. Async-signal-safe: returns 0, or the errno of the failed
  * step (*step names it) for the parent to report. */

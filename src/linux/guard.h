@@ -5,17 +5,20 @@
 
 #include "core/policy.h"
 
+#include <stdbool.h>
+
 /* In the child, after the fence and before exec: install the filter. Returns the
  * user-notification listener fd for the parent, or -errno. Async-signal-safe. */
 int guard_install(void);
 
 /* In the child, after the fence and before exec, whatever else is installed: refuse (EPERM)
  * every call that changes mounts (mount, umount2, pivot_root, mount_setattr, open_tree,
- * move_mount, fsopen, fsconfig, fsmount, fspick), x86_64 and i386 alike. Landlock already
- * refuses most of them; mount_setattr it does not, and as root in the namespace layer it
- * could make the read-only view writable again. A plain filter (no listener): it nests.
- * Returns 0 or -errno. Async-signal-safe. */
-int guard_deny_mounts(void);
+ * open_tree_attr, move_mount, fsopen, fsconfig, fsmount, fspick) and open_by_handle_at,
+ * x86_64 and i386 alike; with URING also io_uring (ENOSYS). Landlock already refuses most
+ * mount calls; mount_setattr it does not, and with it the read-only view could be made
+ * writable again. A plain filter (no listener): it nests. Returns 0 or -errno.
+ * Async-signal-safe. */
+int guard_deny_mounts(bool uring);
 
 /* In the parent: answer one pending notification on LISTENER: let the call run when its
  * target is inside the writable set of P, names no file, or is refused by the kernel

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -46,13 +47,14 @@ static bool covered(const struct policy *p, size_t i)
     return false;
 }
 
-static int add_target(struct mountns *m, const char *path, tf_err *err)
+static int add_target(struct mountns *m, const struct policy_entry *e, tf_err *err)
 {
-    char **nv = realloc(m->targets, (m->n + 1) * sizeof *nv);
+    struct mountns_target *nv = realloc(m->targets, (m->n + 1) * sizeof *nv);
     if (!nv)
         return tf_errf(err, "out of memory");
     m->targets = nv;
-    if (!(nv[m->n] = strdup(path)))
+    nv[m->n].devices = e->origin == POLICY_SYSTEM;
+    if (!(nv[m->n].path = strdup(e->path)))
         return tf_errf(err, "out of memory");
     m->n++;
     return 0;
@@ -71,7 +73,7 @@ int mountns_plan(struct mountns *m, const struct policy *p, tf_err *err)
         const struct policy_entry *e = &p->entries[i];
         if (covered(p, i) || lstat(e->path, &st) < 0 || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
             continue;
-        if (add_target(m, e->path, err) < 0)
+        if (add_target(m, e, err) < 0)
             return -1;
     }
     return 0;
@@ -80,7 +82,7 @@ int mountns_plan(struct mountns *m, const struct policy *p, tf_err *err)
 void mountns_free(struct mountns *m)
 {
     for (size_t i = 0; i < m->n; i++)
-        free(m->targets[i]);
+        free(m->targets[i].path);
     free(m->targets);
     m->targets = NULL;
     m->n = 0;
@@ -141,27 +143,49 @@ static int map_ids(const struct mountns *m, const char **step)
 
 enum { MOUNTNS_MAX = 256 };
 
-/* Copies of the writable set's mounts, taken before anything is read-only (so they keep
- * the attributes they had, their submounts included), then put back over the read-only view. */
+/* A copy of the mount at T (its submounts with it), taken before anything is read-only:
+ * nosuid, nodev unless T holds the system set's devices, its submounts read-only (a bind
+ * mount placed beneath tests/ would lead elsewhere), itself writable unless it was not. */
+static int copy_target(const struct mountns_target *t, const char **step)
+{
+    struct statvfs vfs;
+    *step = "cannot copy a mount of the writable set";
+    int fd = open_tree(AT_FDCWD, t->path,
+                       OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW);
+    if (fd < 0 || statvfs(t->path, &vfs) < 0)
+        return -1;
+    struct mount_attr all = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+                                         (t->devices ? 0 : MOUNT_ATTR_NODEV)},
+                      top = {.attr_clr = MOUNT_ATTR_RDONLY};
+    *step = "cannot set the attributes of a copy of the writable set";
+    if (mount_setattr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &all, sizeof all) < 0 ||
+        (!(vfs.f_flag & ST_RDONLY) && mount_setattr(fd, "", AT_EMPTY_PATH, &top, sizeof top) < 0)) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
+/* The copies of the writable set's mounts, then every mount read-only, then the copies put
+ * back over their places. */
 static int rebind_writable(const struct mountns *m, const char **step)
 {
     static int clones[MOUNTNS_MAX];
-    size_t n = m->n < MOUNTNS_MAX ? m->n : MOUNTNS_MAX;
-    *step = "cannot copy a mount of the writable set";
+    *step = "too many mount points in the writable set";
     if (m->n > MOUNTNS_MAX)
         return E2BIG;
-    for (size_t i = 0; i < n; i++)
-        if ((clones[i] = open_tree(AT_FDCWD, m->targets[i],
-                                   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE |
-                                       AT_SYMLINK_NOFOLLOW)) < 0)
+    for (size_t i = 0; i < m->n; i++)
+        if ((clones[i] = copy_target(&m->targets[i], step)) < 0)
             return errno;
     *step = "cannot make the mounts read-only";
     struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
     if (mount_setattr(AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof ro) < 0)
         return errno;
     *step = "cannot bind the writable set back writable";
-    for (size_t i = 0; i < n; i++) {
-        if (move_mount(clones[i], "", AT_FDCWD, m->targets[i], MOVE_MOUNT_F_EMPTY_PATH) < 0)
+    for (size_t i = 0; i < m->n; i++) {
+        if (move_mount(clones[i], "", AT_FDCWD, m->targets[i].path, MOVE_MOUNT_F_EMPTY_PATH) < 0)
             return errno;
         close(clones[i]);
     }
@@ -193,14 +217,19 @@ done:
  * view, where it lies on a read-only mount unless it is in the writable set. */
 static int reopen_fd(int fd, const char **step)
 {
+    static char what[96];
     struct stat was, now;
     char link[64], path[PATH_MAX];
     int fl = fcntl(fd, F_GETFL);
-    *step = "cannot reopen an inherited file read-only in the fence";
+    snprintf(what, sizeof what,
+             "cannot reopen fd %d read-only in the fence (pass input through a pipe)", fd);
+    *step = what;
     if (fl < 0 || fstat(fd, &was) < 0)
         return 0; /* not open */
     if (!(S_ISREG(was.st_mode) || S_ISDIR(was.st_mode)) || (fl & O_ACCMODE) != O_RDONLY)
         return 0; /* a terminal, a pipe, or a file the user opened for writing */
+    if (was.st_nlink == 0)
+        return 0; /* deleted (a shell's here-document): no name anywhere to change */
     snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
     ssize_t n = readlink(link, path, sizeof path - 1);
     if (n <= 0 || path[0] != '/')
@@ -220,10 +249,12 @@ static int reopen_fd(int fd, const char **step)
     return 0;
 }
 
-int mountns_enter(const struct mountns *m, const int *fds, size_t nfds, const char **step)
+int mountns_enter(const struct mountns *m, const int *fds, size_t nfds, const char **step,
+                  bool *fatal)
 {
     struct stat cwd;
     int e;
+    *fatal = false;
     if (m->userns && (e = map_ids(m, step)))
         return e;
     *step = "cannot look at the current directory";
@@ -237,8 +268,10 @@ int mountns_enter(const struct mountns *m, const int *fds, size_t nfds, const ch
     /* The inherited fds once the writable set is back (a file in tests/ is then reached on
      * its writable copy), by the names the first /proc gives them, before the new one. */
     for (size_t i = 0; i < nfds; i++)
-        if ((e = reopen_fd(fds[i], step)))
+        if ((e = reopen_fd(fds[i], step))) {
+            *fatal = true;
             return e;
+        }
     *step = "cannot mount /proc for the new PID namespace";
     if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, NULL) < 0)
         return errno;
@@ -258,7 +291,8 @@ static int probe_child(int fd)
     struct mountns m = {.userns = geteuid() != 0, .uid = geteuid(), .gid = getegid()};
     struct probe_answer a = {0};
     const char *step = "";
-    a.err = mountns_enter(&m, NULL, 0, &step);
+    bool fatal;
+    a.err = mountns_enter(&m, NULL, 0, &step, &fatal);
     snprintf(a.step, sizeof a.step, "%s", step);
     ssize_t w = write(fd, &a, sizeof a);
     (void)w;

@@ -11,8 +11,13 @@
 #include <sys/types.h>
 
 /* What the child needs to build its view, all worked out by the parent before fork. */
+struct mountns_target {
+    char *path;
+    bool devices; /* device nodes there may be opened (the system set's /dev/pts) */
+};
+
 struct mountns {
-    char **targets; /* the writable set's mount points, outermost first (no nested ones) */
+    struct mountns_target *targets; /* the writable set's mount points (no nested ones) */
     size_t n;
     bool userns; /* not root: a user namespace mapping uid and gid to themselves */
     uid_t uid;
@@ -32,12 +37,15 @@ void mountns_free(struct mountns *m);
 unsigned long mountns_clone_flags(const struct mountns *m);
 
 /* In the first process of the new namespaces, before anything runs: map the ids, make the
- * mounts private and read-only, bind the writable set back writable, mount /proc for the new
- * PID namespace, re-enter the cwd, and reopen each of FDS (0, 1, 2 and the kept ones) that is
- * a file or directory opened read-only through the read-only view (else a fchmod or an
- * io_uring setxattr on it would reach the writable mount the shell opened it on). Returns 0,
- * or the errno of the failed step, *STEP naming it. */
-int mountns_enter(const struct mountns *m, const int *fds, size_t nfds, const char **step);
+ * mounts private and read-only, bind the writable set back writable (nosuid; nodev but for
+ * the system set's; mounts beneath it read-only), mount /proc for the new PID namespace,
+ * re-enter the cwd, and reopen each of FDS (0, 1, 2 and the kept ones) that is a file or
+ * directory opened read-only through the read-only view (else a fchmod or an io_uring
+ * setxattr on it would reach the writable mount the shell opened it on). Returns 0, or the
+ * errno of the failed step, *STEP naming it; *FATAL tells a file that cannot be reopened
+ * (the run must refuse) from namespaces the kernel will not give (it may fall back). */
+int mountns_enter(const struct mountns *m, const int *fds, size_t nfds, const char **step,
+                  bool *fatal);
 
 /* Can this process have the namespace layer? Makes the namespaces in a throwaway child
  * and tries every kind of step mountns_enter takes. 0 yes, else -1 and WHY says which step

@@ -59,14 +59,34 @@ static void env_value(const char *env, size_t len, const char *name, char *out, 
     }
 }
 
+/* Does any thread of PID still run? /proc/PID/stat shows the main thread's state only: a
+ * process whose main thread has exited reads as a zombie while its other threads go on. */
+static bool alive(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%ld/task", (long)pid);
+    DIR *d = opendir(path);
+    struct dirent *e;
+    bool live = false;
+    while (d && !live && (e = readdir(d))) {
+        char name[300], *p;
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(name, sizeof name, "task/%s/stat", e->d_name);
+        live = proc_read(pid, name, buf, sizeof buf) > 0 && (p = strrchr(buf, ')')) &&
+               p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+    }
+    if (d)
+        closedir(d);
+    return live;
+}
+
 int reaper_describe(pid_t pid, const char *test_env, struct leftover *l)
 {
     /* Static: 256 KiB of environment does not belong on the stack; one caller at a time. */
     static char env[256 * 1024];
-    char state;
-    pid_t ppid;
     memset(l, 0, sizeof *l);
-    if (proc_state(pid, &state, &ppid) < 0 || state == 'Z' || state == 'X')
+    if (!alive(pid))
         return -1;
     l->pid = pid;
     char link[64];
@@ -79,15 +99,22 @@ int reaper_describe(pid_t pid, const char *test_env, struct leftover *l)
             l->cmdline[i] = ' ';
     while (n > 0 && l->cmdline[n - 1] == ' ')
         l->cmdline[--n] = '\0';
+    if (n <= 0) { /* no argv to read (its main thread has exited): its name, as ps shows it */
+        char comm[64];
+        ssize_t k = proc_read(pid, "comm", comm, sizeof comm);
+        while (k > 0 && comm[k - 1] == '\n')
+            comm[--k] = '\0';
+        snprintf(l->cmdline, sizeof l->cmdline, "[%s]", k > 0 ? comm : "?");
+    }
     n = test_env ? proc_read(pid, "environ", env, sizeof env) : -1;
     if (n > 0)
         env_value(env, (size_t)n, test_env, l->test, sizeof l->test);
     return 0;
 }
 
-/* Call FN(CTX, PID) for every live process in /proc that is PARENT's child (PARENT 0: every
- * one but 1 and the caller). Returns how many. */
-static size_t each_process(pid_t parent, void (*fn)(void *ctx, pid_t pid), void *ctx)
+/* Call FN(CTX, PID) for every process in /proc that is PARENT's child (PARENT 0: every one
+ * but 1 and the caller), dead or alive: FN tells. Returns how many. */
+static size_t each_process(pid_t parent, size_t (*fn)(void *ctx, pid_t pid), void *ctx)
 {
     DIR *d = opendir("/proc");
     size_t n = 0;
@@ -98,10 +125,9 @@ static size_t each_process(pid_t parent, void (*fn)(void *ctx, pid_t pid), void 
         long pid = strtol(e->d_name, &end, 10);
         pid_t ppid;
         if (*end || pid <= 1 || pid == me || proc_state((pid_t)pid, &state, &ppid) < 0 ||
-            state == 'Z' || state == 'X' || (parent && ppid != parent))
+            (parent && ppid != parent))
             continue;
-        fn(ctx, (pid_t)pid);
-        n++;
+        n += fn(ctx, (pid_t)pid);
     }
     if (d)
         closedir(d);
@@ -115,16 +141,20 @@ struct sweep {
     bool kill_each; /* the subreaper kills what it finds; the init kills all at once */
 };
 
-static void found(void *ctx, pid_t pid)
+/* One process found: described when it still runs (1), killed by the subreaper whatever
+ * state it is in (a real zombie is reaped; one with live threads dies). */
+static size_t found(void *ctx, pid_t pid)
 {
     struct sweep *s = ctx;
     struct leftover l;
     if (s->kill_each)
         kill(pid, SIGSTOP);
-    if (reaper_describe(pid, s->test_env, &l) == 0 && s->fn)
+    bool live = reaper_describe(pid, s->test_env, &l) == 0;
+    if (live && s->fn)
         s->fn(s->ctx, &l);
     if (s->kill_each)
         kill(pid, SIGKILL);
+    return live;
 }
 
 static void reap_all(bool block)

@@ -10,6 +10,7 @@
 #include "core/workspace.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,7 +172,7 @@ static void on_leftover(void *ctx, const struct leftover *l)
                             .phase = phase,
                             .op = "outlived",
                             .path = l->cmdline,
-                            .resolved = l->exe[0] ? l->exe : "?",
+                            .resolved = l->exe[0] ? l->exe : l->cmdline,
                             .blocked_by = "testfence",
                             .exe = l->exe,
                             .cmdline = l->cmdline};
@@ -202,9 +203,32 @@ static bool nested(void)
     return getenv("TESTFENCE_RUN_ID") != NULL;
 }
 
+/* Does a descriptor the command inherits (0, 1, 2, the kept ones), opened for writing, reach a
+ * file outside the writable set (`> log.txt` at the root)? The user chose to hand it over;
+ * io_uring's metadata ops on it would make no syscall the guard sees, so the run then goes
+ * without io_uring. What cannot be told counts as outside. */
+static bool writes_outside(const struct session *s, const struct spawn_opts *so)
+{
+    for (size_t i = 0; i < 3 + so->nkeep_fds; i++) {
+        int fd = i < 3 ? (int)i : so->keep_fds[i - 3];
+        struct stat st;
+        char link[64], path[PATH_MAX];
+        int fl = fcntl(fd, F_GETFL);
+        if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY || fstat(fd, &st) < 0 ||
+            !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+            continue;
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        ssize_t n = readlink(link, path, sizeof path - 1);
+        if (n <= 0 || (path[n] = '\0', !policy_match(&s->pl.policy, path)))
+            return true;
+    }
+    return false;
+}
+
 int session_launch(struct session *s, struct spawn_opts *so, bool require_ns, int *status,
                    tf_err *err)
 {
+    so->refuse_uring = s->backend == SESSION_LANDLOCK && writes_outside(s, so);
     bool contained = s->backend != SESSION_NONE;
     so->ns = s->ns_on ? &s->ns : NULL;
     so->test_env = s->test_env;

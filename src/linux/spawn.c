@@ -154,8 +154,13 @@ static void fence_and_exec(const struct spawn_opts *o, const sigset_t *oldmask, 
         }
     }
     if (o->ruleset_fd >= 0) {
-        int e = guard_deny_mounts();
-        if (e < 0) {
+        const char *step = "";
+        int e = fence_drop_caps(&step);
+        if (e) {
+            child_fail(errfd, e, step);
+            _exit(TF_EXIT_OWN_ERROR);
+        }
+        if ((e = guard_deny_mounts(o->refuse_uring)) < 0) {
             child_fail(errfd, -e, "cannot refuse mount changes to the command");
             _exit(TF_EXIT_OWN_ERROR);
         }
@@ -277,7 +282,7 @@ static int init_wait(pid_t cmd, int status_fd, bool tty)
 static void ns_init(const struct spawn_opts *o, const sigset_t *oldmask, bool tty,
                     struct channels *ch)
 {
-    static int fds[3 + 64];
+    static int fds[3 + SPAWN_MAX_KEEP_FDS];
     size_t nfds = 0;
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     close(ch->death[1]);
@@ -287,12 +292,13 @@ static void ns_init(const struct spawn_opts *o, const sigset_t *oldmask, bool tt
     setpgid(0, 0); /* testfence signals this group; the command gets one of its own */
     for (int fd = 0; fd < 3; fd++)
         fds[nfds++] = fd;
-    for (size_t i = 0; i < o->nkeep_fds && nfds < sizeof fds / sizeof fds[0]; i++)
-        fds[nfds++] = o->keep_fds[i];
+    for (size_t i = 0; i < o->nkeep_fds; i++)
+        fds[nfds++] = o->keep_fds[i]; /* at most SPAWN_MAX_KEEP_FDS: spawn_run checked */
     const char *step = "";
-    int e = mountns_enter(o->ns, fds, nfds, &step);
+    bool fatal;
+    int e = mountns_enter(o->ns, fds, nfds, &step, &fatal);
     if (e) {
-        struct child_failure f = {.err = e, .ns = true};
+        struct child_failure f = {.err = e, .ns = !fatal};
         snprintf(f.step, sizeof f.step, "%s", step);
         fileio_write_all(ch->err[1], (const char *)&f, sizeof f);
         _exit(TF_EXIT_OWN_ERROR);
@@ -343,11 +349,13 @@ static void close_fd(int *fd)
     *fd = -1;
 }
 
-/* The command was stopped (Ctrl-Z): stop too, so the shell sees the job stop. */
+/* The command was stopped (Ctrl-Z): stop too, so the shell sees the job stop. Without a
+ * terminal nobody would continue testfence: it goes on waiting. */
 static void stop_self(bool tty)
 {
-    if (tty)
-        give_terminal(getpgrp());
+    if (!tty)
+        return; /* no shell's job control to follow: wait for whoever continues it */
+    give_terminal(getpgrp());
     kill(getpid(), SIGSTOP);
 }
 
@@ -485,6 +493,9 @@ int spawn_run(const struct spawn_opts *o, int *status, tf_err *err)
     struct channels ch;
     sigset_t set, old;
     *status = TF_EXIT_OWN_ERROR;
+    if (o->nkeep_fds > SPAWN_MAX_KEEP_FDS)
+        return tf_errf(err, "too many descriptors to keep (%zu; at most %d)", o->nkeep_fds,
+                       SPAWN_MAX_KEEP_FDS);
     bool tty = own_terminal();
     signal(SIGCHLD, SIG_DFL); /* an inherited SIG_IGN would reap the child behind our back */
     wait_set(&set);

@@ -8,6 +8,8 @@
 #include "mountns.h"
 #include "reaper.h"
 
+#include <stdbool.h>
+
 struct spawn_opts {
     char *const *argv;            /* argv[0] is searched in PATH */
     char *const *envp;            /* the child's complete environment */
@@ -19,6 +21,7 @@ struct spawn_opts {
     const int *keep_fds; /* open descriptors the command inherits besides 0, 1, 2 */
     size_t nkeep_fds;
     const struct mountns *ns; /* the namespace layer: run in its namespaces; NULL: don't */
+    bool refuse_uring;        /* an inherited fd writes outside: io_uring would reach it */
     const char *test_env;     /* the variable naming a leftover process's test */
     /* Each process still running when the command exited, before it is killed. */
     void (*on_leftover)(void *ctx, const struct leftover *l);
@@ -32,6 +35,9 @@ struct spawn_opts {
  * fills err and sets *status to 125 (or returns SPAWN_NO_NAMESPACE) (our error), 126 (cannot
  * execute) or 127 (not found). */
 int spawn_run(const struct spawn_opts *o, int *status, tf_err *err);
+
+/* The descriptors a command may keep besides 0, 1 and 2 (--keep-fd, make's jobserver). */
+enum { SPAWN_MAX_KEEP_FDS = 64 };
 
 /* spawn_run's answer when the namespace layer could not be set up: nothing ran, ERR says
  * which step failed; the caller may run the command again without NS. */

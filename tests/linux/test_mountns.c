@@ -48,8 +48,9 @@ static void test_plan(void)
     /* tests/ once, not its artifacts nor its second entry; the output file; no device. */
     CHECK(m.n == 2);
     if (m.n == 2) {
-        CHECK_STR(m.targets[0], tests);
-        CHECK_STR(m.targets[1], out);
+        CHECK_STR(m.targets[0].path, tests);
+        CHECK_STR(m.targets[1].path, out);
+        CHECK(!m.targets[0].devices && !m.targets[1].devices);
     }
     CHECK(m.userns == (geteuid() != 0));
     mountns_free(&m);
@@ -61,8 +62,9 @@ static int in_view(const struct mountns *m)
 {
     int fds[1] = {0}, bad = 0;
     const char *step = "";
-    if (mountns_enter(m, fds, 1, &step) != 0)
-        return 1 << 10;
+    bool fatal;
+    if (mountns_enter(m, fds, 1, &step, &fatal) != 0)
+        return 64;
     if (!(chmod(cfg, 0600) < 0 && errno == EROFS))
         bad |= 1; /* outside: read-only */
     if (chmod(in, 0600) < 0)
