@@ -104,16 +104,24 @@ prepare() {
 
 # runc CMD...: run CMD, keeping its exit status, stdout and stderr apart. Its stdin is
 # /dev/null, or STDIN_FILE when the case sets one (opened here, outside the fence, as a
-# user's shell does). With KILL_AFTER, CMD is started in the background and SIGKILLed
-# that many seconds later (CMD must exec its way to testfence, so the pid is
-# testfence's). With POST_WAIT, what the command left behind gets that long to act
-# (wait_late). fd 3 is bats' own: nothing a case leaves behind may keep it open.
+# user's shell does); stdout and stderr are pipes, as under CI (a file outside the
+# writable set would cost the run io_uring). With KILL_AFTER, CMD is started in the
+# background and SIGKILLed that many seconds later (CMD must exec its way to testfence,
+# so the pid is testfence's). With POST_WAIT, what the command left behind gets that
+# long to act (wait_late). fd 3 is bats' own: nothing a case leaves behind may keep it
+# open.
 runc() {
-    local in=/dev/null
+    local in=/dev/null readers
     [ -z "$STDIN_FILE" ] || in=$STDIN_FILE
     status=0
+    rm -f "$W/out.fifo" "$W/err.fifo"
+    mkfifo "$W/out.fifo" "$W/err.fifo"
+    cat "$W/out.fifo" >"$W/out" 3>&- &
+    readers=$!
+    cat "$W/err.fifo" >"$W/err" 3>&- &
+    readers="$readers $!"
     if [ -n "$KILL_AFTER" ]; then
-        "$@" <"$in" >"$W/out" 2>"$W/err" 3>&- &
+        "$@" <"$in" >"$W/out.fifo" 2>"$W/err.fifo" 3>&- &
         local pid=$! n=50
         sleep "$KILL_AFTER"
         # ... and once what the case starts is up (esc_late writes tests/late.pid), so a
@@ -125,9 +133,12 @@ runc() {
         kill -KILL "$pid" 2>/dev/null
         wait "$pid" 2>/dev/null || status=$? # (not bash's "Killed" line)
     else
-        "$@" <"$in" >"$W/out" 2>"$W/err" 3>&- || status=$?
+        "$@" <"$in" >"$W/out.fifo" 2>"$W/err.fifo" 3>&- || status=$?
     fi
     [ "$POST_WAIT" = 0 ] || wait_late "$POST_WAIT"
+    # shellcheck disable=SC2086 # one pid a word
+    wait $readers # what a case leaves running has let go of the pipes (esc_late does)
+    rm -f "$W/out.fifo" "$W/err.fifo"
     output=$(cat "$W/out")
     stderr=$(cat "$W/err")
 }

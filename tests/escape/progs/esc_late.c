@@ -77,7 +77,7 @@ static long act(const char *op, const char *path)
 
 /* The acting process: detached from every fd the run gave it, so nothing waits on it
  * through a pipe; says who it is, waits, acts, says how it went, stays a while. */
-static _Noreturn void actor(long delay, long linger, const char *op, const char *path)
+static void detach(void)
 {
     int nul = open("/dev/null", O_RDWR);
     if (nul >= 0) {
@@ -86,6 +86,11 @@ static _Noreturn void actor(long delay, long linger, const char *op, const char 
             close(nul);
     }
     close_range(3, ~0U, 0);
+}
+
+static _Noreturn void actor(long delay, long linger, const char *op, const char *path)
+{
+    detach();
     FILE *f = fopen("tests/late.pid", "w");
     if (f) {
         fprintf(f, "%d\n", (int)getpid());
@@ -126,10 +131,18 @@ int main(int argc, char **argv)
         _exit(g < 0 ? 2 : 0);
     }
     int st;
+    if (argv[1][0] == 't') {
+        /* tree: the command stays too, as long as its child, holding none of the run's
+         * pipes either. */
+        printf("started\n");
+        fflush(stdout);
+        detach();
+    }
     if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
         fprintf(stderr, "esc_late: the child failed\n");
         return 2;
     }
-    printf("started\n");
+    if (argv[1][0] == 'd')
+        printf("started\n");
     return 0;
 }
