@@ -196,6 +196,12 @@ escape() {
     runc "${AS_USER[@]}" "${WRAP[@]}" "$TF" run --backend none "${CTL_OPTS[@]}" -- "${CMD[@]}"
     fingerprint_meta >"$W/ctl.after"
     kill_marked || true
+    if [ "$status" -eq 3 ] && [[ "$stderr" == *"io_uring_queue_init: "* ]]; then
+        # esc_uring got no ring at all: nested in a run that goes without io_uring (its
+        # output goes to a file outside), or a kernel without it. Nothing to test here.
+        RESULT="skipped (no io_uring here: ${stderr##*io_uring_queue_init: })"
+        return 4
+    fi
     if [ "$status" -ne "$CTL_STATUS" ]; then
         DETAIL="control: exit $status, expected $CTL_STATUS"
         printf 'control (unfenced) failed: exit %s\nstdout: %s\nstderr: %s\n' \
@@ -366,6 +372,7 @@ c_rm_rf() { CMD=(rm -rf data) TARGET=data; }
 c_mknod_reg() { CMD=("$E_NS" mknod-reg node) EXPECT='EACCES|EROFS' TARGET=node; }
 c_mknod_chr() {
     [ "$RUN_USER" = root ] || SKIP="a device node needs CAP_MKNOD: EPERM for nobody, fence or not"
+    [ -z "${TESTFENCE_RUN_ID:-}" ] || SKIP="nested under testfence: the outer run's command has no CAP_MKNOD"
     CMD=("$E_NS" mknod-chr null) EXPECT='EACCES|EROFS' TARGET=null
 }
 c_mkfifo() { CMD=("$E_NS" mkfifo fifo) EXPECT='EACCES|EROFS' TARGET=fifo; }
