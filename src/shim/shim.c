@@ -218,6 +218,18 @@ static const char *outside(unsigned how, int dirfd, const char *path, int dirfd2
     return NULL;
 }
 
+/* The program's path, copied once into BUF (PATH_MAX bytes): another of its threads may
+ * change it while we look, and a record must say one thing. */
+static const char *snap(const char *path, char *buf)
+{
+    if (!path)
+        return NULL;
+    size_t n = strnlen(path, PATH_MAX - 1);
+    memcpy(buf, path, n);
+    buf[n] = '\0';
+    return buf;
+}
+
 bool shim_pre(const char *op, unsigned how, int dirfd, const char *path, int dirfd2,
               const char *path2)
 {
@@ -225,6 +237,9 @@ bool shim_pre(const char *op, unsigned how, int dirfd, const char *path, int dir
         (shim.conf.mode != SHIM_BLOCK && !((how & SHIM_META) && shim.conf.precheck_meta)))
         return false;
     busy++;
+    char copy[PATH_MAX], copy2[PATH_MAX];
+    path = snap(path, copy);
+    path2 = snap(path2, copy2);
     char resolved[PATH_MAX];
     const char *given = outside(how, dirfd, path, dirfd2, path2, true, resolved);
     /* Harmless tool state (git's index lock) is refused like the rest, without a record. */
@@ -252,6 +267,9 @@ void shim_post(const char *op, unsigned how, int dirfd, const char *path, int di
     int e = errno;
     if (!shim.active || busy || (how & SHIM_SKIP) || !fence_errno(e))
         return;
+    char copy[PATH_MAX], copy2[PATH_MAX];
+    path = snap(path, copy);
+    path2 = snap(path2, copy2);
     if (e == EROFS && removes_missing(how, dirfd, path)) {
         errno = ENOENT; /* nothing would have been written */
         return;
