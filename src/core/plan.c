@@ -58,6 +58,7 @@ static int quiet_state(struct plan *pl, char *const *envp, tf_err *err)
     for (const struct toolstate *t = toolstate_table; t->tool; t++) {
         const char *base = t->base == TS_HOME         ? home
                            : t->base == TS_CARGO_HOME ? cargo_home
+                           : t->base == TS_SYSTEM     ? "/"
                                                       : pl->root;
         char joined[PATH_MAX], resolved[PATH_MAX];
         if (t->kind != TS_QUIET || !base || base[0] != '/')

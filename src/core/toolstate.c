@@ -52,6 +52,8 @@ const struct toolstate toolstate_table[] = {
      "cargo records when it last used each package, and goes on when it cannot", NULL},
     {"Python REPL", TS_QUIET, NULL, TS_HOME, ".python_history",
      "an interactive python saves its history at exit and ignores a failure", NULL},
+    {"blkid", TS_QUIET, NULL, TS_SYSTEM, "run/blkid/",
+     "blkid (and lsblk, findmnt, udisks) caches what it probed and goes on without", NULL},
     {NULL, TS_SET, NULL, TS_ROOT, NULL, NULL, NULL},
 };
 

@@ -12,8 +12,8 @@ enum toolstate_kind {
     TS_QUIET,    /* the tool survives the refusal: refused by the kernel, not reported */
 };
 
-/* Where a path of the table lies. */
-enum toolstate_base { TS_ARTIFACTS, TS_WORKSPACE, TS_ROOT, TS_HOME, TS_CARGO_HOME };
+/* Where a path of the table lies (TS_SYSTEM: the machine's own, from /). */
+enum toolstate_base { TS_ARTIFACTS, TS_WORKSPACE, TS_ROOT, TS_HOME, TS_CARGO_HOME, TS_SYSTEM };
 
 struct toolstate {
     const char *tool;

@@ -528,7 +528,8 @@ static int validate(const struct vlog_record *r, unsigned seen, long long versio
      * did not); a write always names an absolute path. */
     if (!op_name_ok(r->op) || (r->resolved[0] != '/' && !own))
         return -1;
-    if (strcmp(r->blocked_by, "kernel") && strcmp(r->blocked_by, "shim") && !own)
+    if (strcmp(r->blocked_by, "kernel") && strcmp(r->blocked_by, "shim") &&
+        strcmp(r->blocked_by, "guard") && !own)
         return -1;
     return 0;
 }

@@ -27,7 +27,8 @@ struct vlog_record {
     const char *path;       /* as the program gave it */
     const char *resolved;   /* absolute, symlinks resolved */
     int err;                /* the errno the program saw */
-    const char *blocked_by; /* "kernel" (Landlock refused), "shim" (the shim refused), or
+    const char *blocked_by; /* "kernel" (Landlock refused), "shim" (the shim refused), "guard"
+                               (the seccomp guard refused a program the shim is not in), or
                                "testfence" (op "outlived": a process it killed after the command) */
     const char *exe;        /* /proc/self/exe */
     const char *cmdline;    /* argv joined with spaces */

@@ -175,8 +175,14 @@ static int add_entry(int rs, const struct policy_entry *e, uint64_t handled, tf_
 
 int fence_prepare(const struct policy *p, const struct fence_caps *caps, tf_err *err)
 {
-    struct tf_landlock_ruleset_attr attr = {.handled_access_fs = caps->handled};
-    int rs = (int)ll_create_ruleset(&attr, sizeof attr, 0);
+    /* From ABI 6 the command may not connect to an abstract unix socket, nor signal a
+     * process, outside its own run: a helper listening there, or testfence itself, would act
+     * unfenced on its behalf. Older kernels take the struct's first field only. */
+    struct tf_landlock_ruleset_attr attr = {
+        .handled_access_fs = caps->handled,
+        .scoped = caps->abi >= 6 ? TF_LL_SCOPE_ABSTRACT_UNIX_SOCKET | TF_LL_SCOPE_SIGNAL : 0};
+    size_t size = caps->abi >= 6 ? sizeof attr : sizeof attr.handled_access_fs;
+    int rs = (int)ll_create_ruleset(&attr, size, 0);
     if (rs < 0)
         return tf_errnof(err, errno, "cannot create a Landlock ruleset");
     if (fcntl(rs, F_SETFD, FD_CLOEXEC) < 0) {

@@ -20,11 +20,22 @@ int guard_install(void);
  * Async-signal-safe. */
 int guard_deny_mounts(bool uring);
 
+/* A call the guard refused: who made it, which call, and its target as resolved ("" when
+ * it could not be worked out). */
+struct guard_refusal {
+    long pid; /* in testfence's view */
+    const char *call;
+    const char *path;
+    bool libc; /* the shim interposes libc's function of that name (it records the call) */
+};
+
 /* In the parent: answer one pending notification on LISTENER: let the call run when its
  * target is inside the writable set of P, names no file, or is refused by the kernel
  * itself (a bad pointer, a closed fd); EACCES for anything else, including whatever
- * cannot be worked out (a child we may not read, a target we cannot resolve).
- * Returns 0, or -1 when the listener is gone (every child has exited). */
-int guard_answer(int listener, const struct policy *p);
+ * cannot be worked out (a child we may not read, a target we cannot resolve). Each refusal
+ * is told to REFUSED (may be NULL) with CTX. Returns 0, or -1 when the listener is gone
+ * (every child has exited). */
+int guard_answer(int listener, const struct policy *p,
+                 void (*refused)(void *ctx, const struct guard_refusal *r), void *ctx);
 
 #endif

@@ -16,6 +16,7 @@
 #include <linux/audit.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
+#include <linux/hdreg.h>
 #include <linux/random.h>
 #include <linux/seccomp.h>
 #include <linux/sockios.h>
@@ -127,6 +128,16 @@ static const uint32_t harmless_ioctls[] = {
     BLKGETSIZE64,
     BLKSSZGET,
     BLKBSZGET,
+    /* Read-only queries of devices and file systems (blkid, lsblk, findmnt ask them). */
+    BLKROGET,
+    BLKPBSZGET,
+    BLKIOMIN,
+    BLKIOOPT,
+    BLKALIGNOFF,
+    BLKROTATIONAL,
+    HDIO_GETGEO,
+    TF_FS_IOC_GETFSUUID,
+    TF_FS_IOC_GETFSSYSFSPATH,
     RNDGETENTCNT,
     SIOCGIFCONF,
     SIOCGIFFLAGS,
@@ -317,22 +328,67 @@ static int read_target(const struct seccomp_notif *req, const struct meta_call *
 /* The answer to one notification: 0 to let the call run, else the errno to fail it with.
  * Whatever cannot be worked out is refused; only what the kernel refuses itself (a bad
  * pointer, a closed fd, a missing directory) or what names no file runs. */
-static int decide(const struct seccomp_notif *req, const struct policy *p)
+static int decide(const struct seccomp_notif *req, const struct policy *p, struct path_res *res)
 {
     const struct meta_call *c = find_call(req->data.arch, (int)req->data.nr);
     struct target t;
+    res->path[0] = '\0';
     if (!c)
         return EACCES; /* not a call the filter sends: never expected, so refused */
     int r = read_target(req, c, &t);
     if (r != 0)
         return r == KERNEL_REFUSES ? 0 : EACCES;
     struct path_ctx ctx = {(pid_t)req->pid};
-    struct path_res res;
-    if (path_resolve_at(&ctx, t.dirfd, t.path, t.flags, &res, NULL) < 0)
+    if (path_resolve_at(&ctx, t.dirfd, t.path, t.flags, res, NULL) < 0) {
+        res->path[0] = '\0';
         return EACCES;
-    if (res.kind != PATH_FILE || res.errnum)
+    }
+    if (res->kind != PATH_FILE || res->errnum)
         return 0;
-    return policy_match_res(p, &res) ? 0 : EACCES;
+    return policy_match_res(p, res) ? 0 : EACCES;
+}
+
+/* The name of the guarded call NR, for a record, and whether the shim interposes libc's
+ * function of that name (then a dynamic program's call is recorded by the shim). */
+static const char *call_name(uint32_t arch, int nr, bool *libc)
+{
+    static const struct {
+        int nr;
+        const char *name;
+        bool libc;
+    } names[] = {
+        {SYS_chmod, "chmod", true},
+        {SYS_fchmod, "fchmod", true},
+        {SYS_fchmodat, "fchmodat", true},
+        {SYS_fchmodat2, "fchmodat2", false},
+        {SYS_chown, "chown", true},
+        {SYS_lchown, "lchown", true},
+        {SYS_fchown, "fchown", true},
+        {SYS_fchownat, "fchownat", true},
+        {SYS_utime, "utime", true},
+        {SYS_utimes, "utimes", true},
+        {SYS_utimensat, "utimensat", true},
+        {SYS_futimesat, "futimesat", true},
+        {SYS_setxattr, "setxattr", true},
+        {SYS_lsetxattr, "lsetxattr", true},
+        {SYS_fsetxattr, "fsetxattr", true},
+        {SYS_removexattr, "removexattr", true},
+        {SYS_lremovexattr, "lremovexattr", true},
+        {SYS_fremovexattr, "fremovexattr", true},
+        {SYS_setxattrat, "setxattrat", false},
+        {SYS_removexattrat, "removexattrat", false},
+        {SYS_file_setattr, "file_setattr", false},
+        {SYS_ioctl, "ioctl", false},
+    };
+    *libc = false;
+    if (arch != AUDIT_ARCH_X86_64)
+        return "int80"; /* the i386 entry point: never through libc's wrappers here */
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].nr == nr) {
+            *libc = names[i].libc;
+            return names[i].name;
+        }
+    return "syscall";
 }
 
 static int respond(int listener, const struct seccomp_notif *req, int error)
@@ -347,15 +403,23 @@ static int respond(int listener, const struct seccomp_notif *req, int error)
     return 0;
 }
 
-int guard_answer(int listener, const struct policy *p)
+int guard_answer(int listener, const struct policy *p,
+                 void (*refused)(void *ctx, const struct guard_refusal *r), void *ctx)
 {
+    static struct path_res res; /* PATH_MAX: not on the stack; one supervisor */
     struct seccomp_notif req;
     memset(&req, 0, sizeof req);
     if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
         return (errno == EINTR || errno == ENOENT) ? 0 : -1;
-    int error = decide(&req, p);
+    int error = decide(&req, p, &res);
     /* The child may have died and its pid been reused while we looked: then nobody waits. */
     if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req.id) < 0)
         return 0;
-    return respond(listener, &req, error);
+    int rc = respond(listener, &req, error);
+    if (error && refused) { /* after the answer: the caller does not wait for our record */
+        struct guard_refusal r = {.pid = (long)req.pid, .path = res.path};
+        r.call = call_name(req.data.arch, (int)req.data.nr, &r.libc);
+        refused(ctx, &r);
+    }
+    return rc;
 }

@@ -3,6 +3,7 @@
 #ifndef TESTFENCE_LINUX_COMPAT_H
 #define TESTFENCE_LINUX_COMPAT_H
 
+#include <linux/ioctl.h>
 #include <stdint.h>
 #include <sys/syscall.h>
 
@@ -29,6 +30,11 @@
 #ifndef SYS_file_setattr
 #define SYS_file_setattr 469
 #endif
+
+/* Linux 6.8's file system queries: struct fsuuid2 (a length and 16 bytes) and struct
+ * fs_sysfs_path (a length and 128 bytes). */
+#define TF_FS_IOC_GETFSUUID _IOR(0x15, 0, char[17])
+#define TF_FS_IOC_GETFSSYSFSPATH _IOR(0x15, 1, char[129])
 
 #define TF_LL_CREATE_RULESET_VERSION (1U << 0)
 #define TF_LL_RULE_PATH_BENEATH 1
@@ -60,7 +66,13 @@
  * argument, so a struct that grew in a later ABI stays compatible. */
 struct tf_landlock_ruleset_attr {
     uint64_t handled_access_fs;
+    uint64_t handled_access_net; /* ABI 4 */
+    uint64_t scoped;             /* ABI 6 */
 };
+
+/* What a Landlock domain may not reach outside itself (ABI 6). */
+#define TF_LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
+#define TF_LL_SCOPE_SIGNAL (1ULL << 1)
 
 struct tf_landlock_path_beneath_attr {
     uint64_t allowed_access;

@@ -9,6 +9,7 @@
 #include "core/vlog.h"
 #include "core/workspace.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <stdio.h>
@@ -159,39 +160,93 @@ const char *session_layer(const struct session *s)
     return s->ns_on ? "namespace" : s->guard ? "guard" : "none";
 }
 
-/* A process the command left running: a record like a blocked write's, so it is in the
- * summary under the test that started it, in report.json, and fails the run. */
-static void on_leftover(void *ctx, const struct leftover *l)
+/* A record testfence makes itself: through the channel's copy of the log, or where there is
+ * none (a nested run), appended to the workspace's. */
+static void add_record(struct session *s, const struct vlog_record *r)
 {
-    struct session *s = ctx;
-    char test[sizeof l->test], line[VLOG_MAX];
+    char line[VLOG_MAX];
+    if (s->ch.dirfd >= 0) {
+        channel_add(&s->ch, r);
+        return;
+    }
+    if (!s->d.on || s->d.logdir < 0)
+        return;
+    int fd = openat(s->d.logdir, SHIMCONF_LOG,
+                    O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    size_t len = vlog_format(line, sizeof line, r);
+    if (fd < 0 || write(fd, line, len) != (ssize_t)len)
+        fprintf(s->warn, "testfence: warning: cannot log a %s record\n", r->op);
+    if (fd >= 0)
+        close(fd);
+}
+
+/* A record of what process L did (OP on PATH, refused by BY with ERR), under its test. */
+static void record_of(struct session *s, const struct leftover *l, const char *op, const char *path,
+                      const char *resolved, const char *by, int err)
+{
+    char test[sizeof l->test];
     snprintf(test, sizeof test, "%s", l->test);
     const char *phase = vlog_split_test(test);
     struct vlog_record r = {.pid = l->pid,
                             .test = test[0] ? test : NULL,
                             .phase = phase,
-                            .op = "outlived",
-                            .path = l->cmdline,
-                            .resolved = l->exe[0] ? l->exe : l->cmdline,
-                            .blocked_by = "testfence",
+                            .op = op,
+                            .path = path,
+                            .resolved = resolved,
+                            .err = err,
+                            .blocked_by = by,
                             .exe = l->exe,
                             .cmdline = l->cmdline};
+    add_record(s, &r);
+}
+
+/* A process the command left running: a record like a blocked write's, so it is in the
+ * summary under the test that started it, in report.json, and fails the run. */
+static void on_leftover(void *ctx, const struct leftover *l)
+{
+    struct session *s = ctx;
+    char test[sizeof l->test];
+    snprintf(test, sizeof test, "%s", l->test);
+    vlog_split_test(test);
     s->leftovers++;
     fprintf(s->warn,
             "testfence: process %ld (%s) started by %s was still running when the "
             "command exited: killed\n",
             l->pid, l->cmdline, test[0] ? test : "(outside any test)");
-    if (s->ch.dirfd >= 0) {
-        channel_add(&s->ch, &r);
-    } else if (s->d.on && s->d.logdir >= 0) {
-        int fd = openat(s->d.logdir, SHIMCONF_LOG,
-                        O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-        size_t len = vlog_format(line, sizeof line, &r);
-        if (fd >= 0 && write(fd, line, len) != (ssize_t)len)
-            fprintf(s->warn, "testfence: warning: cannot log the leftover process\n");
-        if (fd >= 0)
-            close(fd);
+    record_of(s, l, "outlived", l->cmdline, l->exe[0] ? l->exe : l->cmdline, "testfence", 0);
+}
+
+/* Does PID have the diagnostics shim loaded? Then the shim records what the guard refused
+ * it, with the test it knows (a test's name is set in its process after it started). */
+static bool has_shim(long pid)
+{
+    char path[64], buf[4096];
+    snprintf(path, sizeof path, "/proc/%ld/maps", pid);
+    FILE *f = fopen(path, "re");
+    bool found = false;
+    while (f && !found && fgets(buf, sizeof buf, f))
+        found = strstr(buf, "/libtestfence_preload.so") != NULL;
+    if (f)
+        fclose(f);
+    return found;
+}
+
+/* A call the guard refused to a program the shim is not in (a static binary, busybox, a
+ * cleared environment), or one the shim does not interpose (fchmodat2, an ioctl, int $0x80):
+ * recorded here, so no refusal goes unreported. (A dynamic program's raw syscall() of a call
+ * the shim interposes is the one left unrecorded.) */
+static void on_guard_refusal(void *ctx, const struct guard_refusal *g)
+{
+    struct session *s = ctx;
+    struct leftover who;
+    if (g->libc && s->pl.shim && has_shim(g->pid))
+        return;
+    if (reaper_describe((pid_t)g->pid, s->test_env, &who) < 0) {
+        memset(&who, 0, sizeof who); /* gone already: what the guard knew */
+        who.pid = g->pid;
     }
+    const char *target = g->path[0] ? g->path : "(a target the guard could not resolve)";
+    record_of(s, &who, g->call, target, g->path[0] ? g->path : "/", "guard", EACCES);
 }
 
 /* Nested in another testfence run, whose fence forbids mounts: the outer run's layers hold,
@@ -233,6 +288,7 @@ int session_launch(struct session *s, struct spawn_opts *so, bool require_ns, in
     so->ns = s->ns_on ? &s->ns : NULL;
     so->test_env = s->test_env;
     so->on_leftover = contained ? on_leftover : NULL;
+    so->on_guard_refusal = on_guard_refusal;
     so->record_ctx = s;
     int rc = spawn_run(so, status, err);
     if (rc != SPAWN_NO_NAMESPACE)

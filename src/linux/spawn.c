@@ -418,7 +418,8 @@ static int supervise(const struct spawn_opts *o, pid_t pid, bool tty, int sfd, i
         }
         if (fds[2].revents & POLLIN)
             o->on_record(o->record_ctx);
-        if ((fds[1].revents & POLLIN) && guard_answer(*listener, guard) < 0) {
+        if ((fds[1].revents & POLLIN) &&
+            guard_answer(*listener, guard, o->on_guard_refusal, o->record_ctx) < 0) {
             /* A listener we cannot serve would leave every later metadata call
              * blocked; closed, the kernel fails them (ENOSYS) instead. */
             close_fd(listener);

@@ -5,6 +5,7 @@
 
 #include "base/err.h"
 #include "core/policy.h"
+#include "guard.h"
 #include "mountns.h"
 #include "reaper.h"
 
@@ -25,6 +26,8 @@ struct spawn_opts {
     const char *test_env;     /* the variable naming a leftover process's test */
     /* Each process still running when the command exited, before it is killed. */
     void (*on_leftover)(void *ctx, const struct leftover *l);
+    /* Each call the guard refused (with record_ctx). */
+    void (*on_guard_refusal)(void *ctx, const struct guard_refusal *r);
 };
 
 /* Run the command and wait for it; then stop, report (on_leftover) and kill every process

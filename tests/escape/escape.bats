@@ -212,6 +212,9 @@ escape() {
 @test "meta-stdin-fsetxattr nobody" { escape meta_stdin_fsetxattr nobody; }
 @test "meta-race root" { escape meta_race root; }
 @test "meta-race nobody" { escape meta_race nobody; }
+@test "mknod-blk root" { escape mknod_blk root; }
+@test "abstract-service root" { escape abstract_service root; }
+@test "abstract-service nobody" { escape abstract_service nobody; }
 @test "meta-static-chmod root" { escape meta_static_chmod root; }
 @test "meta-static-chmod nobody" { escape meta_static_chmod nobody; }
 @test "ia32-chmod root" { escape ia32_chmod root; }

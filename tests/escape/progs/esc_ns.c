@@ -37,6 +37,8 @@ static long op(int argc, char **argv)
         return mknod(p, S_IFREG | 0644, 0);
     if (argc == 3 && !strcmp(o, "mknod-chr")) /* a /dev/null twin: needs CAP_MKNOD */
         return mknod(p, S_IFCHR | 0666, makedev(1, 3));
+    if (argc == 3 && !strcmp(o, "mknod-blk")) /* loop0's twin: needs CAP_MKNOD */
+        return mknod(p, S_IFBLK | 0666, makedev(7, 0));
     if (argc == 3 && !strcmp(o, "mkfifo"))
         return mkfifo(p, 0644);
     if (argc == 3 && !strcmp(o, "bind"))
@@ -61,9 +63,10 @@ static long op(int argc, char **argv)
 int main(int argc, char **argv)
 {
     if (argc < 3)
-        return esc_usage(argv[0], "mkdir|rmdir|unlink|mknod-reg|mknod-chr|mkfifo|bind PATH | "
-                                  "symlink TARGET LINK | link|rename FROM TO | "
-                                  "renameat2 FROM TO exchange|noreplace|none");
+        return esc_usage(argv[0],
+                         "mkdir|rmdir|unlink|mknod-reg|mknod-chr|mknod-blk|mkfifo|bind PATH | "
+                         "symlink TARGET LINK | link|rename FROM TO | "
+                         "renameat2 FROM TO exchange|noreplace|none");
     long r = op(argc, argv);
     int err = errno;
     if (r == -2) {
