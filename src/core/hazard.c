@@ -152,14 +152,67 @@ static int check_pytest_config(struct scan *s, const struct walk_entry *e)
     return 0;
 }
 
+/* Modules a Python started in (or with on sys.path) a directory of the writable set would
+ * import instead of the real ones: a test can plant them so the next run's plugin, pytest or
+ * site start-up is its code, unfenced. A .pth file runs its lines at every start-up. */
+static const char *const shadow_files[] = {"testfence.py",     "pytest.py",        "pluggy.py",
+                                           "sitecustomize.py", "usercustomize.py", NULL};
+static const char *const shadow_packages[] = {"testfence", "pytest", "_pytest", "pluggy", NULL};
+
+static bool named(const char *name, const char *const *names)
+{
+    for (; *names; names++)
+        if (!strcmp(name, *names))
+            return true;
+    return false;
+}
+
+static void check_shadow(struct scan *s, const struct walk_entry *e, bool dir)
+{
+    size_t n = strlen(e->name);
+    bool pth = !dir && n > 4 && !strcmp(e->name + n - 4, ".pth");
+    struct stat init;
+    if (dir && (!named(e->name, shadow_packages) ||
+                fstatat(e->dirfd, e->name, &init, AT_SYMLINK_NOFOLLOW) < 0))
+        return;
+    if (dir) { /* a package only when it has an __init__.py */
+        int fd = openat(e->dirfd, e->name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        bool pkg = fd >= 0 && fstatat(fd, "__init__.py", &init, AT_SYMLINK_NOFOLLOW) == 0;
+        if (fd >= 0)
+            close(fd);
+        if (!pkg)
+            return;
+    } else if (!pth && !named(e->name, shadow_files)) {
+        return;
+    }
+    char module[256];
+    snprintf(module, sizeof module, "%.*s", (int)(n > 3 && !dir ? n - 3 : n), e->name);
+    if (pth)
+        fprintf(s->out,
+                "  %s is a .pth file inside the writable set: a Python with that directory on "
+                "its path runs its lines at start-up (a test can plant one to switch the next "
+                "run's fence off); remove it\n",
+                e->path);
+    else
+        fprintf(s->out,
+                "  %s is a module inside the writable set: a Python started there would import "
+                "it instead of the real %s (a test can plant one to switch the next run's fence "
+                "off); remove it\n",
+                e->path, module);
+    s->found++;
+}
+
 static int visit(void *ctx, struct walk_entry *e)
 {
     struct scan *s = ctx;
     struct stat st;
     if (fstatat(e->dirfd, e->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
         return 0;
-    if (S_ISDIR(st.st_mode))
+    if (S_ISDIR(st.st_mode)) {
+        if (!links_only(s, e->path))
+            check_shadow(s, e, true);
         return 1;
+    }
     if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
         /* Opened, it reaches the device: a disk's blocks hold every file outside. (The run
          * could not make one; someone left it, a root run of an older testfence, say.) */
@@ -177,8 +230,10 @@ static int visit(void *ctx, struct walk_entry *e)
     } else if (st.st_nlink > 1 && remember(s, &st, e->path) < 0) {
         return tf_errf(s->err, "out of memory");
     }
-    if (S_ISREG(st.st_mode) && !links_only(s, e->path))
+    if (S_ISREG(st.st_mode) && !links_only(s, e->path)) {
+        check_shadow(s, e, false);
         return check_pytest_config(s, e);
+    }
     return 0;
 }
 

@@ -272,3 +272,33 @@ setup() { mkproject; }
     expect_output_has "Permission denied"
     assert_outside_unchanged
 }
+
+@test "a module a test plants in tests/ to shadow testfence, pytest or start-up: the next run refuses" {
+    run "$TESTFENCE" run -- sh -c 'echo "raise SystemExit" > tests/testfence.py'
+    expect_status 0 # writing inside tests/ is allowed
+    run "$TESTFENCE" run -- true
+    expect_status 125
+    expect_output_has "tests/testfence.py is a module inside the writable set: a Python started there would import it instead of the real testfence"
+    rm tests/testfence.py
+    mkdir -p tests/pluggy tests/sub && : >tests/pluggy/__init__.py && : >tests/sub/evil.pth
+    run "$TESTFENCE" run -- true
+    expect_status 125
+    expect_output_has "tests/pluggy is a module inside the writable set"
+    expect_output_has "tests/sub/evil.pth is a .pth file inside the writable set"
+    rm -r tests/pluggy tests/sub
+    # A venv the suite made in the artifacts dir is its own business: not a hazard.
+    mkdir -p tests/artifacts/venv/lib/site-packages/_pytest
+    : >tests/artifacts/venv/lib/site-packages/_pytest/__init__.py
+    : >tests/artifacts/venv/lib/site-packages/distutils-precedence.pth
+    run "$TESTFENCE" run -- true
+    expect_status 0
+    assert_outside_unchanged
+}
+
+@test "blkid's probe of the machine's devices is no violation (read-only queries, a quiet cache)" {
+    command -v blkid >/dev/null || skip "no blkid"
+    run "$TESTFENCE" run -- blkid
+    [ "$status" -ne 120 ]
+    [[ "$output" != *TEST_SANDBOX_VIOLATION* ]]
+    assert_outside_unchanged
+}
