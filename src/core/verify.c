@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -226,6 +227,31 @@ static void fill_stat(struct verify_entry *e, const struct stat *st)
     e->ctime_ns = ns_of(st->st_ctim);
 }
 
+/* The extended attributes of the file FD (or, FD < 0, of NAME in DIRFD, not following a
+ * symlink), names and values, hashed in the order the kernel lists them (stable for one
+ * inode): compared directly, not only through ctime. Unreadable ones count as a value. */
+static uint64_t hash_xattrs(int fd, int dirfd, const char *name)
+{
+    char names[4096], value[4096], path[PATH_MAX + 32];
+    if (fd < 0)
+        snprintf(path, sizeof path, "/proc/self/fd/%d/%s", dirfd, name);
+    ssize_t n =
+        fd >= 0 ? flistxattr(fd, names, sizeof names) : llistxattr(path, names, sizeof names);
+    if (n <= 0)
+        return n < 0 && errno == ERANGE ? UINT64_MAX : 0; /* too many to list: "some" */
+    struct xxh64 h;
+    xxh_init(&h);
+    for (ssize_t i = 0; i < n; i += (ssize_t)strlen(names + i) + 1) {
+        ssize_t v = fd >= 0 ? fgetxattr(fd, names + i, value, sizeof value)
+                            : lgetxattr(path, names + i, value, sizeof value);
+        xxh_update(&h, (const unsigned char *)names + i, strlen(names + i) + 1);
+        if (v > 0)
+            xxh_update(&h, (const unsigned char *)value, (size_t)v);
+    }
+    uint64_t d = xxh_digest(&h);
+    return d ? d : 1;
+}
+
 /* Hash the first e->size bytes of FD: stopping there saves the read that would
  * return EOF (a fifth syscall per file) and bounds a file that grows while read;
  * a size change is reported on its own. */
@@ -298,6 +324,7 @@ static void record_by_open(struct snapper *w, struct verify_entry *e, int dirfd,
         e->err = errno;
     } else {
         fill_stat(e, &st);
+        e->xattrs = hash_xattrs(fd, -1, NULL);
         if (S_ISREG(st.st_mode) && (uint64_t)st.st_size <= w->o.hash_limit)
             hash_fd(w, e, fd);
     }
@@ -336,6 +363,8 @@ static long record(struct snapper *w, const struct walk_entry *we)
         return idx;
     }
     fill_stat(e, &st);
+    if (!S_ISREG(st.st_mode) || !w->o.hash_limit)
+        e->xattrs = hash_xattrs(-1, dirfd, name); /* directories, symlinks, devices too */
     if (S_ISREG(st.st_mode) && w->o.hash_limit && (uint64_t)st.st_size <= w->o.hash_limit)
         record_by_open(w, e, dirfd, name); /* the file system gave no d_type */
     else if (S_ISLNK(st.st_mode) && read_target(w, e, dirfd, name) < 0)
@@ -567,6 +596,8 @@ static void diff_meta(struct line *l, const struct verify_entry *a, const struct
         add(l, "links %" PRIu64 " → %" PRIu64, a->nlink, b->nlink);
     if (a->size != b->size)
         add(l, "size %" PRIu64 " → %" PRIu64, a->size, b->size);
+    if (a->xattrs != b->xattrs)
+        add(l, "extended attributes changed");
 }
 
 static void diff_content(struct line *l, const struct verify_entry *a, const struct verify_entry *b)

@@ -33,6 +33,7 @@ struct verify_entry {
     const char *path;   /* relative to the root; "." is the root itself */
     const char *target; /* a symlink's target, else NULL */
     uint64_t size, ino, dev, nlink, hash;
+    uint64_t xattrs; /* a hash of every extended attribute's name and value (0: none) */
     int64_t mtime_ns, ctime_ns;
     uint32_t mode, uid, gid; /* mode includes the file type bits */
     unsigned flags;          /* enum verify_flag */
