@@ -18,6 +18,11 @@ struct hazard_opts {
      * warning on WARN without (testfence run, which nothing in the tree can switch off). */
     FILE *warn;
     bool plugin_off_refused;
+    /* Only what would switch a later run's fence off: pytest configuration turning the
+     * plugin off, modules shadowing testfence, pytest or start-up, .pth files (after a run:
+     * what its command left). */
+    bool fence_off_only;
+    int *fence_off; /* when not NULL, counts those, hazard or warning */
 };
 
 /* Scan the project entries of P (not the system set, not --allow). Prints one line per

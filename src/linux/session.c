@@ -47,8 +47,10 @@ static int check_hazards(struct session *s, bool allow, const char *override, FI
     FILE *f = open_memstream(&text, &len);
     if (!f)
         return tf_errf(err, "out of memory");
-    struct hazard_opts o = {
-        .artifacts = s->pl.ws.artifacts, .warn = warn, .plugin_off_refused = s->pl.in_process};
+    struct hazard_opts o = {.artifacts = s->pl.ws.artifacts,
+                            .warn = warn,
+                            .plugin_off_refused = s->pl.in_process,
+                            .fence_off = &s->fence_off};
     int n = hazard_scan(&s->pl.policy, &o, f, err);
     fclose(f);
     if (n > 0 && allow)
@@ -330,9 +332,49 @@ void session_records(void *s)
     channel_drain(&((struct session *)s)->ch);
 }
 
+/* After the command: hazards it left in the writable set (a module shadowing pytest, a
+ * config switching the plugin off, a link leading out), which would make the next run refuse
+ * or, for a plain pytest, run unfenced. Said on OUT; how many more than before the run. */
+static int left_hazards(struct session *s, FILE *out)
+{
+    char *text = NULL;
+    size_t len = 0;
+    tf_err err = {{0}};
+    FILE *f = open_memstream(&text, &len), *quiet = fopen("/dev/null", "we");
+    if (!f || !quiet) {
+        if (f)
+            fclose(f);
+        if (quiet)
+            fclose(quiet);
+        free(text);
+        return 0;
+    }
+    /* Plain pytest configuration there was said before the run; only hazards count now. */
+    int after = 0;
+    struct hazard_opts o = {.artifacts = s->pl.ws.artifacts,
+                            .warn = quiet,
+                            .plugin_off_refused = true,
+                            .fence_off_only = true,
+                            .fence_off = &after};
+    hazard_scan(&s->pl.policy, &o, f, &err);
+    fclose(f);
+    fclose(quiet);
+    int more = after - s->fence_off;
+    if (more > 0)
+        fprintf(out,
+                "testfence: the command left %d hazard%s in the writable set, which would switch "
+                "the next run's fence off or make it refuse; remove %s:\n%s",
+                more, more == 1 ? "" : "s", more == 1 ? "it" : "them", text);
+    free(text);
+    return more > 0 ? more : 0;
+}
+
 int session_finish(struct session *s, FILE *out, char *const *argv, int command_status,
                    bool allow_violations, const struct report_outputs *outs)
 {
+    /* What the command left for the next run fails this one, as a tampered record does
+     * (--allow-violations does not cover either). */
+    bool planted = s->backend != SESSION_NONE && left_hazards(s, out) > 0;
     char why[PATH_MAX + 128];
     channel_drain(&s->ch);
     bool tampered = channel_check(&s->ch, s->pl.ws.dir, why, sizeof why) < 0;
@@ -359,11 +401,11 @@ int session_finish(struct session *s, FILE *out, char *const *argv, int command_
                              .outs = outs};
     if (!s->d.on) { /* no log: leftovers, said as they were killed, fail the run here */
         report_plain(s, &run, out);
-        return s->leftovers && command_status == 0 && !allow_violations ? TF_EXIT_VIOLATIONS
-                                                                        : command_status;
+        bool fails = planted || (s->leftovers && !allow_violations);
+        return fails && command_status == 0 ? TF_EXIT_VIOLATIONS : command_status;
     }
     s->reported = true;
-    return diag_finish(&s->d, out, &run, allow_violations, tampered);
+    return diag_finish(&s->d, out, &run, allow_violations, tampered || planted);
 }
 
 void session_free(struct session *s)

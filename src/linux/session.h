@@ -35,6 +35,7 @@ struct session {
     const char *test_env; /* the variable naming the current test (borrowed) */
     FILE *warn;           /* where the run's own warnings go (borrowed) */
     size_t leftovers;     /* processes still running when the command exited, killed */
+    int fence_off;        /* what would switch a fence off, in the writable set before the run */
 };
 
 /* What a run prints when it is not fenced by the kernel; run and doctor say it alike. */

@@ -273,18 +273,26 @@ setup() { mkproject; }
     assert_outside_unchanged
 }
 
-@test "a module a test plants in tests/ to shadow testfence, pytest or start-up: the next run refuses" {
+@test "a module a test plants in tests/ to shadow testfence, pytest or start-up: that run fails, the next refuses" {
     run "$TESTFENCE" run -- sh -c 'echo "raise SystemExit" > tests/testfence.py'
-    expect_status 0 # writing inside tests/ is allowed
+    expect_status 120 # the write is allowed, but what it leaves fails this run
+    expect_output_has "the command left 1 hazard in the writable set, which would switch the next run's fence off or make it refuse"
     run "$TESTFENCE" run -- true
     expect_status 125
     expect_output_has "tests/testfence.py is a module inside the writable set: a Python started there would import it instead of the real testfence"
     rm tests/testfence.py
+    run "$TESTFENCE" run -- sh -c 'printf "[pytest]\naddopts = -p no:testfence\n" > tests/pytest.ini'
+    expect_status 120
+    expect_output_has "tests/pytest.ini turns the testfence plugin off"
+    rm tests/pytest.ini
     mkdir -p tests/pluggy tests/sub && : >tests/pluggy/__init__.py && : >tests/sub/evil.pth
     run "$TESTFENCE" run -- true
     expect_status 125
     expect_output_has "tests/pluggy is a module inside the writable set"
     expect_output_has "tests/sub/evil.pth is a .pth file inside the writable set"
+    # --allow-hazards runs anyway, and what was there before is no new hazard at the end.
+    run "$TESTFENCE" run --allow-hazards -- true
+    expect_status 0
     rm -r tests/pluggy tests/sub
     # A venv the suite made in the artifacts dir is its own business: not a hazard.
     mkdir -p tests/artifacts/venv/lib/site-packages/_pytest

@@ -329,9 +329,9 @@ for t in range(100):
 
 @test "testfence killed by SIGKILL: the next run, or clean, says so and what the log held" {
     # Once testfence has written the command's record, it is killed from outside (the
-    # command cannot see it from its PID namespace); its whole tree goes with it.
-    "$TESTFENCE" run -- sh -c 'echo x > config.toml; exec sleep 300 # tf-sigkill-marker' \
-        2>/dev/null &
+    # command cannot see it from its PID namespace); its whole tree goes with it, unless
+    # nested in another run (no PID namespace there: the outer run sweeps it at its end).
+    "$TESTFENCE" run -- sh -c 'echo x > config.toml; exec sleep 299.5' 2>/dev/null &
     local tf=$! i st=0
     for i in $(seq 200); do
         [ -s "$(ws_file violations.jsonl 2>/dev/null)" ] && break
@@ -340,8 +340,11 @@ for t in range(100):
     kill -KILL "$tf"
     wait "$tf" || st=$?
     [ "$st" -eq 137 ]
-    for i in $(seq 100); do pgrep -f tf-sigkill-marker >/dev/null || break; sleep 0.05; done
-    ! pgrep -f tf-sigkill-marker
+    if [ -z "${TESTFENCE_RUN_ID:-}" ]; then
+        for i in $(seq 100); do pgrep -fx 'sleep 299.5' >/dev/null || break; sleep 0.05; done
+        ! pgrep -fx 'sleep 299.5'
+    fi
+    pkill -fx 'sleep 299.5' || true
     id=$(basename "$(ls -d tests/artifacts/_isolation_workspace_*)" | sed 's/_isolation_workspace_//')
     run "$TESTFENCE" clean --retain 5
     expect_status 0
@@ -352,12 +355,12 @@ for t in range(100):
     [[ "$output" != *"did not finish"* ]]
     # And from the next run, when clean did not come first.
     rm -rf tests/artifacts
-    "$TESTFENCE" run -- sleep 300 2>/dev/null &
+    "$TESTFENCE" run -- sleep 298.5 2>/dev/null &
     tf=$!
-    for i in $(seq 200); do [ -e "$(ws_file report.json)" ] || [ -d "$(echo tests/artifacts/_isolation_workspace_*)" ] && break; sleep 0.05; done
-    sleep 0.2
+    for i in $(seq 200); do pgrep -fx 'sleep 298.5' >/dev/null && break; sleep 0.05; done
     kill -KILL "$tf"
     wait "$tf" || true
+    pkill -fx 'sleep 298.5' || true # nested, no PID namespace takes it with testfence
     run "$TESTFENCE" run -- true
     expect_status 0
     expect_output_has "did not finish (testfence, or the pytest that fenced itself, was killed): its violation log holds 0 blocked writes (0 distinct)"
