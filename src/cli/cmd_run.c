@@ -11,6 +11,7 @@
 #include "opts.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,6 +151,11 @@ static int find_shim(const struct opts *o, char *out, size_t len, tf_err *err)
 /* Checks, workspace, shim configuration and ruleset; then say what is not fenced. */
 static int prepare(const struct opts *o, struct session *s, tf_err *err)
 {
+    if ((o->require_namespace || s->pl.cfg.require_namespace) && s->backend != SESSION_LANDLOCK)
+        return tf_errf(err,
+                       "--backend %s has no namespace layer, and this run requires it "
+                       "(require = [\"namespace\"] or --require namespace)",
+                       o->backend);
     const char *test_env = o->test_env ? o->test_env : s->pl.cfg.test_env;
     if (session_check(s, o->allow_hazards, "pass --allow-hazards to run anyway", stderr, err) < 0 ||
         session_start(s, opts_retain(o, &s->pl.cfg), test_env, false, stderr, err) < 0)
@@ -202,7 +208,12 @@ static int launch(const struct opts *o, struct session *s, char **cmd, int *stat
         envplan_free_env(env);
         return -1;
     }
+    /* A summary or a leftover's line written into a closed pipe (`| head`) must not kill
+     * testfence before it has swept the tree and written the report. */
+    struct sigaction ignore = {.sa_handler = SIG_IGN}, was;
+    sigaction(SIGPIPE, &ignore, &was);
     struct spawn_opts so = {.argv = cmd,
+                            .sigpipe_ignored = was.sa_handler == SIG_IGN,
                             .envp = env,
                             .ruleset_fd = s->ruleset_fd,
                             .guard = s->guard ? &pl->policy : NULL,

@@ -210,6 +210,10 @@ const int fence_dropped_caps[] = {
 
 int fence_drop_caps(const char **step)
 {
+    /* Ambient capabilities survive an exec by anyone (setpriv --ambient-caps): none. */
+    *step = "cannot clear the ambient capabilities";
+    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+        return errno;
     *step = "cannot drop capabilities from the bounding set";
     if (geteuid() != 0)
         return 0; /* an exec by anyone else starts with none */

@@ -18,27 +18,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+enum { MOUNTNS_MAX = 256 };
+
 const char mountns_advice[] =
     "namespaces are refused here: a container's seccomp profile, "
     "kernel.unprivileged_userns_clone=0 or user.max_user_namespaces=0, or Ubuntu's "
     "kernel.apparmor_restrict_unprivileged_userns=1 (the AppArmor profile of testfence's "
     "package allows them for testfence alone: docs/security.md)";
 
-/* Is A beneath (or equal to) the directory D? */
-static bool beneath(const char *a, const char *d)
-{
-    size_t n = strlen(d);
-    if (strncmp(a, d, n))
-        return false;
-    return a[n] == '\0' || a[n] == '/' || (n == 1 && d[0] == '/');
-}
-
 /* Does another directory entry of P than I hold entry I's path? */
 static bool covered(const struct policy *p, size_t i)
 {
     for (size_t k = 0; k < p->n; k++) {
         const struct policy_entry *o = &p->entries[k];
-        if (k == i || !o->is_dir || !beneath(p->entries[i].path, o->path))
+        if (k == i || !o->is_dir || !path_is_within(p->entries[i].path, o->path))
             continue;
         /* Two entries with one path: keep the first. */
         if (strcmp(p->entries[i].path, o->path) || k < i)
@@ -70,6 +63,12 @@ int mountns_plan(struct mountns *m, const struct policy *p, tf_err *err)
         m->cwd[0] = '\0';
     for (size_t i = 0; i < p->n; i++) {
         struct stat st;
+        if (m->n == MOUNTNS_MAX)
+            return tf_errf(err,
+                           "the writable set has more than %d separate places; the "
+                           "namespace layer mounts each: group them under fewer "
+                           "directories",
+                           MOUNTNS_MAX);
         const struct policy_entry *e = &p->entries[i];
         if (covered(p, i) || lstat(e->path, &st) < 0 || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
             continue;
@@ -141,8 +140,6 @@ static int map_ids(const struct mountns *m, const char **step)
     return write_text("/proc/self/gid_map", map);
 }
 
-enum { MOUNTNS_MAX = 256 };
-
 /* A copy of the mount at T (its submounts with it), taken before anything is read-only:
  * nosuid, nodev unless T holds the system set's devices, its submounts read-only (a bind
  * mount placed beneath tests/ would lead elsewhere), itself writable unless it was not. */
@@ -152,8 +149,14 @@ static int copy_target(const struct mountns_target *t, const char **step)
     *step = "cannot copy a mount of the writable set";
     int fd = open_tree(AT_FDCWD, t->path,
                        OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW);
-    if (fd < 0 || statvfs(t->path, &vfs) < 0)
+    if (fd < 0)
         return -1;
+    if (fstatvfs(fd, &vfs) < 0) { /* the copy itself: what its top was */
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
     struct mount_attr all = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
                                          (t->devices ? 0 : MOUNT_ATTR_NODEV)},
                       top = {.attr_clr = MOUNT_ATTR_RDONLY};
@@ -226,8 +229,9 @@ static int reopen_fd(int fd, const char **step)
     *step = what;
     if (fl < 0 || fstat(fd, &was) < 0)
         return 0; /* not open */
-    if (!(S_ISREG(was.st_mode) || S_ISDIR(was.st_mode)) || (fl & O_ACCMODE) != O_RDONLY)
-        return 0; /* a terminal, a pipe, or a file the user opened for writing */
+    if (!(S_ISREG(was.st_mode) || S_ISDIR(was.st_mode)) || (fl & O_ACCMODE) != O_RDONLY ||
+        (fl & O_PATH))
+        return 0; /* a terminal, a pipe, a file opened for writing, an O_PATH (no metadata) */
     if (was.st_nlink == 0)
         return 0; /* deleted (a shell's here-document): no name anywhere to change */
     snprintf(link, sizeof link, "/proc/self/fd/%d", fd);

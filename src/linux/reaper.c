@@ -142,7 +142,9 @@ struct sweep {
 };
 
 /* One process found: described when it still runs (1), killed by the subreaper whatever
- * state it is in (a real zombie is reaped; one with live threads dies). */
+ * state it is in (a real zombie is reaped; one with live threads dies) and reaped before it
+ * is reported, so neither a report that fails (stderr a closed pipe) nor a child it leaves
+ * can keep it alive or keep us waiting. */
 static size_t found(void *ctx, pid_t pid)
 {
     struct sweep *s = ctx;
@@ -150,16 +152,20 @@ static size_t found(void *ctx, pid_t pid)
     if (s->kill_each)
         kill(pid, SIGSTOP);
     bool live = reaper_describe(pid, s->test_env, &l) == 0;
+    if (s->kill_each) {
+        kill(pid, SIGKILL);
+        while (waitpid(pid, NULL, __WALL) < 0 && errno == EINTR)
+            ;
+    }
     if (live && s->fn)
         s->fn(s->ctx, &l);
-    if (s->kill_each)
-        kill(pid, SIGKILL);
     return live;
 }
 
 static void reap_all(bool block)
 {
-    while (waitpid(-1, NULL, __WALL | (block ? 0 : WNOHANG)) > 0 || errno == EINTR)
+    pid_t r;
+    while ((r = waitpid(-1, NULL, __WALL | (block ? 0 : WNOHANG))) > 0 || (r < 0 && errno == EINTR))
         ;
 }
 
@@ -183,7 +189,7 @@ size_t reaper_sweep(int in_ns, const char *test_env,
         total += n;
         if (n == 0)
             break;
-        reap_all(true);
     }
+    reap_all(false);
     return total;
 }

@@ -207,14 +207,16 @@ static void record_of(struct session *s, const struct leftover *l, const char *o
 static void on_leftover(void *ctx, const struct leftover *l)
 {
     struct session *s = ctx;
-    char test[sizeof l->test];
+    char test[sizeof l->test], shown[sizeof l->test], cmd[sizeof l->cmdline];
     snprintf(test, sizeof test, "%s", l->test);
     vlog_split_test(test);
+    vlog_printable(shown, sizeof shown, test[0] ? test : "(outside any test)");
+    vlog_printable(cmd, sizeof cmd, l->cmdline); /* both are the process's own words */
     s->leftovers++;
     fprintf(s->warn,
             "testfence: process %ld (%s) started by %s was still running when the "
             "command exited: killed\n",
-            l->pid, l->cmdline, test[0] ? test : "(outside any test)");
+            l->pid, cmd, shown);
     record_of(s, l, "outlived", l->cmdline, l->exe[0] ? l->exe : l->cmdline, "testfence", 0);
 }
 

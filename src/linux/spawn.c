@@ -145,6 +145,8 @@ static void fence_and_exec(const struct spawn_opts *o, const sigset_t *oldmask, 
                            int guardsock)
 {
     sigprocmask(SIG_SETMASK, oldmask, NULL);
+    if (!o->sigpipe_ignored)
+        signal(SIGPIPE, SIG_DFL);
     if (o->ruleset_fd >= 0) {
         const char *step = "";
         int e = fence_enter(o->ruleset_fd, &step);
@@ -361,10 +363,10 @@ static void stop_self(bool tty)
 
 /* One signal from the signalfd: forward it, follow job control, or reap (the child, and any
  * orphan handed to us as subreaper). Returns the exit code once the child has exited, else -1. */
-static int on_signal(int sig, pid_t pid, bool tty)
+static int on_signal(int sig, pid_t pid, bool tty, bool ns)
 {
     if (sig == SIGCONT) {
-        if (tty)
+        if (tty && !ns) /* in namespaces the init gives it to the command's group */
             give_terminal(pid);
         kill(-pid, SIGCONT);
         return -1;
@@ -431,7 +433,7 @@ static int supervise(const struct spawn_opts *o, pid_t pid, bool tty, int sfd, i
             fds[3].fd = -1;
         struct signalfd_siginfo si;
         if ((fds[0].revents & POLLIN) && read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
-            int code = on_signal((int)si.ssi_signo, pid, tty);
+            int code = on_signal((int)si.ssi_signo, pid, tty, o->ns != NULL);
             if (code >= 0)
                 return code;
         }
@@ -515,7 +517,7 @@ int spawn_run(const struct spawn_opts *o, int *status, tf_err *err)
         close_fd(&ch.status[1]);
         close_fd(&ch.death[0]);
         setpgid(pid, pid); /* also here: no race with the first signal we forward */
-        if (tty)
+        if (tty && !o->ns) /* in namespaces the command takes it itself, the init on SIGCONT */
             give_terminal(pid);
         int listener = o->guard ? recv_fd(ch.guard[0]) : -1; /* GUARD_DECLINED: nested */
         rc = child_report(ch.err[0], o, status, err);

@@ -23,6 +23,8 @@ struct spawn_opts {
     size_t nkeep_fds;
     const struct mountns *ns; /* the namespace layer: run in its namespaces; NULL: don't */
     bool refuse_uring;        /* an inherited fd writes outside: io_uring would reach it */
+    bool sigpipe_ignored;     /* testfence's caller ignored SIGPIPE (testfence itself does): the
+                                 command gets it ignored, else the default */
     const char *test_env;     /* the variable naming a leftover process's test */
     /* Each process still running when the command exited, before it is killed. */
     void (*on_leftover)(void *ctx, const struct leftover *l);

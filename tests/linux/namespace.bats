@@ -34,6 +34,16 @@ nons() { "$TF_NONS" "$@"; }
     grep -q '"metadata_layer": "namespace"' tests/artifacts/_isolation_workspace_*/report.json
 }
 
+@test "the kernel's own answer is the read-only view's (a static program, no shim to speak): EROFS; without namespaces, Landlock's EACCES" {
+    run "$TESTFENCE" run -- "$TF_PROBE_STATIC" write config.toml
+    expect_status 1
+    [ "$output" = EROFS ]
+    run nons "$TESTFENCE" run -- "$TF_PROBE_STATIC" write config.toml
+    expect_status 1
+    [[ "$output" == *EACCES* ]]
+    assert_outside_unchanged
+}
+
 @test "a cwd inside tests/ is the writable copy; stdin opened on an outside file is reopened read-only" {
     cd tests
     run "$TESTFENCE" run -- sh -c 'echo new > made-here && echo made'
@@ -96,10 +106,14 @@ except FileNotFoundError:
     ! grep -qx "pid 2" <<<"$output" # no PID namespace
     assert_outside_unchanged
     grep -q '"metadata_layer": "guard"' "$(ls -td tests/artifacts/_isolation_workspace_* | head -1)/report.json"
-    # Leftovers are swept by testfence as subreaper.
+    # Leftovers are swept by testfence as subreaper, a daemon's own children too, at once
+    # (the sweep once waited for a grandchild to exit on its own).
     run nons "$TESTFENCE" run -- sh -c '(sleep 2; touch tests/late-marker) >/dev/null 2>&1 & true'
     expect_status 120
     expect_output_has "was still running when the command exited: killed"
+    run timeout 20 "$TF_NONS" "$TESTFENCE" run -- sh -c '( ( sleep 297.5 & exec sleep 296.5 ) & )'
+    expect_status 120
+    ! pgrep -fx 'sleep 29[67].5'
     sleep 3
     [ ! -e tests/late-marker ]
 }
@@ -119,6 +133,10 @@ except FileNotFoundError:
     run "$TESTFENCE" run -- touch tests/ran # where it can be had, it runs
     expect_status 0
     [ -e tests/ran ]
+    run "$TESTFENCE" run --backend preload --require namespace -- touch tests/ran2
+    expect_status 125
+    expect_output_has "--backend preload has no namespace layer, and this run requires it"
+    [ ! -e tests/ran2 ]
     printf 'require = ["namespaces"]\n' >testfence.toml
     run "$TESTFENCE" run -- true
     expect_status 125

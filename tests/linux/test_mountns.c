@@ -89,7 +89,10 @@ static void test_enter(void)
 {
     char why[600];
     if (mountns_probe(why, sizeof why) < 0) {
+        /* Nested in a testfence run, mounts are Landlock's to refuse: said, not a failure.
+         * Anywhere else this machine (Debian 12, user namespaces on) must have the layer. */
         printf("test_mountns: the view is not tested here: %s\n", why);
+        CHECK(getenv("TESTFENCE_RUN_ID") != NULL);
         return;
     }
     struct policy p;
