@@ -268,17 +268,17 @@ static bool nested(void)
  * without io_uring. What cannot be told counts as outside. */
 static bool writes_outside(const struct session *s, const struct spawn_opts *so)
 {
+    static struct path_res res; /* PATH_MAX: not on the stack */
     for (size_t i = 0; i < 3 + so->nkeep_fds; i++) {
         int fd = i < 3 ? (int)i : so->keep_fds[i - 3];
         struct stat st;
-        char link[64], path[PATH_MAX];
         int fl = fcntl(fd, F_GETFL);
         if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY || fstat(fd, &st) < 0 ||
             !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
             continue;
-        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-        ssize_t n = readlink(link, path, sizeof path - 1);
-        if (n <= 0 || (path[n] = '\0', !policy_match(&s->pl.policy, path)))
+        /* The one resolver names the open file (a deleted or too deep one too). */
+        if (path_resolve_at(NULL, fd, "", PATH_EMPTY, &res, NULL) < 0 || res.kind != PATH_FILE ||
+            !policy_match_res(&s->pl.policy, &res))
             return true;
     }
     return false;
@@ -343,13 +343,17 @@ static int left_hazards(struct session *s, FILE *out)
     size_t len = 0;
     tf_err err = {{0}};
     FILE *f = open_memstream(&text, &len), *quiet = fopen("/dev/null", "we");
-    if (!f || !quiet) {
+    if (!f || !quiet) { /* fail closed: what cannot be checked counts as planted */
+        fprintf(out,
+                "testfence: cannot check what the command left in the writable set: %s; "
+                "the run fails\n",
+                strerror(errno));
         if (f)
             fclose(f);
         if (quiet)
             fclose(quiet);
         free(text);
-        return 0;
+        return 1;
     }
     /* Plain pytest configuration there was said before the run; only hazards count now. */
     int after = 0;
@@ -358,9 +362,17 @@ static int left_hazards(struct session *s, FILE *out)
                             .plugin_off_refused = true,
                             .fence_off_only = true,
                             .fence_off = &after};
-    hazard_scan(&s->pl.policy, &o, f, &err);
+    int n = hazard_scan(&s->pl.policy, &o, f, &err);
     fclose(f);
     fclose(quiet);
+    if (n < 0) {
+        fprintf(out,
+                "testfence: cannot check what the command left in the writable set: %s; "
+                "the run fails\n",
+                err.msg);
+        free(text);
+        return 1;
+    }
     int more = after - s->fence_off;
     if (more > 0)
         fprintf(out,
