@@ -105,7 +105,7 @@ static int write_text(const char *path, const char *text)
     return e;
 }
 
-/* "ID ID 1\n" into OUT (at least 32 bytes), without printf. */
+/* "ID ID 1\n" into OUT (at least 48 bytes), without printf. */
 static void id_map(char *out, unsigned long id)
 {
     char num[24];
@@ -236,8 +236,8 @@ static int reopen_fd(int fd, const char **step)
         return 0; /* deleted (a shell's here-document): no name anywhere to change */
     snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
     ssize_t n = readlink(link, path, sizeof path - 1);
-    if (n <= 0 || path[0] != '/')
-        return EBADF;
+    if (n <= 0 || n >= (ssize_t)sizeof path - 1 || path[0] != '/')
+        return EBADF; /* no name, or one cut short: never reopen something else */
     path[n] = '\0';
     int nfd = open(path, (fl & (O_APPEND | O_NONBLOCK | O_DIRECTORY | O_NOATIME)) | O_RDONLY |
                              O_NOCTTY | O_CLOEXEC);

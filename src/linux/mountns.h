@@ -6,6 +6,7 @@
 #include "base/err.h"
 #include "core/policy.h"
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>

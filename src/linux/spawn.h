@@ -1,5 +1,5 @@
-/* spawn: run the command as a child in its own process group, fenced before exec.
- * Forwards signals, hands the terminal over and back, kills what outlives the command. */
+/* spawn: run the command as a child in its own process group (under an init of ours in new
+ * namespaces, with the namespace layer), fenced before exec; kill what outlives it. */
 #ifndef TESTFENCE_SPAWN_H
 #define TESTFENCE_SPAWN_H
 
@@ -37,8 +37,8 @@ struct spawn_opts {
  * ours, which dies with testfence (and the kernel then kills the whole namespace); without,
  * testfence is their subreaper. On success returns 0 and sets *status to the
  * child's exit status (128+N when killed by signal N). On failure returns -1,
- * fills err and sets *status to 125 (or returns SPAWN_NO_NAMESPACE) (our error), 126 (cannot
- * execute) or 127 (not found). */
+ * fills err and sets *status to 125 (our error), 126 (cannot execute) or 127 (not found);
+ * SPAWN_NO_NAMESPACE (below) when the namespace layer could not be set up. */
 int spawn_run(const struct spawn_opts *o, int *status, tf_err *err);
 
 /* The descriptors a command may keep besides 0, 1 and 2 (--keep-fd, make's jobserver). */
