@@ -415,11 +415,12 @@ int guard_answer(int listener, const struct policy *p,
     /* The child may have died and its pid been reused while we looked: then nobody waits. */
     if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req.id) < 0)
         return 0;
-    int rc = respond(listener, &req, error);
-    if (error && refused) { /* after the answer: the caller does not wait for our record */
+    if (error && refused) {
+        /* Before the answer, while the caller waits in the call: it is still there to be
+         * described (its program, whether the shim is in it), not gone or reused. */
         struct guard_refusal r = {.pid = (long)req.pid, .path = res.path};
         r.call = call_name(req.data.arch, (int)req.data.nr, &r.libc);
         refused(ctx, &r);
     }
-    return rc;
+    return respond(listener, &req, error);
 }
