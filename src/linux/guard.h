@@ -7,11 +7,14 @@
 
 #include <stdbool.h>
 
-/* In the child, after the fence and before exec: install the filter. Returns the
- * user-notification listener fd for the parent, or -errno. Async-signal-safe. */
-int guard_install(void);
+/* In the child, after the fence and before exec: install the guard, one seccomp filter that
+ * refuses what guard_deny_mounts refuses (URING alike) and hands the metadata calls to the
+ * supervisor. Returns the user-notification listener fd for the parent, or -errno (-EBUSY:
+ * an outer guard holds the one listener a process tree may have; then guard_deny_mounts).
+ * Async-signal-safe. */
+int guard_install(bool uring);
 
-/* In the child, after the fence and before exec, whatever else is installed: refuse (EPERM)
+/* In the child, after the fence and before exec, where no guard is installed: refuse (EPERM)
  * every call that changes mounts (mount, umount2, pivot_root, mount_setattr, open_tree,
  * open_tree_attr, move_mount, fsopen, fsconfig, fsmount, fspick) and open_by_handle_at,
  * x86_64 and i386 alike; with URING also io_uring (ENOSYS). Landlock already refuses most

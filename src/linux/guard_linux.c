@@ -153,54 +153,15 @@ static const uint32_t harmless_ioctls[] = {
  * else is judged by the supervisor on the file it is made on. */
 static void emit_ioctl(struct bpf *b)
 {
-    bpf_load(b, offsetof(struct seccomp_data, args[1]));
-    bpf_ret_if(b, TIOCSTI, SECCOMP_RET_ERRNO | EPERM);
-    bpf_ret_if(b, TIOCLINUX, SECCOMP_RET_ERRNO | EPERM);
+    static struct bpf_case cases[2 + sizeof harmless_ioctls / sizeof harmless_ioctls[0]];
+    size_t n = 0;
+    n = bpf_case_add(cases, n, (struct bpf_case){TIOCSTI, SECCOMP_RET_ERRNO | EPERM});
+    n = bpf_case_add(cases, n, (struct bpf_case){TIOCLINUX, SECCOMP_RET_ERRNO | EPERM});
     for (size_t i = 0; i < sizeof harmless_ioctls / sizeof harmless_ioctls[0]; i++)
-        bpf_ret_if(b, harmless_ioctls[i], SECCOMP_RET_ALLOW);
+        n = bpf_case_add(cases, n, (struct bpf_case){harmless_ioctls[i], SECCOMP_RET_ALLOW});
+    bpf_load(b, offsetof(struct seccomp_data, args[1]));
+    bpf_lookup(b, cases, n);
     bpf_ret(b, SECCOMP_RET_USER_NOTIF);
-}
-
-/* The checks for one architecture, ending in a return. */
-static void emit_arch(struct bpf *b, bool i386)
-{
-    uint32_t nr_ioctl = i386 ? NR_IOCTL32 : SYS_ioctl;
-    struct bpf ioctls = {.n = 0};
-    bpf_load(b, offsetof(struct seccomp_data, nr));
-    /* x32 syscalls would dodge the numbers below; nothing real uses them. */
-    if (!i386) {
-        bpf_emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1));
-        bpf_ret(b, SECCOMP_RET_ERRNO | ENOSYS);
-    }
-    for (unsigned i = 0; i < NCALLS; i++) {
-        int nr = i386 ? calls[i].nr32 : calls[i].nr;
-        if (nr >= 0 && (uint32_t)nr != nr_ioctl)
-            bpf_ret_if(b, (uint32_t)nr, SECCOMP_RET_USER_NOTIF);
-    }
-    emit_ioctl(&ioctls);
-    bpf_branch(b, nr_ioctl, &ioctls);
-    bpf_ret(b, SECCOMP_RET_ALLOW);
-}
-
-int guard_install(void)
-{
-    /* Static: three programs of BPF_MAXINSNS do not belong on a stack; the child is
-     * single-threaded here, between fork and exec. */
-    static struct bpf b, b64, b32;
-    b.n = b64.n = b32.n = 0;
-    b.overflow = b64.overflow = b32.overflow = false;
-    emit_arch(&b64, false);
-    emit_arch(&b32, true);
-    bpf_load(&b, offsetof(struct seccomp_data, arch));
-    bpf_branch(&b, AUDIT_ARCH_X86_64, &b64);
-    bpf_branch(&b, AUDIT_ARCH_I386, &b32);
-    bpf_ret(&b, SECCOMP_RET_ALLOW);
-    if (b.overflow)
-        return -E2BIG; /* the table outgrew the buffer: a bug, refuse rather than truncate */
-    struct sock_fprog prog = {.len = (unsigned short)b.n, .filter = b.f};
-    long fd =
-        syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
-    return fd < 0 ? -errno : (int)fd;
 }
 
 /* The calls that change mounts (open_tree 428, move_mount 429, fsopen 430, fsconfig 431,
@@ -223,39 +184,88 @@ static const int mount_calls32[] = {21 /* mount */,
                                     433,
                                     442,
                                     467};
+
 /* io_uring's own calls: refused only where an inherited fd opened for writing reaches a file
  * outside the writable set (its ops make no syscall the guard could check). */
 static const int uring_calls[] = {425, 426, 427};
 
-static void emit_deny(struct bpf *b, const int *nrs, size_t n, bool x86_64, bool uring)
+/* What one filter checks: the calls it refuses outright, and whether it also hands the
+ * metadata calls to the supervisor (a guard with a listener) or lets them run. */
+struct filter_spec {
+    bool uring; /* refuse io_uring too */
+    bool notify;
+};
+
+/* The checks for one architecture, ending in a return: the refusals, then the calls the
+ * supervisor judges (a number in both is refused), then everything else runs. */
+static void emit_arch(struct bpf *b, bool i386, const struct filter_spec *spec)
 {
+    static struct bpf_case cases[sizeof mount_calls32 / sizeof mount_calls32[0] +
+                                 sizeof uring_calls / sizeof uring_calls[0] + NCALLS];
+    static struct bpf ioctls;
+    uint32_t nr_ioctl = i386 ? NR_IOCTL32 : SYS_ioctl;
+    const int *deny = i386 ? mount_calls32 : mount_calls64;
+    size_t ndeny = i386 ? sizeof mount_calls32 / sizeof mount_calls32[0]
+                        : sizeof mount_calls64 / sizeof mount_calls64[0];
+    size_t n = 0;
+    for (size_t i = 0; i < ndeny; i++)
+        n = bpf_case_add(cases, n, (struct bpf_case){(uint32_t)deny[i], SECCOMP_RET_ERRNO | EPERM});
+    for (size_t i = 0; spec->uring && i < sizeof uring_calls / sizeof uring_calls[0]; i++)
+        n = bpf_case_add(cases, n, /* as if absent */
+                         (struct bpf_case){(uint32_t)uring_calls[i], SECCOMP_RET_ERRNO | ENOSYS});
+    for (unsigned i = 0; spec->notify && i < NCALLS; i++) {
+        int nr = i386 ? calls[i].nr32 : calls[i].nr;
+        if (nr >= 0 && (uint32_t)nr != nr_ioctl)
+            n = bpf_case_add(cases, n, (struct bpf_case){(uint32_t)nr, SECCOMP_RET_USER_NOTIF});
+    }
     bpf_load(b, offsetof(struct seccomp_data, nr));
-    if (x86_64) { /* x32 numbers would dodge the list: nothing real uses them */
+    /* x32 syscalls would dodge the numbers below; nothing real uses them. */
+    if (!i386) {
         bpf_emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1));
         bpf_ret(b, SECCOMP_RET_ERRNO | ENOSYS);
     }
-    for (size_t i = 0; i < n; i++)
-        bpf_ret_if(b, (uint32_t)nrs[i], SECCOMP_RET_ERRNO | EPERM);
-    for (size_t i = 0; uring && i < sizeof uring_calls / sizeof uring_calls[0]; i++)
-        bpf_ret_if(b, (uint32_t)uring_calls[i], SECCOMP_RET_ERRNO | ENOSYS); /* as if absent */
+    if (spec->notify) { /* first: ioctl's verdict depends on its request, never cached */
+        ioctls.n = 0;
+        ioctls.overflow = false;
+        emit_ioctl(&ioctls);
+        bpf_branch(b, nr_ioctl, &ioctls);
+    }
+    bpf_lookup(b, cases, n);
     bpf_ret(b, SECCOMP_RET_ALLOW);
 }
 
-int guard_deny_mounts(bool uring)
+/* Build SPEC's filter for x86_64 and i386 and install it. The listener fd with NOTIFY, else
+ * 0; or -errno. Static buffers: three programs of BPF_MAXINSNS do not belong on a stack; the
+ * child is single-threaded here, between fork and exec. */
+static int install(const struct filter_spec *spec)
 {
     static struct bpf b, b64, b32;
     b.n = b64.n = b32.n = 0;
     b.overflow = b64.overflow = b32.overflow = false;
-    emit_deny(&b64, mount_calls64, sizeof mount_calls64 / sizeof mount_calls64[0], true, uring);
-    emit_deny(&b32, mount_calls32, sizeof mount_calls32 / sizeof mount_calls32[0], false, uring);
+    emit_arch(&b64, false, spec);
+    emit_arch(&b32, true, spec);
     bpf_load(&b, offsetof(struct seccomp_data, arch));
     bpf_branch(&b, AUDIT_ARCH_X86_64, &b64);
     bpf_branch(&b, AUDIT_ARCH_I386, &b32);
     bpf_ret(&b, SECCOMP_RET_ALLOW);
     if (b.overflow)
-        return -E2BIG;
+        return -E2BIG; /* the table outgrew the buffer: a bug, refuse rather than truncate */
     struct sock_fprog prog = {.len = (unsigned short)b.n, .filter = b.f};
-    return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0 ? -errno : 0;
+    long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+                      spec->notify ? SECCOMP_FILTER_FLAG_NEW_LISTENER : 0, &prog);
+    return fd < 0 ? -errno : (int)fd;
+}
+
+int guard_install(bool uring)
+{
+    struct filter_spec spec = {.uring = uring, .notify = true};
+    return install(&spec);
+}
+
+int guard_deny_mounts(bool uring)
+{
+    struct filter_spec spec = {.uring = uring, .notify = false};
+    return install(&spec);
 }
 
 static const struct meta_call *find_call(uint32_t arch, int nr)

@@ -141,6 +141,30 @@ static void become_group(bool tty)
 }
 
 /* The command's process, from the fence to exec; never returns. */
+/* The command's seccomp filter: the guard's where there is one (one filter: each costs every
+ * later call), else, fenced, the refusal of mount calls alone. */
+static void install_filters(const struct spawn_opts *o, int errfd, int guardsock)
+{
+    int lfd = o->guard ? guard_install(o->refuse_uring) : -EBUSY;
+    if (lfd < 0 && lfd != -EBUSY) {
+        child_fail(errfd, -lfd, "cannot install the metadata guard");
+        _exit(TF_EXIT_OWN_ERROR);
+    }
+    /* EBUSY: an outer seccomp listener (a testfence run around this one) already exists,
+     * and the kernel allows one per process tree; the mount calls are refused alone. */
+    int e = lfd == -EBUSY && o->ruleset_fd >= 0 ? guard_deny_mounts(o->refuse_uring) : 0;
+    if (e < 0) {
+        child_fail(errfd, -e, "cannot refuse mount changes to the command");
+        _exit(TF_EXIT_OWN_ERROR);
+    }
+    if (o->guard && send_fd(guardsock, lfd) < 0) {
+        child_fail(errfd, errno, "cannot hand the metadata guard to testfence");
+        _exit(TF_EXIT_OWN_ERROR);
+    }
+    if (lfd >= 0)
+        close(lfd);
+}
+
 static void fence_and_exec(const struct spawn_opts *o, const sigset_t *oldmask, int errfd,
                            int guardsock)
 {
@@ -150,38 +174,14 @@ static void fence_and_exec(const struct spawn_opts *o, const sigset_t *oldmask, 
     if (o->ruleset_fd >= 0) {
         const char *step = "";
         int e = fence_enter(o->ruleset_fd, &step);
+        if (!e)
+            e = fence_drop_caps(&step);
         if (e) {
             child_fail(errfd, e, step);
             _exit(TF_EXIT_OWN_ERROR);
         }
     }
-    if (o->ruleset_fd >= 0) {
-        const char *step = "";
-        int e = fence_drop_caps(&step);
-        if (e) {
-            child_fail(errfd, e, step);
-            _exit(TF_EXIT_OWN_ERROR);
-        }
-        if ((e = guard_deny_mounts(o->refuse_uring)) < 0) {
-            child_fail(errfd, -e, "cannot refuse mount changes to the command");
-            _exit(TF_EXIT_OWN_ERROR);
-        }
-    }
-    if (o->guard) {
-        /* EBUSY: an outer seccomp listener (a testfence run around this one)
-         * already exists, and the kernel allows one per process tree. */
-        int lfd = guard_install();
-        if (lfd < 0 && lfd != -EBUSY) {
-            child_fail(errfd, -lfd, "cannot install the metadata guard");
-            _exit(TF_EXIT_OWN_ERROR);
-        }
-        if (send_fd(guardsock, lfd) < 0) {
-            child_fail(errfd, errno, "cannot hand the metadata guard to testfence");
-            _exit(TF_EXIT_OWN_ERROR);
-        }
-        if (lfd >= 0)
-            close(lfd);
-    }
+    install_filters(o, errfd, guardsock);
     /* Nothing but 0, 1, 2 and the kept ones (make's jobserver) may reach the command;
      * errfd closes on a successful exec. */
     if (cloexec_from(3) < 0) {
@@ -521,6 +521,8 @@ int spawn_run(const struct spawn_opts *o, int *status, tf_err *err)
             give_terminal(pid);
         int listener = o->guard ? recv_fd(ch.guard[0]) : -1; /* GUARD_DECLINED: nested */
         rc = child_report(ch.err[0], o, status, err);
+        if (rc == 0 && o->on_started)
+            o->on_started(o->record_ctx);
         code = supervise(o, pid, tty, ch.sfd, &listener, ch.status[0]);
         if (code < 0) { /* unsupervised, the command must not go on: stop it */
             kill(-pid, SIGKILL);

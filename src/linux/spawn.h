@@ -30,6 +30,9 @@ struct spawn_opts {
     void (*on_leftover)(void *ctx, const struct leftover *l);
     /* Each call the guard refused (with record_ctx). */
     void (*on_guard_refusal)(void *ctx, const struct guard_refusal *r);
+    /* Once, when the command has started (its exec succeeded): testfence's own work that can
+     * go on while it runs starts here (with record_ctx). NULL: none. */
+    void (*on_started)(void *ctx);
 };
 
 /* Run the command and wait for it; then stop, report (on_leftover) and kill every process
