@@ -71,14 +71,37 @@ int session_check(struct session *s, bool allow_hazards, const char *override, F
     return check_hazards(s, allow_hazards, override, warn, err);
 }
 
-/* Old runs beyond RETAIN go; what a test left behind that resists removal is said on WARN
- * and left for `testfence clean`, never a reason not to run. */
-static void prune(struct session *s, unsigned retain, FILE *warn)
+/* Old runs beyond s->retain go; what a test left behind that resists removal is said on
+ * s->warn and left for `testfence clean`, never a reason not to run. Only fd-relative calls
+ * beneath the artifacts dir, none following a link: safe while the command runs. */
+static void *prune(void *arg)
 {
+    struct session *s = arg;
     struct ws_pruned pr;
     tf_err err = {{0}};
-    if (ws_prune(s->pl.artifacts_fd, s->pl.ws.artifacts, retain, warn, &pr, &err) < 0)
-        fprintf(warn, "testfence: warning: old runs were not pruned: %s\n", err.msg);
+    if (ws_prune(s->pl.artifacts_fd, s->pl.ws.artifacts, s->retain, s->warn, &pr, &err) < 0)
+        fprintf(s->warn, "testfence: warning: old runs were not pruned: %s\n", err.msg);
+    return NULL;
+}
+
+/* The command has started: prune beside it (a previous run's thousands of temp files cost
+ * their time while the tests run, not before). */
+static void prune_beside(void *ctx)
+{
+    struct session *s = ctx;
+    if (s->prune == PRUNE_PENDING && pthread_create(&s->pruner, NULL, prune, s) == 0)
+        s->prune = PRUNE_RUNNING;
+}
+
+/* Done pruning before anything reads tests/ again (the scan of what the command left would
+ * see the old runs vanish); not started (the command never ran, no thread): prune now. */
+static void prune_done(struct session *s)
+{
+    if (s->prune == PRUNE_RUNNING)
+        pthread_join(s->pruner, NULL);
+    else if (s->prune == PRUNE_PENDING)
+        prune(s);
+    s->prune = PRUNE_NONE;
 }
 
 /* testfence run's channel, outside the writable set: 1 open. Where there is none to be had
@@ -139,7 +162,10 @@ int session_start(struct session *s, unsigned retain, const char *test_env, bool
     if (plan_create_workspace(&s->pl, time(NULL), err) < 0)
         return -1;
     diag_unfinished(s->pl.artifacts_fd, s->pl.ws.artifacts, s->pl.root, warn);
-    prune(s, retain, warn);
+    s->retain = retain;
+    s->prune = PRUNE_PENDING;
+    if (in_process) /* no command to prune beside */
+        prune_done(s);
     s->guard = fenced && !in_process && s->caps.seccomp_notify;
     /* A violation log when something writes to it: the shim, or the caller itself. */
     if ((s->pl.shim || in_process) && start_diag(s, test_env, in_process, warn, err) < 0)
@@ -293,6 +319,7 @@ int session_launch(struct session *s, struct spawn_opts *so, bool require_ns, in
     so->test_env = s->test_env;
     so->on_leftover = contained ? on_leftover : NULL;
     so->on_guard_refusal = on_guard_refusal;
+    so->on_started = prune_beside;
     so->record_ctx = s;
     int rc = spawn_run(so, status, err);
     if (rc != SPAWN_NO_NAMESPACE)
@@ -388,6 +415,7 @@ int session_finish(struct session *s, FILE *out, char *const *argv, int command_
 {
     /* What the command left for the next run fails this one, as a tampered record does
      * (--allow-violations does not cover either). */
+    prune_done(s);
     bool planted = s->backend != SESSION_NONE && left_hazards(s, out) > 0;
     char why[PATH_MAX + 128];
     channel_drain(&s->ch);
@@ -424,6 +452,8 @@ int session_finish(struct session *s, FILE *out, char *const *argv, int command_
 
 void session_free(struct session *s)
 {
+    if (s->prune == PRUNE_RUNNING) /* session_finish was not reached */
+        pthread_join(s->pruner, NULL);
     /* A run that stopped on an error of ours after its workspace was made: say so there. */
     if (s->pl.opened && s->pl.wsfd.dir >= 0 && !s->reported) {
         struct report_run run = {.run_id = s->pl.ws.run_id,

@@ -11,6 +11,7 @@
 #include "mountns.h"
 #include "spawn.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -36,6 +37,11 @@ struct session {
     FILE *warn;           /* where the run's own warnings go (borrowed) */
     size_t leftovers;     /* processes still running when the command exited, killed */
     int fence_off;        /* what would switch a fence off, in the writable set before the run */
+    /* Old runs are pruned while the command runs, off its critical path: pending until it
+     * has started, then in a thread of ours, joined before anything looks at tests/ again. */
+    enum { PRUNE_NONE, PRUNE_PENDING, PRUNE_RUNNING } prune;
+    unsigned retain;
+    pthread_t pruner;
 };
 
 /* What a run prints when it is not fenced by the kernel; run and doctor say it alike. */
