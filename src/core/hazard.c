@@ -210,9 +210,12 @@ static int visit(void *ctx, struct walk_entry *e)
 {
     struct scan *s = ctx;
     struct stat st;
-    if (fstatat(e->dirfd, e->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+    /* A directory is entered with O_NOFOLLOW whatever it became meanwhile: readdir's type
+     * is enough for it (nothing below needs its inode). */
+    bool dir = e->type == DT_DIR;
+    if (!dir && fstatat(e->dirfd, e->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
         return 0;
-    if (S_ISDIR(st.st_mode)) {
+    if (dir || S_ISDIR(st.st_mode)) {
         if (!links_only(s, e->path))
             check_shadow(s, e, true);
         return 1;

@@ -345,11 +345,14 @@ static int expand(struct walker *w, const char *target)
     return 0;
 }
 
-/* Move into the directory or file FD reached from the current directory. */
-static int enter(struct walker *w, int fd, bool last)
+/* Move into the directory or file FD reached from the current directory; KNOWN is its
+ * fstat when the caller has it (NULL: looked at here). */
+static int enter(struct walker *w, int fd, bool last, const struct stat *known)
 {
     struct stat st;
-    if (fstat(fd, &st) < 0) {
+    if (known)
+        st = *known;
+    else if (fstat(fd, &st) < 0) {
         int e = errno;
         close(fd);
         return tf_errnof(w->err, e, "cannot look at %s", w->name);
@@ -381,7 +384,7 @@ static int proc_link(struct walker *w, bool last)
             return rejected(w, ELOOP);
         int fd = open_proc_self(w->ctx, thread);
         return fd < 0 ? tf_errnof(w->err, errno, "cannot open /proc/%s of the caller", w->name)
-                      : enter(w, fd, last);
+                      : enter(w, fd, last, NULL);
     }
     ssize_t n = readlinkat(w->cur, w->name, w->link, sizeof w->link - 1);
     if (n < 0)
@@ -395,7 +398,7 @@ static int proc_link(struct walker *w, bool last)
     if (fd < 0)
         return errno == ENOENT ? rejected(w, ENOENT) /* the fd was closed meanwhile */
                                : tf_errnof(w->err, errno, "cannot open /proc/.../%s", w->name);
-    return enter(w, fd, last);
+    return enter(w, fd, last, NULL);
 }
 
 /* One component: 0 to go on, 1 when the target is named, -1 on failure. */
@@ -420,8 +423,10 @@ static int step(struct walker *w)
     if (fd < 0)
         return tf_errnof(w->err, e, "cannot look up %s", c);
     struct stat st;
-    if (fstat(fd, &st) < 0 || !S_ISLNK(st.st_mode) || (last && !w->follow_last))
-        return enter(w, fd, last);
+    if (fstat(fd, &st) < 0)
+        return enter(w, fd, last, NULL); /* says why */
+    if (!S_ISLNK(st.st_mode) || (last && !w->follow_last))
+        return enter(w, fd, last, &st);
     close(fd);
     if (on_proc(w->cur))
         return proc_link(w, last);
