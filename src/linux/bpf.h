@@ -5,7 +5,6 @@
 
 #include <linux/filter.h>
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
 
 struct bpf {
@@ -26,23 +25,11 @@ void bpf_ret_if(struct bpf *b, uint32_t k, uint32_t ret);
 /* "return RET". */
 void bpf_ret(struct bpf *b, uint32_t ret);
 
-/* "if A == K run BLOCK (which ends in a return), else go on after it". A conditional jump
- * reaches 255 instructions; a longer BLOCK is skipped with an unconditional jump. */
-void bpf_branch(struct bpf *b, uint32_t k, const struct bpf *block);
+/* "if A == K jump to a place not emitted yet": returns the jump's index, for bpf_land once
+ * the place is reached. Any distance (a conditional jump alone reaches 255 instructions). */
+unsigned bpf_jump_if(struct bpf *b, uint32_t k);
 
-/* One case of a lookup: "return RET when A == KEY". */
-struct bpf_case {
-    uint32_t key;
-    uint32_t ret;
-};
-
-/* "if A is the key of a case of CASES (N, keys ascending and distinct) return its RET, else
- * go on after": a binary search, so a call is judged in log2(N) steps, not N, and the
- * kernel's own pass over every syscall number when the filter is installed stays short. */
-void bpf_lookup(struct bpf *b, const struct bpf_case *cases, size_t n);
-
-/* Put case C into the N cases of CASES (room for one more), keeping the keys ascending; a key
- * already there keeps its first RET. Returns the new count. */
-size_t bpf_case_add(struct bpf_case *cases, size_t n, struct bpf_case c);
+/* The jump at AT (from bpf_jump_if) lands on the next instruction emitted. */
+void bpf_land(struct bpf *b, unsigned at);
 
 #endif

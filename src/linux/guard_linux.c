@@ -149,18 +149,17 @@ static const uint32_t harmless_ioctls[] = {
     SIOCGSTAMP_OLD,
 };
 
-/* ioctl: typing into the terminal is refused outright; harmless requests run; anything
- * else is judged by the supervisor on the file it is made on. */
+/* ioctl (both architectures come here): typing into the terminal is refused outright;
+ * harmless requests run; anything else is judged by the supervisor on the file it is made on.
+ * Linear, and shared: the kernel compiles the filter at every start, at a cost that grows
+ * with its length, while an ioctl walks these few dozen compares in nanoseconds. */
 static void emit_ioctl(struct bpf *b)
 {
-    static struct bpf_case cases[2 + sizeof harmless_ioctls / sizeof harmless_ioctls[0]];
-    size_t n = 0;
-    n = bpf_case_add(cases, n, (struct bpf_case){TIOCSTI, SECCOMP_RET_ERRNO | EPERM});
-    n = bpf_case_add(cases, n, (struct bpf_case){TIOCLINUX, SECCOMP_RET_ERRNO | EPERM});
-    for (size_t i = 0; i < sizeof harmless_ioctls / sizeof harmless_ioctls[0]; i++)
-        n = bpf_case_add(cases, n, (struct bpf_case){harmless_ioctls[i], SECCOMP_RET_ALLOW});
     bpf_load(b, offsetof(struct seccomp_data, args[1]));
-    bpf_lookup(b, cases, n);
+    bpf_ret_if(b, TIOCSTI, SECCOMP_RET_ERRNO | EPERM);
+    bpf_ret_if(b, TIOCLINUX, SECCOMP_RET_ERRNO | EPERM);
+    for (size_t i = 0; i < sizeof harmless_ioctls / sizeof harmless_ioctls[0]; i++)
+        bpf_ret_if(b, harmless_ioctls[i], SECCOMP_RET_ALLOW);
     bpf_ret(b, SECCOMP_RET_USER_NOTIF);
 }
 
@@ -196,58 +195,65 @@ struct filter_spec {
     bool notify;
 };
 
-/* The checks for one architecture, ending in a return: the refusals, then the calls the
- * supervisor judges (a number in both is refused), then everything else runs. */
-static void emit_arch(struct bpf *b, bool i386, const struct filter_spec *spec)
+static void ret_each(struct bpf *b, const int *nrs, size_t n, uint32_t ret)
 {
-    static struct bpf_case cases[sizeof mount_calls32 / sizeof mount_calls32[0] +
-                                 sizeof uring_calls / sizeof uring_calls[0] + NCALLS];
-    static struct bpf ioctls;
+    for (size_t i = 0; i < n; i++)
+        bpf_ret_if(b, (uint32_t)nrs[i], ret);
+}
+
+/* The checks for one architecture, ending in a return: the refusals first (a number in both
+ * lists is refused), then the calls the supervisor judges, then everything else runs. With
+ * NOTIFY, an ioctl jumps to the shared block: the index of that jump is put in *TO_IOCTL. */
+static void emit_arch(struct bpf *b, bool i386, const struct filter_spec *spec, unsigned *to_ioctl)
+{
     uint32_t nr_ioctl = i386 ? NR_IOCTL32 : SYS_ioctl;
-    const int *deny = i386 ? mount_calls32 : mount_calls64;
-    size_t ndeny = i386 ? sizeof mount_calls32 / sizeof mount_calls32[0]
-                        : sizeof mount_calls64 / sizeof mount_calls64[0];
-    size_t n = 0;
-    for (size_t i = 0; i < ndeny; i++)
-        n = bpf_case_add(cases, n, (struct bpf_case){(uint32_t)deny[i], SECCOMP_RET_ERRNO | EPERM});
-    for (size_t i = 0; spec->uring && i < sizeof uring_calls / sizeof uring_calls[0]; i++)
-        n = bpf_case_add(cases, n, /* as if absent */
-                         (struct bpf_case){(uint32_t)uring_calls[i], SECCOMP_RET_ERRNO | ENOSYS});
-    for (unsigned i = 0; spec->notify && i < NCALLS; i++) {
-        int nr = i386 ? calls[i].nr32 : calls[i].nr;
-        if (nr >= 0 && (uint32_t)nr != nr_ioctl)
-            n = bpf_case_add(cases, n, (struct bpf_case){(uint32_t)nr, SECCOMP_RET_USER_NOTIF});
-    }
     bpf_load(b, offsetof(struct seccomp_data, nr));
     /* x32 syscalls would dodge the numbers below; nothing real uses them. */
     if (!i386) {
         bpf_emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1));
         bpf_ret(b, SECCOMP_RET_ERRNO | ENOSYS);
     }
-    if (spec->notify) { /* first: ioctl's verdict depends on its request, never cached */
-        ioctls.n = 0;
-        ioctls.overflow = false;
-        emit_ioctl(&ioctls);
-        bpf_branch(b, nr_ioctl, &ioctls);
+    if (i386)
+        ret_each(b, mount_calls32, sizeof mount_calls32 / sizeof mount_calls32[0],
+                 SECCOMP_RET_ERRNO | EPERM);
+    else
+        ret_each(b, mount_calls64, sizeof mount_calls64 / sizeof mount_calls64[0],
+                 SECCOMP_RET_ERRNO | EPERM);
+    if (spec->uring) /* as if absent */
+        ret_each(b, uring_calls, sizeof uring_calls / sizeof uring_calls[0],
+                 SECCOMP_RET_ERRNO | ENOSYS);
+    for (unsigned i = 0; spec->notify && i < NCALLS; i++) {
+        int nr = i386 ? calls[i].nr32 : calls[i].nr;
+        if (nr >= 0 && (uint32_t)nr != nr_ioctl)
+            bpf_ret_if(b, (uint32_t)nr, SECCOMP_RET_USER_NOTIF);
     }
-    bpf_lookup(b, cases, n);
+    if (spec->notify)
+        *to_ioctl = bpf_jump_if(b, nr_ioctl);
     bpf_ret(b, SECCOMP_RET_ALLOW);
 }
 
 /* Build SPEC's filter for x86_64 and i386 and install it. The listener fd with NOTIFY, else
- * 0; or -errno. Static buffers: three programs of BPF_MAXINSNS do not belong on a stack; the
+ * 0; or -errno. A static buffer: BPF_MAXINSNS instructions do not belong on a stack; the
  * child is single-threaded here, between fork and exec. */
 static int install(const struct filter_spec *spec)
 {
-    static struct bpf b, b64, b32;
-    b.n = b64.n = b32.n = 0;
-    b.overflow = b64.overflow = b32.overflow = false;
-    emit_arch(&b64, false, spec);
-    emit_arch(&b32, true, spec);
+    static struct bpf b;
+    unsigned ioctl64 = 0, ioctl32 = 0;
+    b.n = 0;
+    b.overflow = false;
     bpf_load(&b, offsetof(struct seccomp_data, arch));
-    bpf_branch(&b, AUDIT_ARCH_X86_64, &b64);
-    bpf_branch(&b, AUDIT_ARCH_I386, &b32);
+    unsigned to64 = bpf_jump_if(&b, AUDIT_ARCH_X86_64);
+    unsigned to32 = bpf_jump_if(&b, AUDIT_ARCH_I386);
     bpf_ret(&b, SECCOMP_RET_ALLOW);
+    bpf_land(&b, to64);
+    emit_arch(&b, false, spec, &ioctl64);
+    bpf_land(&b, to32);
+    emit_arch(&b, true, spec, &ioctl32);
+    if (spec->notify) {
+        bpf_land(&b, ioctl64);
+        bpf_land(&b, ioctl32);
+        emit_ioctl(&b);
+    }
     if (b.overflow)
         return -E2BIG; /* the table outgrew the buffer: a bug, refuse rather than truncate */
     struct sock_fprog prog = {.len = (unsigned short)b.n, .filter = b.f};
