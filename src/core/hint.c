@@ -64,10 +64,29 @@ static const char *command_hint(const char *resolved, const char *root, const ch
     return "if this write is really needed, allow it with --allow PATH or --output PATH.";
 }
 
-const char *hint_for(const char *resolved, const char *root, const char *home, const char *test)
+/* The calls that change mounts, as the guard names them in its records. */
+static bool mount_op(const char *op)
 {
+    static const char *const ops[] = {
+        "mount",     "umount2",    "pivot_root",    "open_by_handle_at",
+        "open_tree", "move_mount", "fsopen",        "fsconfig",
+        "fsmount",   "fspick",     "mount_setattr", "open_tree_attr"};
+    for (size_t i = 0; op && i < sizeof ops / sizeof ops[0]; i++)
+        if (!strcmp(op, ops[i]))
+            return true;
+    return false;
+}
+
+const char *hint_for(const char *op, const char *resolved, const char *root, const char *home,
+                     const char *test)
+{
+    if (mount_op(op))
+        return "a test cannot change mounts or open files by handle under testfence: the mounts "
+               "are the machine's, and no --allow lets it; run such a test in a VM or a "
+               "container of its own.";
     size_t n = strlen(resolved);
-    if (toolstate_has_components(resolved, "__pycache__") || (n > 4 && !strcmp(resolved + n - 4, ".pyc")))
+    if (toolstate_has_components(resolved, "__pycache__") ||
+        (n > 4 && !strcmp(resolved + n - 4, ".pyc")))
         return "Python bytecode: testfence sets PYTHONPYCACHEPREFIX under tests/artifacts; "
                "keep it (or set PYTHONDONTWRITEBYTECODE=1) instead of overriding it.";
     if (toolstate_has_components(resolved, ".pytest_cache"))
@@ -101,7 +120,7 @@ int hint_violation_line(char *out, size_t len, const struct hint_who *who, const
     return snprintf(out, len,
                     "TEST_SANDBOX_VIOLATION: %s attempted to write to %s which is outside %s. "
                     "How to fix: %s",
-                    name, path, fence, hint_for(resolved, root, home, who->test));
+                    name, path, fence, hint_for(NULL, resolved, root, home, who->test));
 }
 
 int hint_paint(char *out, size_t len, const char *line)

@@ -5,11 +5,14 @@
 
 #include <stddef.h>
 
-/* A hint for a write to RESOLVED (absolute) in the project ROOT, with HOME the user's home
- * directory (may be NULL) and TEST the test that made it (NULL: outside any test). It fits
- * the runner: a pytest test hears of tmp_path, make or ctest of writable and outputs, and
- * a tool's known state (nyc, ctest's Testing/, a report) is named. Never NULL; static text. */
-const char *hint_for(const char *resolved, const char *root, const char *home, const char *test);
+/* A hint for a write OP (the record's, "open", "mount_setattr"...; may be NULL) to RESOLVED
+ * (absolute) in the project ROOT, with HOME the user's home directory (may be NULL) and TEST
+ * the test that made it (NULL: outside any test). It fits the runner: a pytest test hears of
+ * tmp_path, make or ctest of writable and outputs, and a tool's known state (nyc, ctest's
+ * Testing/, a report) is named; a change to the mounts, that no --allow can let through.
+ * Never NULL; static text. */
+const char *hint_for(const char *op, const char *resolved, const char *root, const char *home,
+                     const char *test);
 
 /* Who made a blocked write, for the violation line: the test, or, outside any
  * test, "EXE (pid N, outside any test)" with EXE's directory dropped. */

@@ -274,8 +274,9 @@ void report_print_group(FILE *f, struct report_entry **s, size_t i, size_t end,
     const char *last_hint = NULL;
     for (size_t k = i; k < end && k < i + SHOW_WRITES; k++) {
         print_entry(f, s[k], run);
-        const char *h = leftover(s[k]) ? leftover_hint
-                                       : hint_for(s[k]->resolved, run->root, run->home, s[k]->test);
+        const char *h = leftover(s[k])
+                            ? leftover_hint
+                            : hint_for(s[k]->op, s[k]->resolved, run->root, run->home, s[k]->test);
         if (h != last_hint)
             fprintf(f, "      %show to fix:%s %s\n", colour_if(run->colour, COLOUR_CYAN),
                     colour_if(run->colour, COLOUR_OFF), h);
@@ -388,7 +389,7 @@ static void json_entry(FILE *f, const struct report_entry *e, const struct repor
     json_kv(f, in, "phase", e->phase, true);
     json_kv(f, in, "first_time", e->first_time, true);
     json_kv(f, in, "exe", e->exe, true);
-    json_kv(f, in, "hint", hint_for(e->resolved, run->root, run->home, e->test), false);
+    json_kv(f, in, "hint", hint_for(e->op, e->resolved, run->root, run->home, e->test), false);
     fputs(comma ? "      },\n" : "      }\n", f);
 }
 

@@ -180,7 +180,7 @@ static void github(FILE *out, const struct report *r, const struct report_run *r
         char msg[2200];
         snprintf(msg, sizeof msg, "%s: %s %s (%s)%s. How to fix: %s", test, e->op, path,
                  vlog_errname(e->err, en, sizeof en), e->count > 1 ? ", repeated" : "",
-                 hint_for(e->resolved, run->root, run->home, e->test));
+                 hint_for(e->op, e->resolved, run->root, run->home, e->test));
         fputs("::", out);
         gh_escape(out, msg, false);
         fputc('\n', out);

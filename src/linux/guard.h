@@ -8,10 +8,10 @@
 #include <stdbool.h>
 
 /* In the child, after the fence and before exec: install the guard, one seccomp filter that
- * refuses what guard_deny_mounts refuses (URING alike) and hands the metadata calls to the
- * supervisor. Returns the user-notification listener fd for the parent, or -errno (-EBUSY:
- * an outer guard holds the one listener a process tree may have; then guard_deny_mounts).
- * Async-signal-safe. */
+ * hands the metadata calls and the mount calls to the supervisor (which refuses every mount
+ * call, EPERM, and records it) and refuses io_uring with URING, as guard_deny_mounts. Returns the
+ * user-notification listener fd for the parent, or -errno (-EBUSY: an outer guard holds the one
+ * listener a process tree may have; then guard_deny_mounts). Async-signal-safe. */
 int guard_install(bool uring);
 
 /* In the child, after the fence and before exec, where no guard is installed: refuse (EPERM)
@@ -29,6 +29,7 @@ struct guard_refusal {
     long pid; /* in testfence's view */
     const char *call;
     const char *path;
+    int err;   /* what the caller was answered: EACCES, EPERM for a mount call */
     bool libc; /* the shim interposes libc's function of that name (it records the call) */
 };
 

@@ -213,12 +213,12 @@ static void emit_arch(struct bpf *b, bool i386, const struct filter_spec *spec, 
         bpf_emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1));
         bpf_ret(b, SECCOMP_RET_ERRNO | ENOSYS);
     }
+    /* With a supervisor, it refuses them and records each; alone, the kernel refuses. */
+    uint32_t mounts = spec->notify ? SECCOMP_RET_USER_NOTIF : SECCOMP_RET_ERRNO | EPERM;
     if (i386)
-        ret_each(b, mount_calls32, sizeof mount_calls32 / sizeof mount_calls32[0],
-                 SECCOMP_RET_ERRNO | EPERM);
+        ret_each(b, mount_calls32, sizeof mount_calls32 / sizeof mount_calls32[0], mounts);
     else
-        ret_each(b, mount_calls64, sizeof mount_calls64 / sizeof mount_calls64[0],
-                 SECCOMP_RET_ERRNO | EPERM);
+        ret_each(b, mount_calls64, sizeof mount_calls64 / sizeof mount_calls64[0], mounts);
     if (spec->uring) /* as if absent */
         ret_each(b, uring_calls, sizeof uring_calls / sizeof uring_calls[0],
                  SECCOMP_RET_ERRNO | ENOSYS);
@@ -272,6 +272,17 @@ int guard_deny_mounts(bool uring)
 {
     struct filter_spec spec = {.uring = uring, .notify = false};
     return install(&spec);
+}
+
+static bool is_mount_call(uint32_t arch, int nr)
+{
+    const int *t = arch == AUDIT_ARCH_I386 ? mount_calls32 : mount_calls64;
+    size_t n = arch == AUDIT_ARCH_I386 ? sizeof mount_calls32 / sizeof mount_calls32[0]
+                                       : sizeof mount_calls64 / sizeof mount_calls64[0];
+    for (size_t i = 0; i < n; i++)
+        if (t[i] == nr)
+            return true;
+    return false;
 }
 
 static const struct meta_call *find_call(uint32_t arch, int nr)
@@ -349,6 +360,8 @@ static int decide(const struct seccomp_notif *req, const struct policy *p, struc
     const struct meta_call *c = find_call(req->data.arch, (int)req->data.nr);
     struct target t;
     res->path[0] = '\0';
+    if (is_mount_call(req->data.arch, (int)req->data.nr))
+        return EPERM; /* a mount changed would reach outside the view, whatever its target */
     if (!c)
         return EACCES; /* not a call the filter sends: never expected, so refused */
     int r = read_target(req, c, &t);
@@ -395,6 +408,18 @@ static const char *call_name(uint32_t arch, int nr, bool *libc)
         {SYS_removexattrat, "removexattrat", false},
         {SYS_file_setattr, "file_setattr", false},
         {SYS_ioctl, "ioctl", false},
+        {SYS_mount, "mount", false},
+        {SYS_umount2, "umount2", false},
+        {SYS_pivot_root, "pivot_root", false},
+        {304, "open_by_handle_at", false},
+        {428, "open_tree", false},
+        {429, "move_mount", false},
+        {430, "fsopen", false},
+        {431, "fsconfig", false},
+        {432, "fsmount", false},
+        {433, "fspick", false},
+        {442, "mount_setattr", false},
+        {467, "open_tree_attr", false},
     };
     *libc = false;
     if (arch != AUDIT_ARCH_X86_64)
@@ -434,7 +459,7 @@ int guard_answer(int listener, const struct policy *p,
     if (error && refused) {
         /* Before the answer, while the caller waits in the call: it is still there to be
          * described (its program, whether the shim is in it), not gone or reused. */
-        struct guard_refusal r = {.pid = (long)req.pid, .path = res.path};
+        struct guard_refusal r = {.pid = (long)req.pid, .path = res.path, .err = error};
         r.call = call_name(req.data.arch, (int)req.data.nr, &r.libc);
         refused(ctx, &r);
     }

@@ -275,8 +275,10 @@ static void on_guard_refusal(void *ctx, const struct guard_refusal *g)
         memset(&who, 0, sizeof who); /* gone already: what the guard knew */
         who.pid = g->pid;
     }
-    const char *target = g->path[0] ? g->path : "(a target the guard could not resolve)";
-    record_of(s, &who, g->call, target, g->path[0] ? g->path : "/", "guard", EACCES);
+    const char *target = g->path[0]        ? g->path
+                         : g->err == EPERM ? "(the mounts)"
+                                           : "(a target the guard could not resolve)";
+    record_of(s, &who, g->call, target, g->path[0] ? g->path : "/", "guard", g->err);
 }
 
 /* Nested in another testfence run, whose fence forbids mounts: the outer run's layers hold,

@@ -215,6 +215,7 @@ escape() {
 @test "mknod-blk root" { escape mknod_blk root; }
 @test "abstract-service root" { escape abstract_service root; }
 @test "abstract-service nobody" { escape abstract_service nobody; }
+@test "mount-setattr root" { escape mount_setattr root; }
 @test "meta-static-chmod root" { escape meta_static_chmod root; }
 @test "meta-static-chmod nobody" { escape meta_static_chmod nobody; }
 @test "ia32-chmod root" { escape ia32_chmod root; }

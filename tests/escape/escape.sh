@@ -75,7 +75,7 @@ set_user() {
 prepare() {
     newproj "$1"
     CMD=() EXPECT="" TARGET="config.toml" SHIM=1 CTL_STATUS=0 FENCED_STATUS="" CTL_CHANGES=1
-    SKIP="" CORE_NOTE="" OPTS=() STDIN_FILE="" POST_WAIT=0 KILL_AFTER="" FENCED_CHECK=""
+    SKIP="" CORE_NOTE="" OPTS=() STDIN_FILE="" POST_WAIT=0 KILL_AFTER="" FENCED_CHECK="" CLEANUP=""
     MARK="tf-escape-$CASE-$RUN_USER-$$-$RANDOM" # in the command line of what a case starts
     unset CTL_OPTS
     "c_$CASE"
@@ -196,6 +196,7 @@ escape() {
     runc "${AS_USER[@]}" "${WRAP[@]}" "$TF" run --backend none "${CTL_OPTS[@]}" -- "${CMD[@]}"
     fingerprint_meta >"$W/ctl.after"
     kill_marked || true
+    [ -z "$CLEANUP" ] || "$CLEANUP"
     if [ "$status" -eq 3 ] && [[ "$stderr" == *"io_uring_queue_init: "* ]]; then
         # esc_uring got no ring at all: nested in a run that goes without io_uring (its
         # output goes to a file outside), or a kernel without it. Nothing to test here.
@@ -218,9 +219,11 @@ escape() {
     prepare "$W/proj"
     fingerprint_meta >"$W/before"
     runc "${AS_USER[@]}" "${WRAP[@]}" "$TF" run "${OPTS[@]}" -- "${CMD[@]}"
-    local xfail
+    local xfail held=0
     xfail=$(xfail_reason)
-    if fenced_holds; then
+    fenced_holds || held=$?
+    [ -z "$CLEANUP" ] || "$CLEANUP"
+    if [ "$held" -eq 0 ]; then
         if [ -n "$xfail" ]; then
             RESULT=XPASS
             echo "XPASS: $CASE is blocked now; remove it from XFAIL${FALLBACK:+ or XFAIL_NONS} in $0" >&2
@@ -332,7 +335,7 @@ EOF
 # errno, a regex; empty: any failure), TARGET (what the report must name), SHIM=0,
 # CTL_STATUS / FENCED_STATUS (expected exit statuses), CTL_CHANGES=0, SKIP, STDIN_FILE,
 # KILL_AFTER and POST_WAIT (see runc), FENCED_CHECK (a function: more the fenced run must
-# show).
+# show), CLEANUP (a function run after each of the two runs: what the case set up, undone).
 
 # Opening for writing.
 c_open_w() { CMD=("$E_OPEN" open-w config.toml) EXPECT='EACCES|EROFS'; }
@@ -595,6 +598,33 @@ except OSError as e:
 s.sendall(sys.argv[2].encode()); print(s.recv(10).decode())' "$name" "$P/config.toml")
     EXPECT=EPERM SHIM=0
 }
+
+# As root, mount_setattr makes a mount outside the writable set noexec, nosuid and nodev: the
+# machine's mount, not the run's view, would change (the new mount API is refused). The
+# project's data/ is a bind mount of its own here, so the control changes only that one.
+c_mount_setattr() {
+    [ "$RUN_USER" = root ] || SKIP="changing a mount needs CAP_SYS_ADMIN: EPERM for nobody, fence or not"
+    [ -z "${TESTFENCE_RUN_ID:-}" ] || SKIP="nested under testfence: the outer run's command may not mount"
+    [ -n "$SKIP" ] || mount --bind "$P/data" "$P/data" || SKIP="cannot bind-mount here"
+    CMD=("$E_NS" mount-setattr data) EXPECT='EACCES|EPERM|EROFS' CTL_CHANGES=0 SHIM=0
+    FENCED_CHECK=data_mount_unchanged CLEANUP=unmount_data
+}
+# data_mount_unchanged: the mount kept its flags, and the refusal is in the report (the
+# guard records it: no shim sees a raw syscall).
+data_mount_unchanged() {
+    local opts
+    opts=$(findmnt -no OPTIONS --mountpoint "$P/data") || return 1
+    [[ ",$opts," != *,noexec,* && ",$opts," != *,nosuid,* && ",$opts," != *,nodev,* ]] || {
+        echo "the mount at data/ changed: $opts" >&2
+        return 1
+    }
+    [ -n "$FALLBACK" ] && [ -n "${TESTFENCE_RUN_ID:-}" ] && return 0 # no guard of ours: unrecorded
+    grep -q '"op": "mount_setattr"' "$P"/tests/artifacts/_isolation_workspace_*/report.json || {
+        echo "report.json does not list the refused mount_setattr" >&2
+        return 1
+    }
+}
+unmount_data() { umount "$P/data" 2>/dev/null || true; }
 
 # ---- main ----------------------------------------------------------------------------
 [ $# -eq 3 ] || {
