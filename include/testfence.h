@@ -104,6 +104,13 @@ int tf_path_check(tf_session *s, const char *path, int nofollow, char *resolved,
 int tf_path_check_at(tf_session *s, int dirfd, const char *path, int flags, char *resolved,
                      size_t len);
 
+/* What an ioctl request REQUEST does to the file it is made on, for a caller that judges
+ * ioctls itself (the plugin's audit hook): 0 nothing outside the writable set can change
+ * (terminal control, queries), 1 refused on any file (TIOCSTI: typing into the terminal),
+ * 2 it may change the file (inode flags, labels): refused on a file outside the writable
+ * set, which tf_path_check_at with TF_PATH_EMPTY tells. */
+int tf_ioctl_class(unsigned long request);
+
 /* Append a record of a blocked write to the run's violation log, as the shim does for
  * child processes. TEST and PHASE may be NULL. BY_US: refused by the caller itself
  * (not by the kernel). Returns 0 or -1. */

@@ -24,7 +24,6 @@ ENV_PLUGIN = "TESTFENCE_PLUGIN"
 # For tests and unusual installs: the path of libtestfence.so. It never selects config.
 ENV_LIBRARY = "TESTFENCE_LIBRARY"
 SHIM_NAME = "libtestfence_preload.so"
-TIOCSTI = 0x5412
 AT_FDCWD = -100
 TF_PATH_NOFOLLOW = 1
 TF_PATH_EMPTY = 2
@@ -88,6 +87,7 @@ def _load_library():
         "tf_path_check_at": (c_i, [c_p, c_i, c_s, c_i, c_s, c_sz]),
         "tf_fenced": (c_i, [c_p]),
         "tf_record": (c_i, [c_p, c_s, c_s, c_s, c_i, c_i, c_s, c_s]),
+        "tf_ioctl_class": (c_i, [ctypes.c_ulong]),
         "tf_violations_load": (c_l, [c_p]),
         "tf_violation_str": (c_s, [c_p, c_sz, c_s]),
         "tf_violation_line": (c_s, [c_p, c_sz]),
@@ -95,7 +95,10 @@ def _load_library():
         "tf_free": (None, [c_p]),
     }
     for name, (res, args) in protos.items():
-        fn = getattr(lib, name)
+        fn = getattr(lib, name, None)
+        if fn is None:
+            raise FenceError("libtestfence.so (%s) has no %s: it is older than this plugin; "
+                             "install both from the same testfence" % (cand, name))
         fn.restype, fn.argtypes = res, args
     if lib.tf_api_version() != 1:
         raise FenceError("libtestfence.so has API version %d; this plugin needs 1" % lib.tf_api_version())
@@ -174,6 +177,10 @@ class Session:
     def fenced(self):
         """1: this process is fenced already (the kernel's word), 0: it is not, -1: unknown."""
         return self.lib.tf_fenced(self.h)
+
+    def ioctl_class(self, request):
+        """0 harmless, 1 refused on any file (TIOCSTI), 2 judged by the file it is made on."""
+        return self.lib.tf_ioctl_class(request & 0xFFFFFFFF)
 
     def record(self, op, path, resolved, err, by_us, test, phase):
         self.lib.tf_record(self.h, op.encode(), _b(path), _b(resolved), err, int(by_us), _b(test), _b(phase))
@@ -595,12 +602,43 @@ def _absolute(dirfd, path):
     return p if p.startswith("/") else os.path.join(os.getcwd(), p)
 
 
+def _record_refused(st, op, shown, resolved, err):
+    test, phase = _current()
+    st.session.record(op, shown, resolved, err, True, test, phase)
+    if st.fixtures and test:
+        st.fixture_of[(test, resolved)] = st.fixtures[-1]
+
+
+def _ioctl(st, args):
+    """fcntl.ioctl(fd, request, ...): Landlock judges only device ioctls, so the hook refuses,
+    as the guard does under `testfence run`, typing into the terminal (TIOCSTI) and any
+    request that may change a file (chattr's inode flags, labels) on one outside the writable
+    set. Where this run's shim is loaded here, its ioctl() does the same and records it."""
+    if len(args) < 2 or not isinstance(args[0], int) or not isinstance(args[1], int):
+        return
+    fd, request = args[0], args[1]
+    kind = st.session.ioctl_class(request)
+    if kind == 0 or not st.record_in_process:
+        return
+    verdict, resolved = (0, "") if kind == 1 else st.session.path_check_at(fd, b"", TF_PATH_EMPTY)
+    if verdict == 1:
+        return
+    if not resolved or not resolved.startswith("/"):
+        resolved = _absolute(fd, b"")
+    if verdict != 2:  # harmless tool state: refused without a record
+        _record_refused(st, "ioctl", "", resolved, errno.EPERM if kind == 1 else errno.EACCES)
+    if kind == 1:
+        raise PermissionError(errno.EPERM, "testfence: TIOCSTI (typing into the terminal) is refused")
+    _refuse("ioctl", None)
+
+
 def _audit(event, args):
     st = _state
     if st.session is None:
         return
-    if event == "fcntl.ioctl" and len(args) > 1 and args[1] == TIOCSTI:
-        raise PermissionError(errno.EPERM, "testfence: TIOCSTI (typing into the terminal) is refused")
+    if event == "fcntl.ioctl":
+        _ioctl(st, args)
+        return
     if event != "open" and not event.startswith("os."):
         return
     meta_event = event in _EVENTS and _EVENTS[event][4]
@@ -627,8 +665,8 @@ def _audit(event, args):
         if not meta and (verdict == 2 or _fails_first(op, oflags, resolved, source)):
             continue  # harmless tool state, or refused before the fence: nothing to report
         shown = os.fsdecode(path) if path else ""
-        test, phase = _current()
         if st.record_in_process:
+            test, phase = _current()
             st.session.record(op, shown, resolved, errno.EACCES, meta, test, phase)
             if st.fixtures and test:
                 st.fixture_of[(test, resolved)] = st.fixtures[-1]

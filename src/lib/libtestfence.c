@@ -8,6 +8,7 @@
 #include "core/shimconf.h"
 #include "base/vec.h"
 #include "core/vlog.h"
+#include "linux/ioctls.h"
 #include "linux/session.h"
 
 #include <dlfcn.h>
@@ -387,6 +388,18 @@ TF_PUBLIC int tf_path_check(tf_session *s, const char *path, int nofollow, char 
     if (!path || !path[0])
         return tf_errf(&s->err, "empty path");
     return tf_path_check_at(s, AT_FDCWD, path, nofollow ? TF_PATH_NOFOLLOW : 0, resolved, len);
+}
+
+TF_PUBLIC int tf_ioctl_class(unsigned long request)
+{
+    switch (ioctl_classify(request)) {
+    case IOCTL_HARMLESS:
+        return 0;
+    case IOCTL_REFUSED:
+        return 1;
+    default:
+        return 2;
+    }
 }
 
 TF_PUBLIC int tf_record(tf_session *s, const char *op, const char *path, const char *resolved,

@@ -1,25 +1,22 @@
 /* The Linux guard: a seccomp filter that sends the metadata syscalls (x86_64 and i386
- * entry points alike) and every ioctl it cannot classify as harmless to the parent
- * (SECCOMP_RET_USER_NOTIF), and denies TIOCSTI/TIOCLINUX outright. The parent resolves the
- * target in the child's view with the one resolver (core/path) and answers; whatever it
- * cannot work out is refused. open() and every other syscall never leave the kernel. */
+ * entry points alike), the mount calls and every ioctl it cannot classify as harmless to the
+ * parent (SECCOMP_RET_USER_NOTIF). The parent refuses mount calls and TIOCSTI/TIOCLINUX
+ * outright, resolves any other target in the child's view with the one resolver (core/path)
+ * and answers; whatever it cannot work out is refused; each refusal is recorded. open() and
+ * every other syscall never leave the kernel. */
 #include "guard.h"
 
 #include "bpf.h"
+#include "ioctls.h"
 #include "linux_compat.h"
 #include "core/path.h"
 
-#include <asm/termbits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/audit.h>
-#include <linux/fiemap.h>
 #include <linux/fs.h>
-#include <linux/hdreg.h>
-#include <linux/random.h>
 #include <linux/seccomp.h>
-#include <linux/sockios.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,10 +24,6 @@
 #include <sys/prctl.h>
 #include <sys/uio.h>
 #include <unistd.h>
-
-#ifndef TIOCLINUX
-#define TIOCLINUX 0x541C
-#endif
 
 /* How each guarded syscall names its target. */
 struct meta_call {
@@ -76,90 +69,17 @@ static const struct meta_call calls[] = {
 };
 enum { NCALLS = sizeof calls / sizeof calls[0], NR_IOCTL32 = 54 };
 
-/* ioctl requests that change nothing in the file tree, whatever file they are made on:
- * terminal control, fd flags, queries. Any other request on a file outside the writable set
- * is refused: inode flags (chattr), project ids, fs labels, encryption policies, verity,
- * btrfs subvolumes, block-device writes, whatever a file system adds next. */
-static const uint32_t harmless_ioctls[] = {
-    TCGETS,
-    TCSETS,
-    TCSETSW,
-    TCSETSF,
-    TCGETA,
-    TCGETS2,
-    TCSBRK,
-    TCXONC,
-    TCFLSH,
-    TIOCEXCL,
-    TIOCNXCL,
-    TIOCSCTTY,
-    TIOCGPGRP,
-    TIOCSPGRP,
-    TIOCOUTQ,
-    TIOCGWINSZ,
-    TIOCSWINSZ,
-    TIOCMGET,
-    TIOCNOTTY,
-    TIOCGETD,
-    TIOCGSID,
-    TIOCGPTN,
-    TIOCSPTLCK,
-    TIOCGPTPEER,
-    TIOCGDEV,
-    FIONREAD,
-    FIONBIO,
-    FIOASYNC,
-    FIOCLEX,
-    FIONCLEX,
-    FIOQSIZE,
-    FIGETBSZ,
-    FS_IOC_GETFLAGS,
-    FS_IOC32_GETFLAGS,
-    FS_IOC_GETVERSION,
-    FS_IOC32_GETVERSION,
-    FS_IOC_FSGETXATTR,
-    FS_IOC_FIEMAP,
-    FS_IOC_GETFSLABEL,
-    /* These write only through an fd opened for writing, which Landlock already judged. */
-    FICLONE,
-    FICLONERANGE,
-    FIDEDUPERANGE,
-    BLKGETSIZE,
-    BLKGETSIZE64,
-    BLKSSZGET,
-    BLKBSZGET,
-    /* Read-only queries of devices and file systems (blkid, lsblk, findmnt ask them). */
-    BLKROGET,
-    BLKPBSZGET,
-    BLKIOMIN,
-    BLKIOOPT,
-    BLKALIGNOFF,
-    BLKROTATIONAL,
-    HDIO_GETGEO,
-    TF_FS_IOC_GETFSUUID,
-    TF_FS_IOC_GETFSSYSFSPATH,
-    RNDGETENTCNT,
-    SIOCGIFCONF,
-    SIOCGIFFLAGS,
-    SIOCGIFINDEX,
-    SIOCGIFADDR,
-    SIOCGIFHWADDR,
-    SIOCGIFMTU,
-    SIOCGIFNAME,
-    SIOCGSTAMP_OLD,
-};
-
-/* ioctl (both architectures come here): typing into the terminal is refused outright;
- * harmless requests run; anything else is judged by the supervisor on the file it is made on.
+/* ioctl (both architectures come here): harmless requests run; anything else goes to the
+ * supervisor, which refuses typing into the terminal and judges the rest by its file.
  * Linear, and shared: the kernel compiles the filter at every start, at a cost that grows
  * with its length, while an ioctl walks these few dozen compares in nanoseconds. */
 static void emit_ioctl(struct bpf *b)
 {
     bpf_load(b, offsetof(struct seccomp_data, args[1]));
-    bpf_ret_if(b, TIOCSTI, SECCOMP_RET_ERRNO | EPERM);
-    bpf_ret_if(b, TIOCLINUX, SECCOMP_RET_ERRNO | EPERM);
-    for (size_t i = 0; i < sizeof harmless_ioctls / sizeof harmless_ioctls[0]; i++)
-        bpf_ret_if(b, harmless_ioctls[i], SECCOMP_RET_ALLOW);
+    size_t n;
+    const uint32_t *harmless = ioctls_harmless(&n);
+    for (size_t i = 0; i < n; i++)
+        bpf_ret_if(b, harmless[i], SECCOMP_RET_ALLOW);
     bpf_ret(b, SECCOMP_RET_USER_NOTIF);
 }
 
@@ -362,6 +282,9 @@ static int decide(const struct seccomp_notif *req, const struct policy *p, struc
     res->path[0] = '\0';
     if (is_mount_call(req->data.arch, (int)req->data.nr))
         return EPERM; /* a mount changed would reach outside the view, whatever its target */
+    bool is_ioctl = req->data.nr == (req->data.arch == AUDIT_ARCH_I386 ? NR_IOCTL32 : SYS_ioctl);
+    if (is_ioctl && ioctl_classify(req->data.args[1]) == IOCTL_REFUSED)
+        return EPERM; /* typing into the terminal: refused on any file */
     if (!c)
         return EACCES; /* not a call the filter sends: never expected, so refused */
     int r = read_target(req, c, &t);

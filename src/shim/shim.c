@@ -3,6 +3,7 @@
  * The interposers themselves are in shim_libc.c. */
 #include "shim.h"
 
+#include "linux/ioctls.h"
 #include "core/colour.h"
 #include "core/hint.h"
 #include "core/path.h"
@@ -249,6 +250,25 @@ bool shim_pre(const char *op, unsigned how, int dirfd, const char *path, int dir
     if (given)
         errno = EACCES;
     return given != NULL;
+}
+
+bool shim_ioctl_pre(int fd, unsigned long req)
+{
+    enum ioctl_class c = ioctl_classify(req);
+    if (c == IOCTL_HARMLESS)
+        return false;
+    if (c == IOCTL_JUDGED)
+        return shim_pre("ioctl", SHIM_META, fd, NULL, AT_FDCWD, NULL);
+    if (!shim.active || busy || (shim.conf.mode != SHIM_BLOCK && !shim.conf.precheck_meta))
+        return false; /* the guard refuses it */
+    busy++;
+    struct path_res res;
+    char name[PATH_MAX];
+    target_name(&res, resolve_at(fd, NULL, SHIM_EMPTY, &res), "", name);
+    record("ioctl", "", name, EPERM, "shim");
+    busy--;
+    errno = EPERM;
+    return true;
 }
 
 /* Under the read-only view, removing a name fails with EROFS before the kernel looks the

@@ -25,6 +25,12 @@ enum {
 bool shim_pre(const char *op, unsigned how, int dirfd, const char *path, int dirfd2,
               const char *path2);
 
+/* Before an ioctl REQ on FD, where no guard judges ioctls (the plugin, a nested run) or in
+ * block mode: true (errno EACCES or EPERM, the attempt recorded) when the shim must refuse
+ * it: typing into the terminal always, and a request that may change the file (inode flags,
+ * labels) on a file outside the writable set. */
+bool shim_ioctl_pre(int fd, unsigned long req);
+
 /* After the real call failed: record it when the fence is why (errno kept). */
 void shim_post(const char *op, unsigned how, int dirfd, const char *path, int dirfd2,
                const char *path2);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stddef.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -330,6 +331,27 @@ EXPORT int mkostemps64(char *tmpl, int suffixlen, int flags)
 EXPORT char *mkdtemp(char *tmpl)
 {
     FENCED(mkdtemp, NULL, SHIM_NOFOLLOW, AT_FDCWD, tmpl, tmpl);
+}
+
+/* ---- ioctl: inode flags (chattr) and the like, where no guard judges them ------- */
+
+/* glibc declares `int ioctl(int, unsigned long, ...)`; every request takes one argument. */
+EXPORT int ioctl(int fd, unsigned long req, ...)
+{
+    va_list ap;
+    va_start(ap, req);
+    void *arg = va_arg(ap, void *);
+    va_end(ap);
+    static void *slot_;
+    int (*real)(int, unsigned long, ...) =
+        (int (*)(int, unsigned long, ...))shim_real(&slot_, "ioctl");
+    if (!real) {
+        errno = ENOSYS;
+        return -1;
+    }
+    if (shim_ioctl_pre(fd, req))
+        return -1;
+    return real(fd, req, arg);
 }
 
 /* ---- metadata: Landlock cannot block these, so the shim refuses them beforehand -- */

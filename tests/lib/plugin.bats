@@ -188,6 +188,56 @@ EOF
     diff -u "$BATS_TEST_TMPDIR/before" "$BATS_TEST_TMPDIR/after"
 }
 
+@test "an ioctl that changes a file outside (chattr's inode flags) is refused and reported, in-process and in a child; queries and files inside work" {
+    command -v chattr >/dev/null || skip "no chattr (e2fsprogs)"
+    cat >tests/test_ioctl.py <<'EOF'
+import array, fcntl, os, subprocess
+import pytest
+
+FS_IOC_GETFLAGS, FS_IOC_SETFLAGS, FS_NOATIME_FL = 0x80086601, 0x40086602, 0x80
+
+def flags(fd):
+    buf = array.array("l", [0])
+    fcntl.ioctl(fd, FS_IOC_GETFLAGS, buf, True)  # a query: runs on any file
+    return buf
+
+def test_setflags_in_process():
+    fd = os.open("config.toml", os.O_RDONLY)
+    try:
+        buf = flags(fd)
+        buf[0] |= FS_NOATIME_FL
+        fcntl.ioctl(fd, FS_IOC_SETFLAGS, buf)
+    finally:
+        os.close(fd)
+
+def test_chattr_in_a_child():
+    r = subprocess.run(["chattr", "+A", "config.toml"], capture_output=True, text=True)
+    assert r.returncode != 0, r.stderr  # swallowed: the record still fails the test
+
+def test_inside_still_works():
+    with open("tests/mine.txt", "w"):
+        pass
+    fd = os.open("tests/mine.txt", os.O_RDONLY)
+    try:
+        buf = flags(fd)
+        buf[0] |= FS_NOATIME_FL
+        fcntl.ioctl(fd, FS_IOC_SETFLAGS, buf)
+    finally:
+        os.close(fd)
+    subprocess.run(["chattr", "-A", "tests/mine.txt"], check=True)
+EOF
+    fingerprint_meta >"$BATS_TEST_TMPDIR/before"
+    run $PY -m pytest tests/test_ioctl.py
+    expect_status 1
+    expect_output_has "2 failed, 1 passed"
+    expect_output_has "FAILED tests/test_ioctl.py::test_setflags_in_process - PermissionError"
+    expect_output_has "TEST_SANDBOX_VIOLATION: tests/test_ioctl.py::test_setflags_in_process attempted to write to $P/config.toml"
+    expect_output_has "FAILED tests/test_ioctl.py::test_chattr_in_a_child"
+    expect_output_has "TEST_SANDBOX_VIOLATION: tests/test_ioctl.py::test_chattr_in_a_child attempted to write to $P/config.toml"
+    fingerprint_meta >"$BATS_TEST_TMPDIR/after"
+    diff -u "$BATS_TEST_TMPDIR/before" "$BATS_TEST_TMPDIR/after"
+}
+
 @test "TESTFENCE_WORKSPACE in the environment does not make the plugin stand aside" {
     printf 'from pathlib import Path\ndef test_clobber():\n    Path("config.toml").write_text("clobbered")\n' >tests/test_env.py
     TESTFENCE_WORKSPACE="$P/tests" run $PY -m pytest tests/test_env.py
