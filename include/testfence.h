@@ -127,6 +127,13 @@ long tf_violation_int(const tf_session *s, size_t i, const char *field);
 /* The one-line "TEST_SANDBOX_VIOLATION: ... How to fix: ..." for record I. */
 const char *tf_violation_line(tf_session *s, size_t i);
 
+/* At the end of the run: what it left in the writable set that would switch the next run's
+ * fence off or make it refuse (a module shadowing pytest or testfence, a .pth file, pytest
+ * configuration turning the plugin off), as malloc'd text ("" for nothing; free with
+ * tf_free), and in *COUNT how many (what could not be checked counts as one). A caller that
+ * gets *COUNT > 0 fails the run (exit 120, as testfence run does). NULL on error. */
+char *tf_planted(tf_session *s, int *count);
+
 /* The end of the run: the summary grouped by test (malloc'd text, "" for a clean run;
  * free with tf_free) and report.json in the workspace. NULL on error. */
 char *tf_summary(tf_session *s, int status);

@@ -92,6 +92,7 @@ def _load_library():
         "tf_violation_str": (c_s, [c_p, c_sz, c_s]),
         "tf_violation_line": (c_s, [c_p, c_sz]),
         "tf_summary": (c_p, [c_p, c_i]),
+        "tf_planted": (c_p, [c_p, ctypes.POINTER(c_i)]),
         "tf_free": (None, [c_p]),
     }
     for name, (res, args) in protos.items():
@@ -196,6 +197,20 @@ class Session:
             out.append(rec)
         return out
 
+    def planted(self):
+        """(count, text): what the run left in the writable set that would switch the next
+        run's fence off (testfence.py, sitecustomize.py, a .pth, a config turning the plugin
+        off); what cannot be checked counts as one."""
+        n = ctypes.c_int(0)
+        p = self.lib.tf_planted(self.h, ctypes.byref(n))
+        if not p:
+            return 1, "testfence: cannot check what the tests left in the writable set: %s\n" % (
+                _s(self.lib.tf_error(self.h)))
+        try:
+            return n.value, _s(ctypes.cast(p, ctypes.c_char_p).value)
+        finally:
+            self.lib.tf_free(p)
+
     def summary(self, status):
         p = self.lib.tf_summary(self.h, status)
         if not p:
@@ -219,6 +234,8 @@ class _State:
         self.config = None  # the pytest run that owns this state (not a pytester inline run)
         self.quiet = False  # the plugin's own clean-up: not the tests' writes
         self.notes = []  # said at start-up, and again in the report header (stderr may be captured)
+        self.planted = 0  # what the tests left that would switch the next run's fence off
+        self.planted_text = ""
 
 
 _state = _State()
@@ -747,7 +764,10 @@ def pytest_sessionfinish(session, exitstatus):
     if _state.mode != "fenced" or session.config is not _state.config:
         return
     _state.total = len(_state.session.violations())
-    if _state.total and session.exitstatus == 0:
+    # What the tests left for the next run (a module shadowing testfence, a config turning the
+    # plugin off) fails this one, as under testfence run: a plain `pytest` would import it.
+    _state.planted, _state.planted_text = _state.session.planted()
+    if (_state.total or _state.planted) and session.exitstatus == 0:
         session.exitstatus = 120  # as testfence run: the tests passed but writes were blocked
 
 
@@ -766,6 +786,10 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         return
     for out in _state.session.outputs():
         terminalreporter.write_line("testfence: declared output (writable outside the fence): " + out)
+    if _state.planted:
+        terminalreporter.write_sep("=", "testfence: the next run's fence", red=True)
+        for line in _state.planted_text.strip("\n").splitlines():
+            terminalreporter.write_line(line, red=True)
     text = _state.session.summary(int(exitstatus))
     if text.strip():
         terminalreporter.write_sep("=", "testfence: blocked writes", red=True)

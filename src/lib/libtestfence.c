@@ -541,6 +541,25 @@ TF_PUBLIC const char *tf_violation_line(tf_session *s, size_t i)
     return s->line;
 }
 
+TF_PUBLIC char *tf_planted(tf_session *s, int *count)
+{
+    char *text = NULL;
+    size_t len = 0;
+    *count = 0;
+    if (!s->loaded || diag_of(s)->wsfd < 0) {
+        tf_errf(&s->err, "tf_planted before tf_prepare");
+        return NULL;
+    }
+    FILE *f = open_memstream(&text, &len);
+    if (!f) {
+        tf_errf(&s->err, "out of memory");
+        return NULL;
+    }
+    *count = session_left_hazards(&s->ses, f);
+    fclose(f);
+    return text;
+}
+
 TF_PUBLIC char *tf_summary(tf_session *s, int status)
 {
     char *text = NULL;

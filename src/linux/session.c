@@ -363,20 +363,18 @@ void session_records(void *s)
     channel_drain(&((struct session *)s)->ch);
 }
 
-/* After the command: hazards it left in the writable set (a module shadowing pytest, a
- * config switching the plugin off, a link leading out), which would make the next run refuse
- * or, for a plain pytest, run unfenced. Said on OUT; how many more than before the run. */
-static int left_hazards(struct session *s, FILE *out)
+int session_left_hazards(struct session *s, FILE *out)
 {
+    const char *who = s->pl.in_process ? "the tests" : "the command";
     char *text = NULL;
     size_t len = 0;
     tf_err err = {{0}};
     FILE *f = open_memstream(&text, &len), *quiet = fopen("/dev/null", "we");
     if (!f || !quiet) { /* fail closed: what cannot be checked counts as planted */
         fprintf(out,
-                "testfence: cannot check what the command left in the writable set: %s; "
+                "testfence: cannot check what %s left in the writable set: %s; "
                 "the run fails\n",
-                strerror(errno));
+                who, strerror(errno));
         if (f)
             fclose(f);
         if (quiet)
@@ -396,18 +394,18 @@ static int left_hazards(struct session *s, FILE *out)
     fclose(quiet);
     if (n < 0) {
         fprintf(out,
-                "testfence: cannot check what the command left in the writable set: %s; "
+                "testfence: cannot check what %s left in the writable set: %s; "
                 "the run fails\n",
-                err.msg);
+                who, err.msg);
         free(text);
         return 1;
     }
     int more = after - s->fence_off;
     if (more > 0)
         fprintf(out,
-                "testfence: the command left %d hazard%s in the writable set, which would switch "
+                "testfence: %s left %d hazard%s in the writable set, which would switch "
                 "the next run's fence off or make it refuse; remove %s:\n%s",
-                more, more == 1 ? "" : "s", more == 1 ? "it" : "them", text);
+                who, more, more == 1 ? "" : "s", more == 1 ? "it" : "them", text);
     free(text);
     return more > 0 ? more : 0;
 }
@@ -418,7 +416,7 @@ int session_finish(struct session *s, FILE *out, char *const *argv, int command_
     /* What the command left for the next run fails this one, as a tampered record does
      * (--allow-violations does not cover either). */
     prune_done(s);
-    bool planted = s->backend != SESSION_NONE && left_hazards(s, out) > 0;
+    bool planted = s->backend != SESSION_NONE && session_left_hazards(s, out) > 0;
     char why[PATH_MAX + 128];
     channel_drain(&s->ch);
     bool tampered = channel_check(&s->ch, s->pl.ws.dir, why, sizeof why) < 0;

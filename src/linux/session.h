@@ -82,6 +82,13 @@ const char *session_layer(const struct session *s);
  * spawn's poll loop, whenever the channel's socket is readable). */
 void session_records(void *s);
 
+/* After the command (or the tests, for a process that fences itself): the hazards it left in
+ * the writable set (a module shadowing pytest, a config switching the plugin off, a link
+ * leading out), which would make the next run refuse or a plain pytest run unfenced. Said on
+ * OUT; returns how many more there are than before the run (what could not be checked counts
+ * as one: fail closed). */
+int session_left_hazards(struct session *s, FILE *out);
+
 /* After the command: the summary to OUT (coloured on a terminal), report.json, the
  * outputs OUTS asks for (NULL: none), and the status to exit with (see diag_finish); a
  * violation log the command deleted or rewrote fails the run (120 when the command exited

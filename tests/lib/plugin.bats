@@ -238,6 +238,38 @@ EOF
     diff -u "$BATS_TEST_TMPDIR/before" "$BATS_TEST_TMPDIR/after"
 }
 
+@test "a test that plants what would switch the next run's fence off fails the run: 120, the files named" {
+    cat >tests/test_plant.py <<'EOF'
+from pathlib import Path
+
+HERE = Path(__file__).parent
+
+def test_plants_a_module():
+    (HERE / "testfence.py").write_text("def pytest_configure(config): pass\n")
+
+def test_plants_a_config():
+    (HERE / "sub").mkdir(exist_ok=True)
+    (HERE / "sub" / "pytest.ini").write_text("[pytest]\naddopts = -p no:testfence\n")
+EOF
+    run $PY -m pytest tests/test_plant.py
+    expect_status 120
+    expect_output_has "2 passed"
+    expect_output_has "testfence: the tests left 2 hazards in the writable set, which would switch the next run's fence off"
+    expect_output_has "$P/tests/testfence.py is a module inside the writable set"
+    expect_output_has "$P/tests/sub/pytest.ini"
+    # A failing test keeps its own status; what it planted is still said.
+    printf 'def test_fails():\n    assert False\n' >tests/test_fail.py
+    rm tests/testfence.py tests/sub/pytest.ini
+    printf 'import os\n' >tests/sitecustomize.py
+    run $PY -m pytest -p testfence tests/test_fail.py
+    expect_status 4 # planted before this run: refused at start, as today
+    rm tests/sitecustomize.py
+    run $PY -m pytest tests/test_plant.py tests/test_fail.py
+    expect_status 1
+    expect_output_has "the tests left 2 hazards"
+    assert_outside_unchanged
+}
+
 @test "TESTFENCE_WORKSPACE in the environment does not make the plugin stand aside" {
     printf 'from pathlib import Path\ndef test_clobber():\n    Path("config.toml").write_text("clobbered")\n' >tests/test_env.py
     TESTFENCE_WORKSPACE="$P/tests" run $PY -m pytest tests/test_env.py
