@@ -2,7 +2,8 @@
 # The plugin's start-up cost: `pytest --collect-only -q` on a small project (20 test
 # modules, 10 tests each), without and with `-p testfence`, in one hyperfine run.
 # "with" loads libtestfence.so, builds the plan, creates a workspace, writes the shim's
-# configuration, applies the fence and installs the audit hook.
+# configuration, applies the fence and installs the audit hook; by default it also starts
+# pytest once more with the shim preloaded (timed apart with --testfence-reexec=off).
 # usage: bench/plugin.sh [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,13 +26,16 @@ export PYTHONPATH="$src/python" TESTFENCE_LIBRARY="$build/libtestfence.so" PYTHO
 py=/usr/bin/python3
 hyperfine -N --warmup 3 --runs "${RUNS:-30}" --export-json "$proj/plugin-bench.json" \
     -n "pytest --collect-only -q (no plugin)" "$py -m pytest --collect-only -q -p no:cacheprovider" \
+    -n "pytest --collect-only -q -p testfence --testfence-reexec=off" "$py -m pytest --collect-only -q -p no:cacheprovider -p testfence --testfence-reexec=off" \
     -n "pytest --collect-only -q -p testfence" "$py -m pytest --collect-only -q -p no:cacheprovider -p testfence"
 $py - "$proj/plugin-bench.json" <<'PY'
 import json, sys
-a, b = json.load(open(sys.argv[1]))["results"]
+a, *rest = json.load(open(sys.argv[1]))["results"]
 ms = lambda x: x * 1000
-for k in ("min", "median"):
-    print(f"{k:6} wall: {ms(a[k]):7.1f} ms -> {ms(b[k]):7.1f} ms ({ms(b[k] - a[k]):+.1f} ms)")
 cpu = lambda v: v["user"] + v["system"]
-print(f"mean user+sys: {ms(cpu(a)):7.1f} ms -> {ms(cpu(b)):7.1f} ms ({ms(cpu(b) - cpu(a)):+.1f} ms)")
+for b in rest:
+    print(b["command"] + ":")
+    for k in ("min", "median"):
+        print(f"  {k:6} wall: {ms(a[k]):7.1f} ms -> {ms(b[k]):7.1f} ms ({ms(b[k] - a[k]):+.1f} ms)")
+    print(f"  mean user+sys: {ms(cpu(a)):7.1f} ms -> {ms(cpu(b)):7.1f} ms ({ms(cpu(b) - cpu(a)):+.1f} ms)")
 PY

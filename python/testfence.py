@@ -24,6 +24,8 @@ ENV_PLUGIN = "TESTFENCE_PLUGIN"
 # For tests and unusual installs: the path of libtestfence.so. It never selects config.
 ENV_LIBRARY = "TESTFENCE_LIBRARY"
 SHIM_NAME = "libtestfence_preload.so"
+# Set by a pytest that started itself again with the shim preloaded, for the new process only.
+ENV_REEXEC = "TESTFENCE_PLUGIN_REEXEC"
 AT_FDCWD = -100
 TF_PATH_NOFOLLOW = 1
 TF_PATH_EMPTY = 2
@@ -234,6 +236,7 @@ class _State:
         self.config = None  # the pytest run that owns this state (not a pytester inline run)
         self.quiet = False  # the plugin's own clean-up: not the tests' writes
         self.notes = []  # said at start-up, and again in the report header (stderr may be captured)
+        self.reexeced = False  # this process is pytest started again with the shim preloaded
         self.planted = 0  # what the tests left that would switch the next run's fence off
         self.planted_text = ""
 
@@ -253,6 +256,10 @@ def pytest_addoption(parser):
                          "write, like testfence run --output: a report")
     group.addoption("--testfence-keep-tmp", action="store_true", default=False,
                     help="keep the run's private temp dir (pytest's tmp_path) at the end")
+    group.addoption("--testfence-reexec", choices=("auto", "off"), default="auto",
+                    help="auto (default): start pytest once more with testfence's shim "
+                         "preloaded, so writes this process's C code (sqlite3, coverage) makes "
+                         "outside are reported too; off: do not (they are still refused)")
 
 
 def _warn(msg):
@@ -330,11 +337,79 @@ def _check_outputs(s, opt):
     raise FenceError("\n".join(lines))
 
 
+def _is_pytest_command():
+    """Is this process the pytest command itself (`pytest ...`, `python -m pytest ...`) with
+    its command line as given? Not pytest.main() inside another program, nor an IDE's runner:
+    starting those again would run the program's own code twice."""
+    argv0, orig = sys.argv[0], getattr(sys, "orig_argv", None)
+    if not orig or len(orig) < len(sys.argv) or orig[len(orig) - len(sys.argv) + 1:] != sys.argv[1:]:
+        return False
+    return (os.path.basename(argv0) in ("pytest", "py.test", "pytest-3")
+            or argv0.endswith(os.path.join("pytest", "__main__.py")))
+
+
+def _reexec_with_shim(config, opt, s):
+    """Start this pytest again, from the beginning, with the shim preloaded: an LD_PRELOAD
+    cannot be added to a running process, and only the shim sees the kernel refuse a write
+    that C code makes in this process (sqlite3.connect, coverage's data file); the audit hook
+    sees Python's own calls only. Once, before any conftest or test ran. Returns only when it
+    does not: then such writes are refused all the same, and the header says they are not
+    reported."""
+    if os.environ.pop(ENV_REEXEC, None) == "1":
+        _state.reexeced = True  # this is the new process
+        return
+    shim = s.get("shim")
+    why = None
+    if opt("testfence_reexec") == "off":
+        why = "--testfence-reexec=off"
+    elif not shim:
+        why = "no shim beside libtestfence.so"
+    elif not _is_pytest_command():
+        why = "pytest was not started as `pytest` or `python -m pytest`"
+    if why:
+        _state.notes.append("writes refused in this process that C code makes (sqlite3, coverage's "
+                            "data file) are not reported (%s); children's are" % why)
+        return
+    capman = config.pluginmanager.getplugin("capturemanager")
+    if capman is not None:
+        capman.suspend_global_capture(in_=True)  # the new process gets the real fds 0, 1, 2
+    sys.stdout.flush()
+    sys.stderr.flush()
+    env = dict(os.environ)
+    env[ENV_REEXEC] = "1"
+    env["LD_PRELOAD"] = shim + (" " + env["LD_PRELOAD"] if env.get("LD_PRELOAD") else "")
+    try:
+        os.execve(sys.executable, [sys.executable] + sys.orig_argv[1:], env)
+    except OSError as e:
+        if capman is not None:
+            capman.resume_global_capture()
+        _state.notes.append("writes refused in this process that C code makes are not reported "
+                            "(cannot start pytest again with the shim: %s)" % e)
+
+
+def _attach_shim(conf):
+    """With this run's shim loaded here (started again with it), let it look at this process
+    too: it records each write the kernel refuses, whatever code made it. True when it does."""
+    if not conf or not _shim_mapped():
+        return False
+    try:
+        attach = ctypes.CDLL(None).testfence_shim_attach
+    except AttributeError:
+        return False
+    attach.argtypes, attach.restype = [ctypes.c_char_p], ctypes.c_int
+    if attach(os.fsencode(conf)) == 0:
+        return True
+    _state.notes.append("the shim loaded in this process cannot read %s: writes refused here "
+                        "that C code makes are not reported" % conf)
+    return False
+
+
 def _start_fenced(config, opt, s=None):
     lib = _load_library()
     if s is None:
         s = Session(lib)
         s.load(opt("testfence_allow") or [], opt("testfence_output") or [])
+    _reexec_with_shim(config, opt, s)
     _check_outputs(s, opt)
     s.check()
     s.prepare()
@@ -342,13 +417,19 @@ def _start_fenced(config, opt, s=None):
         _state.notes.append(line[len("testfence: "):] if line.startswith("testfence: ") else line)
         _warn(_state.notes[-1])
     _apply_env(s, config)
+    shim_here = _attach_shim(os.environ.get("TESTFENCE_SHIM_CONF"))
+    if _state.reexeced and not shim_here and not any("C code makes" in n for n in _state.notes):
+        _state.notes.append("pytest was started again with the shim preloaded, but it did not "
+                            "load: writes refused in this process that C code makes are not "
+                            "reported")
+        _warn(_state.notes[-1])
     s.fence()
     tmp = s.get("tmp")
     if tmp:
         atexit.register(_empty_tmp, tmp, bool(opt("testfence_keep_tmp")))
     _state.session = s
     _state.mode = "fenced"
-    _state.record_in_process = True
+    _state.record_in_process = not shim_here  # else the shim records, as for children
     _state.why = "fenced (Landlock ABI %d): writes only beneath %s, the run's temp dir and the system set; workspace %s" % (
         lib.tf_landlock_abi(s.h), s.get("fence_dir"), s.get("workspace"))
     outputs = s.outputs()
@@ -670,8 +751,8 @@ def _audit(event, args):
     for op, target, nofollow, meta, oflags, source in targets:
         if target is None:
             continue
-        if meta and not st.record_in_process:
-            continue  # this run's shim is loaded here and refuses it itself
+        if not st.record_in_process and not st.fixtures:
+            continue  # this run's shim is loaded here: it records, and refuses metadata itself
         dirfd, path, flags = target
         flags |= TF_PATH_NOFOLLOW if nofollow else 0
         verdict, resolved = st.session.path_check_at(dirfd, path, flags)
@@ -682,11 +763,12 @@ def _audit(event, args):
         if not meta and (verdict == 2 or _fails_first(op, oflags, resolved, source)):
             continue  # harmless tool state, or refused before the fence: nothing to report
         shown = os.fsdecode(path) if path else ""
-        if st.record_in_process:
-            test, phase = _current()
-            st.session.record(op, shown, resolved, errno.EACCES, meta, test, phase)
-            if st.fixtures and test:
-                st.fixture_of[(test, resolved)] = st.fixtures[-1]
+        test, phase = _current()
+        if st.fixtures and test:  # whoever records it, the failure names the fixture
+            st.fixture_of[(test, resolved)] = st.fixtures[-1]
+        if not st.record_in_process:
+            continue  # the shim loaded here records it (and refuses metadata)
+        st.session.record(op, shown, resolved, errno.EACCES, meta, test, phase)
         if meta:
             _refuse(op, shown or None)
 

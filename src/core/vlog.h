@@ -48,7 +48,8 @@ struct vlog_self {
 void vlog_record_self(struct vlog_record *r, struct vlog_self *self);
 
 /* Split the phase off a test variable's value in place: "tests/t.py::test_x (call)" leaves
- * "tests/t.py::test_x" in TEST and returns "call" (setup, call or teardown), else NULL. */
+ * "tests/t.py::test_x" in TEST and returns "call" (setup, call, teardown, or collect: the
+ * plugin's while a module is imported), else NULL. */
 const char *vlog_split_test(char *test);
 
 /* Format R as one JSON line (newline included) into OUT (at least VLOG_MAX bytes).

@@ -27,12 +27,18 @@
  * that hits the fence ten thousand times does not bury the test output. */
 enum { LIVE_MAX = 100 };
 
-/* Set once by the constructor, read-only afterwards (the only global state of the shim). */
+/* Set once, by the constructor or by testfence_shim_attach, read-only afterwards (the only
+ * global state of the shim): `active` is published last, with release order. */
 static struct {
     bool active;
     struct shimconf conf;
     char fence[PATH_MAX + 1]; /* "<root>/tests/" for the live line */
 } shim;
+
+static bool active(void)
+{
+    return __atomic_load_n(&shim.active, __ATOMIC_ACQUIRE);
+}
 
 static unsigned live_count;
 
@@ -49,22 +55,39 @@ void *shim_real(void **slot, const char *name)
     return p;
 }
 
-/* Load the configuration testfence left for us: testfence run keeps it in its private
- * directory, outside the writable set; a process that fences itself, in its workspace.
- * Without it the shim does nothing: the process was not started by testfence, or its
- * environment was changed. */
+/* Load the configuration CONF names and start looking; once only. 0, or -1 (nothing done). */
+static int attach(const char *conf)
+{
+    static int once; /* the first caller wins; the rest see it done */
+    tf_err err;
+    if (!conf || conf[0] != '/' || __atomic_exchange_n(&once, 1, __ATOMIC_ACQ_REL))
+        return active() ? 0 : -1;
+    busy++;
+    int rc = shimconf_load(conf, &shim.conf, &err);
+    if (rc == 0) {
+        policy_fence_label(&shim.conf.policy, shim.fence, sizeof shim.fence);
+        __atomic_store_n(&shim.active, true, __ATOMIC_RELEASE);
+    }
+    busy--;
+    return rc;
+}
+
+/* The configuration testfence left for us: testfence run keeps it in its private directory,
+ * outside the writable set; a process that fences itself, in its workspace. Without it the
+ * shim does nothing (the process was not started by testfence, or its environment was
+ * changed) until testfence_shim_attach. */
 __attribute__((constructor)) static void shim_init(void)
 {
     const char *conf = getenv("TESTFENCE_SHIM_CONF");
-    tf_err err;
-    if (!conf || conf[0] != '/')
-        return;
-    busy++;
-    if (shimconf_load(conf, &shim.conf, &err) == 0) {
-        policy_fence_label(&shim.conf.policy, shim.fence, sizeof shim.fence);
-        shim.active = true;
-    }
-    busy--;
+    if (conf)
+        attach(conf);
+}
+
+/* For a process that fences itself after it started with the shim preloaded (the pytest
+ * plugin starts pytest again so): look from now on, with the configuration at CONF. */
+__attribute__((visibility("default"))) int testfence_shim_attach(const char *conf)
+{
+    return attach(conf);
 }
 
 /* ---- resolution ------------------------------------------------------------ */
@@ -234,7 +257,7 @@ static const char *snap(const char *path, char *buf)
 bool shim_pre(const char *op, unsigned how, int dirfd, const char *path, int dirfd2,
               const char *path2)
 {
-    if (!shim.active || busy || (how & SHIM_SKIP) ||
+    if (!active() || busy || (how & SHIM_SKIP) ||
         (shim.conf.mode != SHIM_BLOCK && !((how & SHIM_META) && shim.conf.precheck_meta)))
         return false;
     busy++;
@@ -259,7 +282,7 @@ bool shim_ioctl_pre(int fd, unsigned long req)
         return false;
     if (c == IOCTL_JUDGED)
         return shim_pre("ioctl", SHIM_META, fd, NULL, AT_FDCWD, NULL);
-    if (!shim.active || busy || (shim.conf.mode != SHIM_BLOCK && !shim.conf.precheck_meta))
+    if (!active() || busy || (shim.conf.mode != SHIM_BLOCK && !shim.conf.precheck_meta))
         return false; /* the guard refuses it */
     busy++;
     struct path_res res;
@@ -285,7 +308,7 @@ void shim_post(const char *op, unsigned how, int dirfd, const char *path, int di
                const char *path2)
 {
     int e = errno;
-    if (!shim.active || busy || (how & SHIM_SKIP) || !fence_errno(e))
+    if (!active() || busy || (how & SHIM_SKIP) || !fence_errno(e))
         return;
     char copy[PATH_MAX], copy2[PATH_MAX];
     path = snap(path, copy);

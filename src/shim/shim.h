@@ -35,6 +35,11 @@ bool shim_ioctl_pre(int fd, unsigned long req);
 void shim_post(const char *op, unsigned how, int dirfd, const char *path, int dirfd2,
                const char *path2);
 
+/* Exported for a process that fences itself after it started with the shim preloaded (the
+ * pytest plugin, through ctypes): look from now on, with the configuration at CONF (once; a
+ * shim already looking keeps its own). 0, or -1 when CONF cannot be read. */
+int testfence_shim_attach(const char *conf);
+
 /* The real function NAME, looked up once (dlsym RTLD_NEXT) and cached in *SLOT. */
 void *shim_real(void **slot, const char *name);
 

@@ -270,6 +270,43 @@ EOF
     assert_outside_unchanged
 }
 
+@test "a write C code makes in the test process (sqlite3) is reported and fails its test: pytest starts once more with the shim; =off says what it costs" {
+    cat >tests/test_c.py <<'EOF'
+import sqlite3, sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+def test_sqlite_outside_swallowed():
+    try:
+        sqlite3.connect(str(ROOT / "app.db")).execute("create table t(x)")
+    except sqlite3.OperationalError:
+        pass
+
+def test_sqlite_inside(tmp_path):
+    sqlite3.connect(str(tmp_path / "ok.db")).execute("create table t(x)")
+
+def test_stdin_is_the_callers():
+    assert sys.stdin.read() == "from the caller\n"
+EOF
+    run sh -c 'echo "from the caller" | "$0" -m pytest -s -p no:cacheprovider tests/test_c.py' "$PY"
+    expect_status 1
+    expect_output_has "1 failed, 2 passed"
+    expect_output_has "FAILED tests/test_c.py::test_sqlite_outside_swallowed"
+    expect_output_has "TEST_SANDBOX_VIOLATION: tests/test_c.py::test_sqlite_outside_swallowed attempted to write to $P/app.db"
+    [ "$(grep -c 'test session starts' <<<"$output")" = 1 ] # said once: nothing printed before
+    run sh -c 'echo "from the caller" | "$0" -m pytest -s --testfence-reexec=off tests/test_c.py' "$PY"
+    expect_status 0
+    expect_output_has "writes refused in this process that C code makes (sqlite3, coverage's data file) are not reported (--testfence-reexec=off)"
+    # pytest.main() inside a program is never started again: its own code would run twice.
+    run "$PY" -c 'import sys, pytest; print("program ran"); sys.exit(pytest.main(["tests/test_c.py", "-k", "sqlite"]))'
+    expect_status 0
+    [ "$(grep -c 'program ran' <<<"$output")" = 1 ]
+    expect_output_has "not reported (pytest was not started as \`pytest\` or \`python -m pytest\`)"
+    [ ! -e app.db ]
+    assert_outside_unchanged
+}
+
 @test "TESTFENCE_WORKSPACE in the environment does not make the plugin stand aside" {
     printf 'from pathlib import Path\ndef test_clobber():\n    Path("config.toml").write_text("clobbered")\n' >tests/test_env.py
     TESTFENCE_WORKSPACE="$P/tests" run $PY -m pytest tests/test_env.py
