@@ -229,9 +229,13 @@ static int reopen_fd(int fd, const char **step)
     *step = what;
     if (fl < 0 || fstat(fd, &was) < 0)
         return 0; /* not open */
-    if (!(S_ISREG(was.st_mode) || S_ISDIR(was.st_mode)) || (fl & O_ACCMODE) != O_RDONLY ||
-        (fl & O_PATH))
-        return 0; /* a terminal, a pipe, a file opened for writing, an O_PATH (no metadata) */
+    bool opath = fl & O_PATH;
+    /* An O_PATH fd is reopened too: *at() calls relative to it, and /proc/self/fd/N, would
+     * reach the machine's writable mount. A terminal, a pipe, a FIFO, a file opened for
+     * writing stay as they are (testfence refuses io_uring for the run where one of them
+     * reaches outside the writable set: its ops make no syscall the guard sees). */
+    if (!opath && (!(S_ISREG(was.st_mode) || S_ISDIR(was.st_mode)) || (fl & O_ACCMODE) != O_RDONLY))
+        return 0;
     if (was.st_nlink == 0)
         return 0; /* deleted (a shell's here-document): no name anywhere to change */
     snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
@@ -239,11 +243,13 @@ static int reopen_fd(int fd, const char **step)
     if (n <= 0 || n >= (ssize_t)sizeof path - 1 || path[0] != '/')
         return EBADF; /* no name, or one cut short: never reopen something else */
     path[n] = '\0';
-    int nfd = open(path, (fl & (O_APPEND | O_NONBLOCK | O_DIRECTORY | O_NOATIME)) | O_RDONLY |
-                             O_NOCTTY | O_CLOEXEC);
+    int how = opath
+                  ? O_PATH | (S_ISLNK(was.st_mode) ? O_NOFOLLOW : 0) | (fl & O_DIRECTORY)
+                  : (fl & (O_APPEND | O_NONBLOCK | O_DIRECTORY | O_NOATIME)) | O_RDONLY | O_NOCTTY;
+    int nfd = open(path, how | O_CLOEXEC);
     if (nfd < 0)
         return errno;
-    off_t off = lseek(fd, 0, SEEK_CUR);
+    off_t off = opath ? 0 : lseek(fd, 0, SEEK_CUR);
     if (fstat(nfd, &now) < 0 || now.st_dev != was.st_dev || now.st_ino != was.st_ino ||
         (off > 0 && lseek(nfd, off, SEEK_SET) != off) || dup2(nfd, fd) < 0) {
         close(nfd);

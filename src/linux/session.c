@@ -290,19 +290,37 @@ static bool nested(void)
     return getenv("TESTFENCE_RUN_ID") != NULL;
 }
 
-/* Does a descriptor the command inherits (0, 1, 2, the kept ones), opened for writing, reach a
- * file outside the writable set (`> log.txt` at the root)? The user chose to hand it over;
- * io_uring's metadata ops on it would make no syscall the guard sees, so the run then goes
- * without io_uring. What cannot be told counts as outside. */
-static bool writes_outside(const struct session *s, const struct spawn_opts *so)
+/* Is FD something no file system holds: a pipe, a socket, an anonymous inode (its link reads
+ * "pipe:[...]", not a path)? */
+static bool anonymous(int fd)
+{
+    char link[64], target[16];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, target, sizeof target);
+    return n > 0 && target[0] != '/';
+}
+
+/* Could io_uring change something outside the writable set through a descriptor the command
+ * inherits (0, 1, 2, the kept ones)? Its ops make no syscall the guard sees. Yes when one
+ * names a file outside and is opened for writing (`> log.txt`: the user handed it over), or
+ * is one the namespace layer does not reopen on its read-only view (a FIFO, a device, a
+ * socket's inode: still on the machine's writable mount). A regular file or directory open
+ * for reading or O_PATH is reopened there. What cannot be told counts as outside. */
+static bool reaches_outside(const struct session *s, const struct spawn_opts *so)
 {
     static struct path_res res; /* PATH_MAX: not on the stack */
     for (size_t i = 0; i < 3 + so->nkeep_fds; i++) {
         int fd = i < 3 ? (int)i : so->keep_fds[i - 3];
         struct stat st;
         int fl = fcntl(fd, F_GETFL);
-        if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY || fstat(fd, &st) < 0 ||
-            !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+        if (fl < 0 || fstat(fd, &st) < 0 || anonymous(fd))
+            continue; /* not open, or no file system's */
+        bool reopened =
+            s->ns_on && ((fl & O_PATH) || ((fl & O_ACCMODE) == O_RDONLY &&
+                                           (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))));
+        bool plain_read = !s->ns_on && (fl & O_ACCMODE) == O_RDONLY && !(fl & O_PATH) &&
+                          (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode));
+        if (reopened || plain_read) /* (the fallback's reading fds: a documented limit) */
             continue;
         /* The one resolver names the open file (a deleted or too deep one too). */
         if (path_resolve_at(NULL, fd, "", PATH_EMPTY, &res, NULL) < 0 || res.kind != PATH_FILE ||
@@ -315,7 +333,7 @@ static bool writes_outside(const struct session *s, const struct spawn_opts *so)
 int session_launch(struct session *s, struct spawn_opts *so, bool require_ns, int *status,
                    tf_err *err)
 {
-    so->refuse_uring = s->backend == SESSION_LANDLOCK && writes_outside(s, so);
+    so->refuse_uring = s->backend == SESSION_LANDLOCK && reaches_outside(s, so);
     bool contained = s->backend != SESSION_NONE;
     so->ns = s->ns_on ? &s->ns : NULL;
     so->test_env = s->test_env;

@@ -216,6 +216,10 @@ escape() {
 @test "abstract-service root" { escape abstract_service root; }
 @test "abstract-service nobody" { escape abstract_service nobody; }
 @test "mount-setattr root" { escape mount_setattr root; }
+@test "opath-stdin-dir root" { escape opath_stdin_dir root; }
+@test "opath-stdin-dir nobody" { escape opath_stdin_dir nobody; }
+@test "opath-stdin-file root" { escape opath_stdin_file root; }
+@test "opath-stdin-file nobody" { escape opath_stdin_file nobody; }
 @test "meta-static-chmod root" { escape meta_static_chmod root; }
 @test "meta-static-chmod nobody" { escape meta_static_chmod nobody; }
 @test "ia32-chmod root" { escape ia32_chmod root; }

@@ -82,6 +82,29 @@ static long op(struct io_uring *ring, int argc, char **argv)
         io_uring_prep_fsetxattr(sqe, (int)strtol(p, NULL, 10), "user.escape", "escaped", 0, 7);
         return run1(ring);
     }
+    if (argc == 4 && !strcmp(o, "fsetxattr-at")) {
+        /* A file opened read-only relative to an fd the command was given (an O_PATH fd of
+         * the project): on whichever mount that fd is. */
+        int fd = openat((int)strtol(p, NULL, 10), argv[3], O_RDONLY);
+        if (fd < 0)
+            return -1;
+        io_uring_prep_fsetxattr(sqe, fd, "user.escape", "escaped", 0, 7);
+        long r = run1(ring);
+        close(fd);
+        return r;
+    }
+    if (argc == 3 && !strcmp(o, "fsetxattr-proc")) {
+        /* The file an fd the command was given names, reopened through /proc/self/fd. */
+        char link[64];
+        snprintf(link, sizeof link, "/proc/self/fd/%s", p);
+        int fd = open(link, O_RDONLY);
+        if (fd < 0)
+            return -1;
+        io_uring_prep_fsetxattr(sqe, fd, "user.escape", "escaped", 0, 7);
+        long r = run1(ring);
+        close(fd);
+        return r;
+    }
     errno = EINVAL;
     return -2;
 }
@@ -89,9 +112,10 @@ static long op(struct io_uring *ring, int argc, char **argv)
 int main(int argc, char **argv)
 {
     if (argc < 3)
-        return esc_usage(argv[0],
-                         "openat|unlinkat|mkdirat|setxattr|fsetxattr PATH | fsetxattr-fd FD | "
-                         "renameat|linkat FROM TO");
+        return esc_usage(
+            argv[0],
+            "openat|unlinkat|mkdirat|setxattr|fsetxattr PATH | fsetxattr-fd|fsetxattr-proc FD | "
+            "fsetxattr-at FD NAME | renameat|linkat FROM TO");
     struct io_uring ring;
     int r = io_uring_queue_init(4, &ring, 0);
     if (r < 0) {
