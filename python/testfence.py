@@ -444,12 +444,17 @@ def _says_off(args):
                or a in ("-pno:testfence", "no:testfence") for i, a in enumerate(args))
 
 
-def _off_from_writable_ini(config, opt):
-    """The configuration file whose addopts turn the plugin off, when it lies inside the
-    writable set (where a test can write it), else None."""
+def _sets_options(args):
+    """Do these pytest arguments give the plugin options (--testfence-allow, -output, ...)?"""
+    return any(str(a).startswith("--testfence-") for a in args)
+
+
+def _from_writable_ini(config, opt, test):
+    """The configuration file whose addopts TEST holds for, when it lies inside the writable
+    set (where a test can write it), else None."""
     inipath = getattr(config, "inipath", None)
     try:
-        if not inipath or not _says_off(config.getini("addopts")):
+        if not inipath or not test(config.getini("addopts")):
             return None
         s = Session(_load_library())
     except (FenceError, ValueError):
@@ -509,8 +514,14 @@ def _start(config, opt):
     if opt("help") or opt("version"):
         _state.mode = "help"
         return
+    src = _from_writable_ini(config, opt, _sets_options)
+    if src:
+        raise pytest.UsageError(
+            "testfence: %s gives the plugin options (--testfence-...) from inside the writable "
+            "set, where a test can write them to widen the next run's fence: refused. Move them "
+            "to the configuration at the project root, or pass them on the command line" % src)
     if opt("testfence") == "off":
-        src = _off_from_writable_ini(config, opt)
+        src = _from_writable_ini(config, opt, _says_off)
         if src:
             raise pytest.UsageError(
                 "testfence: %s turns the plugin off (--testfence=off), from inside the writable "

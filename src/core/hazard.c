@@ -100,6 +100,14 @@ static bool turns_plugin_off(const char *text)
     return strstr(text, "testfence") && (strstr(text, "unregister") || strstr(text, "set_blocked"));
 }
 
+/* Does TEXT give the plugin any other option (--testfence-allow, --testfence-output,
+ * --testfence-reexec...)? From inside the writable set each would let a test decide how the
+ * next run is fenced: widen it, or stop its records. (A conftest.py loads after the fence.) */
+static bool sets_plugin_options(const char *name, const char *text)
+{
+    return strcmp(name, "conftest.py") != 0 && strstr(text, "--testfence-") != NULL;
+}
+
 /* The first MAX bytes of the regular file NAME in DIRFD, NUL-terminated (empty on failure). */
 static void head(int dirfd, const char *name, char *buf, size_t max)
 {
@@ -128,12 +136,25 @@ static int check_pytest_config(struct scan *s, const struct walk_entry *e)
         return tf_errf(s->err, "out of memory");
     head(e->dirfd, e->name, text, 1u << 20);
     const char *section = pytest_files[i].section;
-    bool off = turns_plugin_off(text);
-    if (off && s->o->fence_off)
+    bool off = turns_plugin_off(text), options = !off && sets_plugin_options(e->name, text);
+    if ((off || options) && s->o->fence_off)
         (*s->o->fence_off)++;
     bool config = !section || (section[0] && strstr(text, section));
     free(text);
-    if (off && s->o->plugin_off_refused) {
+    if (options && s->o->plugin_off_refused) {
+        fprintf(s->out,
+                "  %s gives the testfence plugin options (--testfence-...), from inside the "
+                "writable set, where a test can write them to widen the next run's fence; move "
+                "them to the configuration at the project root, or the command line\n",
+                e->path);
+        s->found++;
+    } else if (options) {
+        fprintf(s->o->warn,
+                "testfence: warning: %s gives the testfence plugin options from inside the "
+                "writable set: a plain pytest there would take them (a wider fence); move them "
+                "to the configuration at the project root\n",
+                e->path);
+    } else if (off && s->o->plugin_off_refused) {
         fprintf(s->out,
                 "  %s turns the testfence plugin off, from inside the writable set, where a "
                 "test can write it; remove that option (or the file)\n",

@@ -250,13 +250,19 @@ def test_plants_a_module():
 def test_plants_a_config():
     (HERE / "sub").mkdir(exist_ok=True)
     (HERE / "sub" / "pytest.ini").write_text("[pytest]\naddopts = -p no:testfence\n")
+
+def test_plants_options():
+    (HERE / "wide").mkdir(exist_ok=True)
+    (HERE / "wide" / "setup.cfg").write_text("[tool:pytest]\naddopts = --testfence-allow=/\n")
 EOF
     run $PY -m pytest tests/test_plant.py
     expect_status 120
-    expect_output_has "2 passed"
-    expect_output_has "testfence: the tests left 2 hazards in the writable set, which would switch the next run's fence off"
+    expect_output_has "3 passed"
+    expect_output_has "testfence: the tests left 3 hazards in the writable set, which would switch the next run's fence off"
     expect_output_has "$P/tests/testfence.py is a module inside the writable set"
     expect_output_has "$P/tests/sub/pytest.ini"
+    expect_output_has "$P/tests/wide/setup.cfg gives the testfence plugin options"
+    rm -r tests/wide
     # A failing test keeps its own status; what it planted is still said.
     printf 'def test_fails():\n    assert False\n' >tests/test_fail.py
     rm tests/testfence.py tests/sub/pytest.ini
@@ -266,7 +272,7 @@ EOF
     rm tests/sitecustomize.py
     run $PY -m pytest tests/test_plant.py tests/test_fail.py
     expect_status 1
-    expect_output_has "the tests left 2 hazards"
+    expect_output_has "the tests left 3 hazards"
     assert_outside_unchanged
 }
 
@@ -342,6 +348,16 @@ EOF
     run $PY -m pytest -p testfence tests/test_swallow.py
     expect_status 4
     expect_output_has "testfence: $P/tests/pytest.ini turns the plugin off (--testfence=off), from inside the writable set"
+    # What a test can write there to widen the next plugin run's fence, or quiet it.
+    for opt in "--testfence-allow=$P" "--testfence-output=$P/config.toml" "--testfence-reexec=off"; do
+        printf '[pytest]\naddopts = %s\n' "$opt" >tests/pytest.ini
+        run $PY -m pytest -p testfence -q tests/test_swallow.py
+        expect_status 4
+        expect_output_has "testfence: $P/tests/pytest.ini gives the plugin options (--testfence-...) from inside the writable set"
+        run "$TESTFENCE" run -- true
+        expect_status 0
+        expect_output_has "warning: $P/tests/pytest.ini gives the testfence plugin options from inside the writable set"
+    done
     rm tests/pytest.ini
     printf 'def pytest_configure(config):\n    config.pluginmanager.set_blocked("testfence")\n' >tests/conftest.py
     run $PY -m pytest
