@@ -294,6 +294,73 @@ bool shim_ioctl_pre(int fd, unsigned long req)
     return true;
 }
 
+/* posix_spawn's file actions: the opens it makes in the child happen inside libc, where no
+ * interposer sees them, and a refused one fails the spawn. The last few a program asked for
+ * are remembered here, so that failure can be recorded with its path. */
+enum { SPAWN_OPENS = 8 };
+static struct {
+    const void *fa; /* the file actions they belong to; NULL: a free slot */
+    unsigned how;
+    char path[PATH_MAX];
+} spawn_opens[SPAWN_OPENS];
+static unsigned spawn_next;
+static char spawn_lock; /* a spin lock: held for a copy, or for the rare failure's records */
+
+static void lock_spawn(void)
+{
+    while (__atomic_test_and_set(&spawn_lock, __ATOMIC_ACQUIRE))
+        ;
+}
+
+static void unlock_spawn(void)
+{
+    __atomic_clear(&spawn_lock, __ATOMIC_RELEASE);
+}
+
+void shim_spawn_open(const void *fa, const char *path, unsigned how)
+{
+    if (!active() || busy || !path || (how & SHIM_SKIP))
+        return;
+    lock_spawn();
+    unsigned i = spawn_next++ % SPAWN_OPENS;
+    spawn_opens[i].fa = fa;
+    spawn_opens[i].how = how;
+    snprintf(spawn_opens[i].path, sizeof spawn_opens[i].path, "%s", path);
+    unlock_spawn();
+}
+
+void shim_spawn_forget(const void *fa)
+{
+    lock_spawn();
+    for (unsigned i = 0; i < SPAWN_OPENS; i++)
+        if (spawn_opens[i].fa == fa)
+            spawn_opens[i].fa = NULL;
+    unlock_spawn();
+}
+
+int shim_spawn_post(int err, const void *fa)
+{
+    if (!active() || busy || !fa || !fence_errno(err))
+        return err;
+    busy++;
+    bool recorded = false;
+    char resolved[PATH_MAX];
+    lock_spawn();
+    for (unsigned i = 0; i < SPAWN_OPENS; i++) {
+        if (spawn_opens[i].fa != fa)
+            continue;
+        const char *path = spawn_opens[i].path;
+        if (outside(spawn_opens[i].how, AT_FDCWD, path, AT_FDCWD, NULL, false, resolved)) {
+            if (!quiet_here(resolved))
+                record("posix_spawn", path, resolved, EACCES, "kernel");
+            recorded = true;
+        }
+    }
+    unlock_spawn();
+    busy--;
+    return recorded && err == EROFS ? EACCES : err; /* as for the program's own open */
+}
+
 /* Under the read-only view, removing a name fails with EROFS before the kernel looks the
  * name up; Landlock alone, and the machine without testfence, say ENOENT for a missing one
  * (pathlib's unlink(missing_ok=True) counts on it). Is PATH missing? */

@@ -40,6 +40,13 @@ void shim_post(const char *op, unsigned how, int dirfd, const char *path, int di
  * shim already looking keeps its own). 0, or -1 when CONF cannot be read. */
 int testfence_shim_attach(const char *conf);
 
+/* posix_spawn: an open the file actions FA will make in the child (remembered, the last few),
+ * FA destroyed (forgotten), and the spawn's result ERR: when the fence refused one of those
+ * opens, it is recorded, and EROFS said as EACCES. Returns the error to give the program. */
+void shim_spawn_open(const void *fa, const char *path, unsigned how);
+void shim_spawn_forget(const void *fa);
+int shim_spawn_post(int err, const void *fa);
+
 /* The real function NAME, looked up once (dlsym RTLD_NEXT) and cached in *SLOT. */
 void *shim_real(void **slot, const char *name);
 

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -331,6 +332,50 @@ EXPORT int mkostemps64(char *tmpl, int suffixlen, int flags)
 EXPORT char *mkdtemp(char *tmpl)
 {
     FENCED(mkdtemp, NULL, SHIM_NOFOLLOW, AT_FDCWD, tmpl, tmpl);
+}
+
+/* ---- libc's own removals and spawns, which call no interposed function --------- */
+
+EXPORT int remove(const char *path)
+{
+    FENCED(remove, -1, SHIM_NOFOLLOW | SHIM_REMOVES, AT_FDCWD, path, path);
+}
+
+#define REAL_OR_ENOSYS(name)                                                                       \
+    static void *slot_;                                                                            \
+    __typeof__(&name) real_ = (__typeof__(&name))shim_real(&slot_, #name);                         \
+    if (!real_)                                                                                    \
+        return ENOSYS;
+
+EXPORT int posix_spawn_file_actions_addopen(posix_spawn_file_actions_t *fa, int fd,
+                                            const char *path, int oflag, mode_t mode)
+{
+    REAL_OR_ENOSYS(posix_spawn_file_actions_addopen);
+    int r = real_(fa, fd, path, oflag, mode);
+    if (r == 0)
+        shim_spawn_open(fa, path, open_how(oflag));
+    return r;
+}
+
+EXPORT int posix_spawn_file_actions_destroy(posix_spawn_file_actions_t *fa)
+{
+    REAL_OR_ENOSYS(posix_spawn_file_actions_destroy);
+    shim_spawn_forget(fa);
+    return real_(fa);
+}
+
+EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+                       const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+    REAL_OR_ENOSYS(posix_spawn);
+    return shim_spawn_post(real_(pid, path, fa, attr, argv, envp), fa);
+}
+
+EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+                        const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+    REAL_OR_ENOSYS(posix_spawnp);
+    return shim_spawn_post(real_(pid, file, fa, attr, argv, envp), fa);
 }
 
 /* ---- ioctl: inode flags (chattr) and the like, where no guard judges them ------- */

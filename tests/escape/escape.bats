@@ -216,6 +216,10 @@ escape() {
 @test "abstract-service root" { escape abstract_service root; }
 @test "abstract-service nobody" { escape abstract_service nobody; }
 @test "mount-setattr root" { escape mount_setattr root; }
+@test "remove-libc root" { escape remove_libc root; }
+@test "remove-libc nobody" { escape remove_libc nobody; }
+@test "spawn-addopen root" { escape spawn_addopen root; }
+@test "spawn-addopen nobody" { escape spawn_addopen nobody; }
 @test "opath-stdin-dir root" { escape opath_stdin_dir root; }
 @test "opath-stdin-dir nobody" { escape opath_stdin_dir nobody; }
 @test "opath-stdin-file root" { escape opath_stdin_file root; }

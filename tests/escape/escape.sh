@@ -377,6 +377,10 @@ c_copy_file_range() { CMD=("$E_OPEN" copy-range tests/mine.txt config.toml) EXPE
 # Directory entries.
 c_mkdir() { CMD=("$E_NS" mkdir newdir) EXPECT='EACCES|EROFS' TARGET=newdir; }
 c_rmdir() { CMD=("$E_NS" rmdir empty-dir) EXPECT='EACCES|EROFS' TARGET=empty-dir; }
+# libc's own: remove() unlinks through no exported function, and posix_spawn's file actions
+# open in the child inside libc: the shim wraps remove and the spawn itself.
+c_remove_libc() { CMD=("$E_NS" remove credentials.toml) EXPECT='EACCES' TARGET=credentials.toml; }
+c_spawn_addopen() { CMD=("$E_NS" spawn-open config.toml) EXPECT='EACCES'; }
 c_unlink() { CMD=("$E_NS" unlink credentials.toml) EXPECT='EACCES|EROFS' TARGET=credentials.toml; }
 c_rm_rf() { CMD=(rm -rf data) TARGET=data; }
 c_mknod_reg() { CMD=("$E_NS" mknod-reg node) EXPECT='EACCES|EROFS' TARGET=node; }

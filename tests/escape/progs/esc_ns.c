@@ -4,6 +4,7 @@
 #include "esc.h"
 
 #include <fcntl.h>
+#include <spawn.h>
 #include <linux/mount.h>
 #include <stdio.h>
 #include <sys/socket.h>
@@ -11,7 +12,10 @@
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ;
 
 static long bind_unix(const char *path)
 {
@@ -46,9 +50,25 @@ static long op(int argc, char **argv)
         return mkfifo(p, 0644);
     if (argc == 3 && !strcmp(o, "bind"))
         return bind_unix(p);
+    if (argc == 3 && !strcmp(o, "remove")) /* libc's: it unlinks through no exported call */
+        return remove(p);
+    if (argc == 3 && !strcmp(o, "spawn-open")) { /* the open happens in libc, in the child */
+        posix_spawn_file_actions_t fa;
+        pid_t pid;
+        char prog[] = "/bin/true", *args[] = {prog, NULL};
+        if (posix_spawn_file_actions_init(&fa) ||
+            posix_spawn_file_actions_addopen(&fa, 1, p, O_WRONLY | O_TRUNC, 0644))
+            return -2;
+        int r = posix_spawn(&pid, args[0], &fa, NULL, args, environ);
+        posix_spawn_file_actions_destroy(&fa);
+        if (r == 0)
+            return waitpid(pid, NULL, 0) < 0 ? -1 : 0;
+        errno = r;
+        return -1;
+    }
     if (argc == 3 && !strcmp(o, "mount-setattr")) { /* 442 on x86_64; glibc has no wrapper */
-        struct mount_attr a = {
-            .attr_set = MOUNT_ATTR_NOEXEC | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV};
+        struct mount_attr a = {.attr_set =
+                                   MOUNT_ATTR_NOEXEC | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV};
         return syscall(442, AT_FDCWD, p, 0, &a, sizeof a);
     }
     if (argc == 4 && !strcmp(o, "symlink"))
@@ -71,10 +91,12 @@ static long op(int argc, char **argv)
 int main(int argc, char **argv)
 {
     if (argc < 3)
-        return esc_usage(argv[0],
-                         "mkdir|rmdir|unlink|mknod-reg|mknod-chr|mknod-blk|mkfifo|bind|mount-setattr PATH | "
-                         "symlink TARGET LINK | link|rename FROM TO | "
-                         "renameat2 FROM TO exchange|noreplace|none");
+        return esc_usage(
+            argv[0],
+            "mkdir|rmdir|unlink|remove|spawn-open|mknod-reg|mknod-chr|mknod-blk|mkfifo|bind|"
+            "mount-setattr PATH | "
+            "symlink TARGET LINK | link|rename FROM TO | "
+            "renameat2 FROM TO exchange|noreplace|none");
     long r = op(argc, argv);
     int err = errno;
     if (r == -2) {
