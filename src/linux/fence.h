@@ -55,9 +55,14 @@ int fence_prepare(const struct policy *p, const struct fence_caps *caps, tf_err 
 int fence_in_force(const struct policy *p, tf_err *err);
 
 /* The capabilities a root command loses (a test never needs them; each is a way around the
- * fence: device nodes, mounts, modules, raw I/O, open_by_handle_at, immutable flags...),
- * ended by -1; doctor lists them. */
-extern const int fence_dropped_caps[];
+ * fence or into the machine's state: device nodes, mounts, modules, raw I/O,
+ * open_by_handle_at, immutable flags, tracing, BPF, network configuration, file
+ * capabilities...), ended by {-1, NULL}; doctor lists them by name. */
+struct fence_cap {
+    int cap;
+    const char *name;
+};
+extern const struct fence_cap fence_dropped_caps[];
 
 /* In the child before exec, as root: drop fence_dropped_caps from the bounding set, so the
  * command starts without them. Async-signal-safe: 0 or an errno, *STEP naming the step. */

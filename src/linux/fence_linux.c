@@ -198,15 +198,37 @@ int fence_prepare(const struct policy *p, const struct fence_caps *caps, tf_err 
     return rs;
 }
 
-const int fence_dropped_caps[] = {
-    CAP_MKNOD,           CAP_SYS_ADMIN,
-    CAP_SYS_MODULE,      CAP_SYS_RAWIO,
-    CAP_SYS_BOOT,        CAP_SYS_TIME,
-    CAP_SYS_PACCT,       CAP_LINUX_IMMUTABLE,
-    CAP_DAC_READ_SEARCH, CAP_MAC_ADMIN,
-    CAP_MAC_OVERRIDE,    CAP_SYSLOG,
-    CAP_AUDIT_CONTROL,   -1,
+#define CAP(c)                                                                                     \
+    {                                                                                              \
+        c, #c                                                                                      \
+    }
+const struct fence_cap fence_dropped_caps[] = {
+    CAP(CAP_MKNOD),
+    CAP(CAP_SYS_ADMIN),
+    CAP(CAP_SYS_MODULE),
+    CAP(CAP_SYS_RAWIO),
+    CAP(CAP_SYS_BOOT),
+    CAP(CAP_SYS_TIME),
+    CAP(CAP_SYS_PACCT),
+    CAP(CAP_LINUX_IMMUTABLE),
+    CAP(CAP_DAC_READ_SEARCH),
+    CAP(CAP_MAC_ADMIN),
+    CAP(CAP_MAC_OVERRIDE),
+    CAP(CAP_SYSLOG),
+    CAP(CAP_AUDIT_CONTROL),
+    CAP(CAP_AUDIT_READ),
+    CAP(CAP_SYS_PTRACE),
+    CAP(CAP_BPF),
+    CAP(CAP_PERFMON),
+    CAP(CAP_NET_ADMIN),
+    CAP(CAP_SETFCAP),
+    CAP(CAP_SYS_TTY_CONFIG),
+    CAP(CAP_WAKE_ALARM),
+    CAP(CAP_BLOCK_SUSPEND),
+    CAP(CAP_CHECKPOINT_RESTORE),
+    {-1, NULL},
 };
+#undef CAP
 
 int fence_drop_caps(const char **step)
 {
@@ -217,8 +239,8 @@ int fence_drop_caps(const char **step)
     *step = "cannot drop capabilities from the bounding set";
     if (geteuid() != 0)
         return 0; /* an exec by anyone else starts with none */
-    for (const int *c = fence_dropped_caps; *c >= 0; c++)
-        if (prctl(PR_CAPBSET_DROP, *c, 0, 0, 0) < 0 && errno != EINVAL)
+    for (const struct fence_cap *c = fence_dropped_caps; c->cap >= 0; c++)
+        if (prctl(PR_CAPBSET_DROP, c->cap, 0, 0, 0) < 0 && errno != EINVAL)
             return errno;
     return 0;
 }

@@ -310,3 +310,32 @@ setup() { mkproject; }
     [[ "$output" != *TEST_SANDBOX_VIOLATION* ]]
     assert_outside_unchanged
 }
+
+@test "as root the command starts without the capabilities doctor names, and keeps the ordinary ones" {
+    [ "$(id -u)" = 0 ] || skip "only root has capabilities to lose"
+    [ -z "${TESTFENCE_RUN_ID:-}" ] || skip "nested: the outer run dropped them already"
+    run "$TESTFENCE" run -- sh -c 'grep CapBnd /proc/self/status'
+    expect_status 0
+    local bnd names
+    bnd=$(awk '/^CapBnd:/ { print $2 }' <<<"$output")
+    names=$("$TESTFENCE" doctor 2>&1 | sed -n '/^root:      the command runs without/,/(each a way/p' |
+        grep -o 'CAP_[A-Z_]*')
+    [ "$(wc -w <<<"$names")" -ge 20 ]
+    /usr/bin/python3 - "$bnd" $names <<'EOF'
+import sys
+bnd = int(sys.argv[1], 16)
+nums = {"CAP_CHOWN": 0, "CAP_DAC_OVERRIDE": 1, "CAP_DAC_READ_SEARCH": 2, "CAP_FOWNER": 3,
+        "CAP_KILL": 5, "CAP_SETGID": 6, "CAP_SETUID": 7, "CAP_LINUX_IMMUTABLE": 9,
+        "CAP_NET_BIND_SERVICE": 10, "CAP_NET_ADMIN": 12, "CAP_NET_RAW": 13, "CAP_SYS_MODULE": 16,
+        "CAP_SYS_RAWIO": 17, "CAP_SYS_PTRACE": 19, "CAP_SYS_PACCT": 20, "CAP_SYS_ADMIN": 21,
+        "CAP_SYS_BOOT": 22, "CAP_SYS_TIME": 25, "CAP_SYS_TTY_CONFIG": 26, "CAP_MKNOD": 27,
+        "CAP_AUDIT_CONTROL": 30, "CAP_SETFCAP": 31, "CAP_MAC_OVERRIDE": 32, "CAP_MAC_ADMIN": 33,
+        "CAP_SYSLOG": 34, "CAP_WAKE_ALARM": 35, "CAP_BLOCK_SUSPEND": 36, "CAP_AUDIT_READ": 37,
+        "CAP_PERFMON": 38, "CAP_BPF": 39, "CAP_CHECKPOINT_RESTORE": 40}
+for name in sys.argv[2:]:
+    assert not bnd & (1 << nums[name]), "%s is still in the bounding set %x" % (name, bnd)
+for name in ("CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_KILL", "CAP_SETUID",
+             "CAP_NET_BIND_SERVICE", "CAP_NET_RAW"):
+    assert bnd & (1 << nums[name]), "%s was dropped: tests as root need it" % name
+EOF
+}
