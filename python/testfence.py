@@ -15,6 +15,7 @@ import shutil
 import stat
 import sys
 import tempfile
+import time
 
 import pytest
 
@@ -237,6 +238,7 @@ class _State:
         self.quiet = False  # the plugin's own clean-up: not the tests' writes
         self.notes = []  # said at start-up, and again in the report header (stderr may be captured)
         self.reexeced = False  # this process is pytest started again with the shim preloaded
+        self.started = 0.0  # when this run began (time.time()): what is newer, it made
         self.planted = 0  # what the tests left that would switch the next run's fence off
         self.planted_text = ""
 
@@ -404,12 +406,89 @@ def _attach_shim(conf):
     return False
 
 
+_MODULE_SUFFIXES = (".py", ".pyc", ".so", ".pyd")
+
+
+def _module_name(filename):
+    """The module a file would be imported as ("argparse.py", "pytest.pyc",
+    "x.cpython-311-x86_64-linux-gnu.so" -> "x"), or None."""
+    stem, dot, rest = filename.partition(".")
+    if not stem or not dot or not filename.endswith(_MODULE_SUFFIXES):
+        return None
+    if "." in rest and not filename.endswith((".so", ".pyd")):
+        return None  # only an extension module carries a tag
+    return stem
+
+
+def _inside(s, path):
+    verdict, _ = s.path_check_at(AT_FDCWD, os.fsencode(path), 0)
+    return verdict == 1
+
+
+def _imported_from_writable(s):
+    """Modules this process imported before the fence from inside the writable set, where a
+    test of an earlier run could have planted them: (stdlib-named ones, the others)."""
+    stdlib = getattr(sys, "stdlib_module_names", frozenset())
+    named, other = [], []
+    for name, mod in list(sys.modules.items()):
+        f = getattr(mod, "__file__", None)
+        if isinstance(f, str) and name != __name__ and _inside(s, f):
+            (named if name.partition(".")[0] in stdlib else other).append((name, f))
+    return named, other
+
+
+def _refuse_planted_imports(s):
+    """Something a Python imported from the writable set before the fence ran unfenced: a
+    module of the standard library's name there (`cd tests && python -m pytest` puts tests/
+    first on the path) is refused, any other is said."""
+    named, other = _imported_from_writable(s)
+    if named:
+        raise FenceError(
+            "%s was imported from %s, inside the writable set, before the fence: a test can "
+            "plant such a module there (a Python started in that directory imports it instead "
+            "of the standard library's), and it ran unfenced. Remove it, and start pytest from "
+            "the project root" % (named[0][0], named[0][1]))
+    for name, f in other:
+        _state.notes.append("%s was imported from %s, inside the writable set, before the fence "
+                            "(a test can rewrite it); load it after testfence" % (name, f))
+
+
+def _planted_modules(s, since):
+    """Importable files and packages made inside the writable set during the run (changed
+    since SINCE) under the name of a module Python or pytest imports from elsewhere: the next
+    Python started in that directory would run them first, unfenced. [(path, module)]."""
+    names = set(getattr(sys, "stdlib_module_names", ()))
+    for name, mod in list(sys.modules.items()):
+        f = getattr(mod, "__file__", None)
+        if isinstance(f, str) and not _inside(s, f):
+            names.add(name.partition(".")[0])
+    found = []
+    top = s.get("fence_dir")
+    skip = os.path.dirname(s.get("workspace") or "")  # the run workspaces: their own rules
+    for d, dirs, files in os.walk(top) if top else ():
+        dirs[:] = [x for x in dirs if x != "__pycache__" and os.path.join(d, x) != skip]
+        for x in dirs + files:
+            p = os.path.join(d, x)
+            m = x if x in dirs else _module_name(x)
+            try:
+                changed = m in names and os.lstat(p).st_ctime >= since
+                if changed and x in dirs:
+                    changed = any(_module_name(y) == "__init__" for y in os.listdir(p))
+            except OSError:
+                continue
+            if changed:
+                found.append((p, m))
+    return found
+
+
 def _start_fenced(config, opt, s=None):
     lib = _load_library()
     if s is None:
         s = Session(lib)
         s.load(opt("testfence_allow") or [], opt("testfence_output") or [])
     _reexec_with_shim(config, opt, s)
+    _refuse_planted_imports(s)
+    _state.started = time.time() - 1  # ctime granularity: nothing of the run is older
     _check_outputs(s, opt)
     s.check()
     s.prepare()
@@ -860,6 +939,16 @@ def pytest_sessionfinish(session, exitstatus):
     # What the tests left for the next run (a module shadowing testfence, a config turning the
     # plugin off) fails this one, as under testfence run: a plain `pytest` would import it.
     _state.planted, _state.planted_text = _state.session.planted()
+    planted = _planted_modules(_state.session, _state.started)
+    if planted:
+        _state.planted += len(planted)
+        _state.planted_text += (
+            "testfence: the tests left %d module%s in the writable set that a Python started "
+            "there would import before any fence; remove %s:\n" % (
+                len(planted), "" if len(planted) == 1 else "s", "it" if len(planted) == 1 else "them"))
+        for path, module in planted:
+            _state.planted_text += ("  %s has the name of a module Python or pytest imports "
+                                    "(%s)\n" % (path, module))
     if (_state.total or _state.planted) and session.exitstatus == 0:
         session.exitstatus = 120  # as testfence run: the tests passed but writes were blocked
 

@@ -178,9 +178,12 @@ static int check_pytest_config(struct scan *s, const struct walk_entry *e)
 /* Modules a Python started in (or with on sys.path) a directory of the writable set would
  * import instead of the real ones: a test can plant them so the next run's plugin, pytest or
  * site start-up is its code, unfenced. A .pth file runs its lines at every start-up. */
-static const char *const shadow_files[] = {"testfence.py",     "pytest.py",        "pluggy.py",
-                                           "sitecustomize.py", "usercustomize.py", NULL};
-static const char *const shadow_packages[] = {"testfence", "pytest", "_pytest", "pluggy", NULL};
+/* The modules whose stand-in would switch a fence off: the plugin, pytest and its plugin
+ * manager, site start-up. A stand-in is a source file, bytecode without a source (Python
+ * imports a .pyc found where the .py would be), an extension module, or a package. */
+static const char *const shadow_modules[] = {"testfence",     "pytest",        "_pytest", "pluggy",
+                                             "sitecustomize", "usercustomize", NULL};
+static const char *const module_suffixes[] = {".py", ".pyc", ".so", ".pyd", NULL};
 
 static bool named(const char *name, const char *const *names)
 {
@@ -190,28 +193,51 @@ static bool named(const char *name, const char *const *names)
     return false;
 }
 
+/* The module NAME would be imported as, into OUT (256 bytes), when NAME is an importable
+ * file: "argparse.py", "pytest.pyc", "pluggy.cpython-311-x86_64-linux-gnu.so" -> "pluggy". */
+static bool module_of(const char *name, char *out)
+{
+    const char *dot = strchr(name, '.'), *last = strrchr(name, '.');
+    if (!dot || dot == name || (size_t)(dot - name) >= 256 || !named(last, module_suffixes))
+        return false;
+    if (dot != last && strcmp(last, ".so") && strcmp(last, ".pyd"))
+        return false; /* only an extension module carries a tag: "x.cpython-311-...so" */
+    snprintf(out, 256, "%.*s", (int)(dot - name), name);
+    return true;
+}
+
+/* Is the directory NAME in DIRFD a package: an __init__ Python would import? */
+static bool is_package(int dirfd, const char *name)
+{
+    int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = fd < 0 ? NULL : fdopendir(fd);
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return false;
+    }
+    bool pkg = false;
+    char module[256];
+    for (struct dirent *de; !pkg && (de = readdir(d));)
+        pkg = module_of(de->d_name, module) && !strcmp(module, "__init__");
+    closedir(d);
+    return pkg;
+}
+
 static void check_shadow(struct scan *s, const struct walk_entry *e, bool dir)
 {
     size_t n = strlen(e->name);
     bool pth = !dir && n > 4 && !strcmp(e->name + n - 4, ".pth");
-    struct stat init;
-    if (dir && (!named(e->name, shadow_packages) ||
-                fstatat(e->dirfd, e->name, &init, AT_SYMLINK_NOFOLLOW) < 0))
-        return;
-    if (dir) { /* a package only when it has an __init__.py */
-        int fd = openat(e->dirfd, e->name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        bool pkg = fd >= 0 && fstatat(fd, "__init__.py", &init, AT_SYMLINK_NOFOLLOW) == 0;
-        if (fd >= 0)
-            close(fd);
-        if (!pkg)
+    char module[256];
+    if (dir) {
+        snprintf(module, sizeof module, "%s", e->name);
+        if (!named(module, shadow_modules) || !is_package(e->dirfd, e->name))
             return;
-    } else if (!pth && !named(e->name, shadow_files)) {
+    } else if (!pth && !(module_of(e->name, module) && named(module, shadow_modules))) {
         return;
     }
     if (s->o->fence_off)
         (*s->o->fence_off)++;
-    char module[256];
-    snprintf(module, sizeof module, "%.*s", (int)(n > 3 && !dir ? n - 3 : n), e->name);
     if (pth)
         fprintf(s->out,
                 "  %s is a .pth file inside the writable set: a Python with that directory on "

@@ -313,6 +313,100 @@ EOF
     assert_outside_unchanged
 }
 
+@test "a test that plants a module of the standard library's name (or its bytecode) fails the run; one imported before the fence is refused" {
+    cat >tests/test_stdlib_plant.py <<'EOF'
+from pathlib import Path
+
+HERE = Path(__file__).parent
+
+def test_plants_argparse():
+    (HERE / "argparse.py").write_text(
+        "import os, sysconfig\n"
+        "exec(compile(open(os.path.join(sysconfig.get_paths()['stdlib'], 'argparse.py')).read(),"
+        " 'argparse', 'exec'))\n")
+
+def test_plants_bytecode():
+    (HERE / "inspect.pyc").write_bytes(b"")
+
+def test_writes_a_helper_module():
+    (HERE / "generated_helper.py").write_text("x = 1\n")  # no module's name: fine
+EOF
+    run $PY -m pytest tests/test_stdlib_plant.py
+    expect_status 120
+    expect_output_has "3 passed"
+    expect_output_has "testfence: the tests left 2 modules in the writable set that a Python started there would import before any fence"
+    expect_output_has "$P/tests/argparse.py has the name of a module Python or pytest imports (argparse)"
+    expect_output_has "$P/tests/inspect.pyc has the name of a module Python or pytest imports (inspect)"
+    [[ "$output" != *generated_helper* ]]
+    # The next pytest started in tests/ imports the planted argparse before any plugin: the
+    # fence then refuses to start (what ran cannot be undone; the planting run said it).
+    rm tests/inspect.pyc
+    cd tests
+    run $PY -m pytest -p testfence test_stdlib_plant.py
+    cd ..
+    expect_status 4
+    expect_output_has "testfence: argparse was imported from $P/tests/argparse.py, inside the writable set, before the fence"
+    assert_outside_unchanged
+}
+
+@test "as nobody: the ioctl, the C-level write and the planted module are refused, reported, and the run fails; unfenced they all succeed" {
+    command -v chattr >/dev/null || skip "no chattr (e2fsprogs)"
+    local d="$BATS_TEST_TMPDIR"
+    while [ "$d" != / ]; do # nobody must reach the project
+        case $(stat -c %A "$d") in *[xt]) ;; *) chmod o+x "$d" ;; esac
+        d=$(dirname "$d")
+    done
+    cat >tests/test_nobody.py <<'EOF'
+import array, fcntl, os, sqlite3, subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FS_IOC_GETFLAGS, FS_IOC_SETFLAGS, FS_NOATIME_FL = 0x80086601, 0x40086602, 0x80
+
+def test_setflags_in_process():
+    fd = os.open(ROOT / "config.toml", os.O_RDONLY)
+    try:
+        buf = array.array("l", [0])
+        fcntl.ioctl(fd, FS_IOC_GETFLAGS, buf, True)
+        buf[0] |= FS_NOATIME_FL
+        fcntl.ioctl(fd, FS_IOC_SETFLAGS, buf)
+    finally:
+        os.close(fd)
+
+def test_chattr_in_a_child():
+    subprocess.run(["chattr", "+A", str(ROOT / "presets.toml")])
+
+def test_sqlite_outside_swallowed():
+    try:
+        sqlite3.connect(str(ROOT / "app.db")).execute("create table t(x)")
+    except sqlite3.OperationalError:
+        pass
+
+def test_plants_a_module():
+    (ROOT / "tests" / "pluggy.py").write_text("")
+EOF
+    chown -R nobody "$P"
+    local as=(setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME=/nonexistent)
+    # Control: unfenced, nobody changes every one of them.
+    cp -a "$P" "$BATS_TEST_TMPDIR/ctl"
+    (cd "$BATS_TEST_TMPDIR/ctl" && "${as[@]}" "$PY" -m pytest -p no:cacheprovider --testfence=off tests/test_nobody.py >/dev/null 2>&1) || true
+    [ -e "$BATS_TEST_TMPDIR/ctl/app.db" ]
+    [ -e "$BATS_TEST_TMPDIR/ctl/tests/pluggy.py" ]
+    lsattr "$BATS_TEST_TMPDIR/ctl/config.toml" | grep -q '^-*A'
+    lsattr "$BATS_TEST_TMPDIR/ctl/presets.toml" | grep -q '^-*A'
+    fingerprint_meta >"$BATS_TEST_TMPDIR/before"
+    run "${as[@]}" "$PY" -m pytest tests/test_nobody.py
+    expect_status 1
+    expect_output_has "3 failed, 1 passed"
+    for t in test_setflags_in_process test_chattr_in_a_child test_sqlite_outside_swallowed; do
+        expect_output_has "FAILED tests/test_nobody.py::$t"
+    done
+    expect_output_has "TEST_SANDBOX_VIOLATION: tests/test_nobody.py::test_sqlite_outside_swallowed attempted to write to $P/app.db"
+    expect_output_has "the tests left 1 hazard in the writable set"
+    fingerprint_meta >"$BATS_TEST_TMPDIR/after"
+    diff -u "$BATS_TEST_TMPDIR/before" "$BATS_TEST_TMPDIR/after"
+}
+
 @test "TESTFENCE_WORKSPACE in the environment does not make the plugin stand aside" {
     printf 'from pathlib import Path\ndef test_clobber():\n    Path("config.toml").write_text("clobbered")\n' >tests/test_env.py
     TESTFENCE_WORKSPACE="$P/tests" run $PY -m pytest tests/test_env.py
