@@ -481,6 +481,23 @@ def _planted_modules(s, since):
     return found
 
 
+def _quarantine(s, path):
+    """Move PATH, which this run made, into the workspace's quarantine (as the library does
+    for what it finds): named after its path, never over another. The line that says so."""
+    q = os.path.join(s.get("workspace") or "", "quarantine")
+    flat = path.lstrip("/").replace("/", "%")[-240:]
+    try:
+        os.makedirs(q, exist_ok=True)
+        for k in range(100):
+            dest = os.path.join(q, flat if k == 0 else "%s.%d" % (flat, k))
+            if not os.path.lexists(dest):
+                os.rename(path, dest)
+                return "    (this run made it: moved to %s, so the next run cannot take it)\n" % dest
+    except OSError as e:
+        return "    (cannot move it away: %s)\n" % e.strerror
+    return ""
+
+
 def _start_fenced(config, opt, s=None):
     lib = _load_library()
     if s is None:
@@ -488,7 +505,7 @@ def _start_fenced(config, opt, s=None):
         s.load(opt("testfence_allow") or [], opt("testfence_output") or [])
     _reexec_with_shim(config, opt, s)
     _refuse_planted_imports(s)
-    _state.started = time.time() - 1  # ctime granularity: nothing of the run is older
+    _state.started = time.time()  # what the run makes is changed later
     _check_outputs(s, opt)
     s.check()
     s.prepare()
@@ -948,7 +965,7 @@ def pytest_sessionfinish(session, exitstatus):
                 len(planted), "" if len(planted) == 1 else "s", "it" if len(planted) == 1 else "them"))
         for path, module in planted:
             _state.planted_text += ("  %s has the name of a module Python or pytest imports "
-                                    "(%s)\n" % (path, module))
+                                    "(%s)\n%s" % (path, module, _quarantine(_state.session, path)))
     if (_state.total or _state.planted) and session.exitstatus == 0:
         session.exitstatus = 120  # as testfence run: the tests passed but writes were blocked
 

@@ -77,6 +77,38 @@ static bool links_only(const struct scan *s, const char *path)
     return path_is_within(path, s->artifacts) && strcmp(path, s->artifacts) != 0;
 }
 
+/* Move E, which the run made, out of the next run's way into the quarantine: named after its
+ * path ("/p/tests/sub/pytest.ini" -> "p%tests%sub%pytest.ini", the end kept when too long),
+ * never over another. Says where on OUT; true when it moved. */
+static bool quarantined(struct scan *s, const struct walk_entry *e)
+{
+    struct stat st;
+    const struct timespec *t = &s->o->since;
+    if (!s->o->quarantine || fstatat(e->dirfd, e->name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+        st.st_ctim.tv_sec < t->tv_sec ||
+        (st.st_ctim.tv_sec == t->tv_sec && st.st_ctim.tv_nsec < t->tv_nsec))
+        return false; /* there before the run: said, never moved */
+    char flat[PATH_MAX], name[NAME_MAX + 1];
+    snprintf(flat, sizeof flat, "%s", e->path + strspn(e->path, "/"));
+    for (char *c = flat; *c; c++)
+        if (*c == '/')
+            *c = '%';
+    size_t n = strlen(flat);
+    const char *tail = n > NAME_MAX - 8 ? flat + n - (NAME_MAX - 8) : flat;
+    for (int k = 0; k < 100; k++) {
+        snprintf(name, sizeof name, k ? "%s.%d" : "%s", tail, k);
+        if (renameat2(e->dirfd, e->name, s->o->quarantine_fd, name, RENAME_NOREPLACE) == 0) {
+            fprintf(s->out,
+                    "    (this run made it: moved to %s/%s, so the next run cannot take it)\n",
+                    s->o->quarantine, name);
+            return true;
+        }
+        if (errno != EEXIST)
+            break;
+    }
+    return false;
+}
+
 /* The files pytest takes its configuration from, and how each says it is pytest's. */
 static const struct {
     const char *name, *section; /* NULL: always (pytest.ini), "": only with the plugin off */
@@ -148,6 +180,7 @@ static int check_pytest_config(struct scan *s, const struct walk_entry *e)
                 "them to the configuration at the project root, or the command line\n",
                 e->path);
         s->found++;
+        quarantined(s, e);
     } else if (options) {
         fprintf(s->o->warn,
                 "testfence: warning: %s gives the testfence plugin options from inside the "
@@ -160,6 +193,7 @@ static int check_pytest_config(struct scan *s, const struct walk_entry *e)
                 "test can write it; remove that option (or the file)\n",
                 e->path);
         s->found++;
+        quarantined(s, e);
     } else if (off) {
         fprintf(s->o->warn,
                 "testfence: warning: %s turns the testfence plugin off, from inside the writable "
@@ -224,7 +258,9 @@ static bool is_package(int dirfd, const char *name)
     return pkg;
 }
 
-static void check_shadow(struct scan *s, const struct walk_entry *e, bool dir)
+/* A stand-in for a module that would switch a fence off: said, and moved away when the run
+ * made it (then true: the walk must not enter it). */
+static bool check_shadow(struct scan *s, const struct walk_entry *e, bool dir)
 {
     size_t n = strlen(e->name);
     bool pth = !dir && n > 4 && !strcmp(e->name + n - 4, ".pth");
@@ -232,9 +268,9 @@ static void check_shadow(struct scan *s, const struct walk_entry *e, bool dir)
     if (dir) {
         snprintf(module, sizeof module, "%s", e->name);
         if (!named(module, shadow_modules) || !is_package(e->dirfd, e->name))
-            return;
+            return false;
     } else if (!pth && !(module_of(e->name, module) && named(module, shadow_modules))) {
-        return;
+        return false;
     }
     if (s->o->fence_off)
         (*s->o->fence_off)++;
@@ -251,6 +287,7 @@ static void check_shadow(struct scan *s, const struct walk_entry *e, bool dir)
                 "off); remove it\n",
                 e->path, module);
     s->found++;
+    return quarantined(s, e);
 }
 
 static int visit(void *ctx, struct walk_entry *e)
@@ -262,11 +299,8 @@ static int visit(void *ctx, struct walk_entry *e)
     bool dir = e->type == DT_DIR;
     if (!dir && fstatat(e->dirfd, e->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
         return 0;
-    if (dir || S_ISDIR(st.st_mode)) {
-        if (!links_only(s, e->path))
-            check_shadow(s, e, true);
-        return 1;
-    }
+    if (dir || S_ISDIR(st.st_mode))
+        return links_only(s, e->path) || !check_shadow(s, e, true); /* moved: not entered */
     if (s->o->fence_off_only) { /* links and devices: the kernel still holds, and the next
                                    run's own scan will say them */
         if (S_ISREG(st.st_mode) && !links_only(s, e->path)) {

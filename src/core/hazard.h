@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <time.h>
 
 /* What a scan counts. */
 struct hazard_opts {
@@ -23,6 +24,12 @@ struct hazard_opts {
      * what its command left). */
     bool fence_off_only;
     int *fence_off; /* when not NULL, counts those, hazard or warning */
+    /* After a run: each of those changed since SINCE (the run made it) is moved into the
+     * directory QUARANTINE_FD, which QUARANTINE names, so the next run cannot take it; with
+     * QUARANTINE NULL nothing is moved. */
+    int quarantine_fd;
+    const char *quarantine;
+    struct timespec since;
 };
 
 /* Scan the project entries of P (not the system set, not --allow). Prints one line per

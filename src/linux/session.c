@@ -163,6 +163,7 @@ int session_start(struct session *s, unsigned retain, const char *test_env, bool
         return -1;
     diag_unfinished(s->pl.artifacts_fd, s->pl.ws.artifacts, s->pl.root, warn);
     s->retain = retain;
+    clock_gettime(CLOCK_REALTIME, &s->started); /* fine: a file made before is older */
     s->prune = PRUNE_PENDING;
     if (in_process) /* no command to prune beside */
         prune_done(s);
@@ -302,10 +303,11 @@ static bool anonymous(int fd)
 
 /* Could io_uring change something outside the writable set through a descriptor the command
  * inherits (0, 1, 2, the kept ones)? Its ops make no syscall the guard sees. Yes when one
- * names a file outside and is opened for writing (`> log.txt`: the user handed it over), or
- * is one the namespace layer does not reopen on its read-only view (a FIFO, a device, a
- * socket's inode: still on the machine's writable mount). A regular file or directory open
- * for reading or O_PATH is reopened there. What cannot be told counts as outside. */
+ * names a file or directory outside: opened for writing (`> log.txt`: the user handed it
+ * over), or, without the namespace layer, for reading or as O_PATH too (its xattrs). With the
+ * layer those are reopened on its read-only view. FIFOs, devices and sockets count not:
+ * they take no user xattrs, and their syscalls go through the guard. What cannot be told
+ * counts as outside. */
 static bool reaches_outside(const struct session *s, const struct spawn_opts *so)
 {
     static struct path_res res; /* PATH_MAX: not on the stack */
@@ -315,13 +317,11 @@ static bool reaches_outside(const struct session *s, const struct spawn_opts *so
         int fl = fcntl(fd, F_GETFL);
         if (fl < 0 || fstat(fd, &st) < 0 || anonymous(fd))
             continue; /* not open, or no file system's */
-        bool reopened =
-            s->ns_on && ((fl & O_PATH) || ((fl & O_ACCMODE) == O_RDONLY &&
-                                           (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))));
-        bool plain_read = !s->ns_on && (fl & O_ACCMODE) == O_RDONLY && !(fl & O_PATH) &&
-                          (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode));
-        if (reopened || plain_read) /* (the fallback's reading fds: a documented limit) */
+        bool opath = fl & O_PATH;
+        if (!opath && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
             continue;
+        if (s->ns_on && (opath || (fl & O_ACCMODE) == O_RDONLY))
+            continue; /* reopened on the read-only view */
         /* The one resolver names the open file (a deleted or too deep one too). */
         if (path_resolve_at(NULL, fd, "", PATH_EMPTY, &res, NULL) < 0 || res.kind != PATH_FILE ||
             !policy_match_res(&s->pl.policy, &res))
@@ -357,6 +357,7 @@ int session_launch(struct session *s, struct spawn_opts *so, bool require_ns, in
                 "seccomp guard alone (weaker: see docs/security.md); %s\n",
                 s->ns_why, mountns_advice);
     so->ns = NULL;
+    so->refuse_uring = s->backend == SESSION_LANDLOCK && reaches_outside(s, so); /* no view */
     return spawn_run(so, status, err);
 }
 
@@ -381,6 +382,19 @@ void session_records(void *s)
     channel_drain(&((struct session *)s)->ch);
 }
 
+/* The workspace's quarantine (made now), for what a run made that would switch the next
+ * run's fence off: an fd, its path in PATH; -1 when it cannot be had (then nothing moves). */
+static int open_quarantine(struct session *s, char *path, size_t len)
+{
+    tf_err ignored;
+    if (s->pl.wsfd.dir < 0 ||
+        path_join(path, len, s->pl.ws.dir, SESSION_QUARANTINE, &ignored) < 0 ||
+        (mkdirat(s->pl.wsfd.dir, SESSION_QUARANTINE, 0700) < 0 && errno != EEXIST))
+        return -1;
+    return openat(s->pl.wsfd.dir, SESSION_QUARANTINE,
+                  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
 int session_left_hazards(struct session *s, FILE *out)
 {
     const char *who = s->pl.in_process ? "the tests" : "the command";
@@ -400,16 +414,24 @@ int session_left_hazards(struct session *s, FILE *out)
         free(text);
         return 1;
     }
-    /* Plain pytest configuration there was said before the run; only hazards count now. */
+    /* Plain pytest configuration there was said before the run; only hazards count now.
+     * What the run made goes to the workspace's quarantine. */
     int after = 0;
+    char qpath[PATH_MAX];
+    int qfd = open_quarantine(s, qpath, sizeof qpath);
     struct hazard_opts o = {.artifacts = s->pl.ws.artifacts,
                             .warn = quiet,
                             .plugin_off_refused = true,
                             .fence_off_only = true,
-                            .fence_off = &after};
+                            .fence_off = &after,
+                            .quarantine_fd = qfd,
+                            .quarantine = qfd >= 0 ? qpath : NULL,
+                            .since = s->started};
     int n = hazard_scan(&s->pl.policy, &o, f, &err);
     fclose(f);
     fclose(quiet);
+    if (qfd >= 0)
+        close(qfd);
     if (n < 0) {
         fprintf(out,
                 "testfence: cannot check what %s left in the writable set: %s; "

@@ -13,6 +13,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <time.h>
 #include <stdio.h>
 
 enum session_backend {
@@ -42,7 +43,12 @@ struct session {
     enum { PRUNE_NONE, PRUNE_PENDING, PRUNE_RUNNING } prune;
     unsigned retain;
     pthread_t pruner;
+    struct timespec started; /* session_start: what is newer, the run made */
 };
+
+/* Where in the workspace what a run made that would switch the next run's fence off is
+ * moved (session_left_hazards). */
+#define SESSION_QUARANTINE "quarantine"
 
 /* What a run prints when it is not fenced by the kernel; run and doctor say it alike. */
 extern const char session_weak_label[];

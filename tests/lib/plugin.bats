@@ -262,10 +262,13 @@ EOF
     expect_output_has "$P/tests/testfence.py is a module inside the writable set"
     expect_output_has "$P/tests/sub/pytest.ini"
     expect_output_has "$P/tests/wide/setup.cfg gives the testfence plugin options"
+    # Made by this run: moved into its workspace's quarantine, out of the next run's way.
+    expect_output_has "(this run made it: moved to $P/tests/artifacts/_isolation_workspace_"
+    [ ! -e tests/testfence.py ] && [ ! -e tests/sub/pytest.ini ] && [ ! -e tests/wide/setup.cfg ]
+    ls tests/artifacts/_isolation_workspace_*/quarantine/ | grep -q 'tests%testfence.py$'
     rm -r tests/wide
     # A failing test keeps its own status; what it planted is still said.
     printf 'def test_fails():\n    assert False\n' >tests/test_fail.py
-    rm tests/testfence.py tests/sub/pytest.ini
     printf 'import os\n' >tests/sitecustomize.py
     run $PY -m pytest -p testfence tests/test_fail.py
     expect_status 4 # planted before this run: refused at start, as today
@@ -338,9 +341,11 @@ EOF
     expect_output_has "$P/tests/argparse.py has the name of a module Python or pytest imports (argparse)"
     expect_output_has "$P/tests/inspect.pyc has the name of a module Python or pytest imports (inspect)"
     [[ "$output" != *generated_helper* ]]
-    # The next pytest started in tests/ imports the planted argparse before any plugin: the
+    expect_output_has "(this run made it: moved to $P/tests/artifacts/_isolation_workspace_"
+    [ ! -e tests/argparse.py ] && [ ! -e tests/inspect.pyc ] && [ -e tests/generated_helper.py ]
+    # Put back by hand, the next pytest started in tests/ imports it before any plugin: the
     # fence then refuses to start (what ran cannot be undone; the planting run said it).
-    rm tests/inspect.pyc
+    mv tests/artifacts/_isolation_workspace_*/quarantine/*argparse.py tests/argparse.py
     cd tests
     run $PY -m pytest -p testfence test_stdlib_plant.py
     cd ..

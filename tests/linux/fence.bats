@@ -273,18 +273,24 @@ setup() { mkproject; }
     assert_outside_unchanged
 }
 
-@test "a module a test plants in tests/ to shadow testfence, pytest or start-up: that run fails, the next refuses" {
+@test "a module a test plants in tests/ to shadow testfence, pytest or start-up: that run fails and moves it away; one there before, the next refuses" {
     run "$TESTFENCE" run -- sh -c 'echo "raise SystemExit" > tests/testfence.py'
     expect_status 120 # the write is allowed, but what it leaves fails this run
     expect_output_has "the command left 1 hazard in the writable set, which would switch the next run's fence off or make it refuse"
-    run "$TESTFENCE" run -- true
-    expect_status 125
     expect_output_has "tests/testfence.py is a module inside the writable set: a Python started there would import it instead of the real testfence"
-    rm tests/testfence.py
+    expect_output_has "(this run made it: moved to $P/tests/artifacts/_isolation_workspace_"
+    [ ! -e tests/testfence.py ]
+    run "$TESTFENCE" run -- true
+    expect_status 0
     run "$TESTFENCE" run -- sh -c 'printf "[pytest]\naddopts = -p no:testfence\n" > tests/pytest.ini'
     expect_status 120
     expect_output_has "tests/pytest.ini turns the testfence plugin off"
-    rm tests/pytest.ini
+    [ ! -e tests/pytest.ini ]
+    echo "raise SystemExit" >tests/testfence.py # the user's own: said, never moved
+    run "$TESTFENCE" run -- true
+    expect_status 125
+    expect_output_has "tests/testfence.py is a module inside the writable set"
+    rm tests/testfence.py
     mkdir -p tests/pluggy tests/sub && : >tests/pluggy/__init__.py && : >tests/sub/evil.pth
     run "$TESTFENCE" run -- true
     expect_status 125
