@@ -196,19 +196,18 @@ import pytest
 
 FS_IOC_GETFLAGS, FS_IOC_SETFLAGS, FS_NOATIME_FL = 0x80086601, 0x40086602, 0x80
 
-def flags(fd):
-    buf = array.array("l", [0])
-    fcntl.ioctl(fd, FS_IOC_GETFLAGS, buf, True)  # a query: runs on any file
-    return buf
-
-def test_setflags_in_process():
-    fd = os.open("config.toml", os.O_RDONLY)
+def set_noatime(path):
+    fd = os.open(path, os.O_RDONLY)
     try:
-        buf = flags(fd)
+        buf = array.array("l", [0])
+        fcntl.ioctl(fd, FS_IOC_GETFLAGS, buf, True)  # a query: runs on any file
         buf[0] |= FS_NOATIME_FL
         fcntl.ioctl(fd, FS_IOC_SETFLAGS, buf)
     finally:
         os.close(fd)
+
+def test_setflags_in_process():
+    set_noatime("config.toml")
 
 def test_chattr_in_a_child():
     r = subprocess.run(["chattr", "+A", "config.toml"], capture_output=True, text=True)
@@ -217,13 +216,7 @@ def test_chattr_in_a_child():
 def test_inside_still_works():
     with open("tests/mine.txt", "w"):
         pass
-    fd = os.open("tests/mine.txt", os.O_RDONLY)
-    try:
-        buf = flags(fd)
-        buf[0] |= FS_NOATIME_FL
-        fcntl.ioctl(fd, FS_IOC_SETFLAGS, buf)
-    finally:
-        os.close(fd)
+    set_noatime("tests/mine.txt")
     subprocess.run(["chattr", "-A", "tests/mine.txt"], check=True)
 EOF
     fingerprint_meta >"$BATS_TEST_TMPDIR/before"
