@@ -421,6 +421,9 @@ def _module_name(filename):
 
 
 def _inside(s, path):
+    """Is the file PATH inside the writable set? (A module in a zip archive is no file.)"""
+    if not os.path.isfile(path):
+        return False
     verdict, _ = s.path_check_at(AT_FDCWD, os.fsencode(path), 0)
     return verdict == 1
 
