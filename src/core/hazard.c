@@ -1,5 +1,6 @@
 #include "hazard.h"
 
+#include "pymodules.h"
 #include "path.h"
 #include "base/vec.h"
 #include "walk.h"
@@ -80,13 +81,26 @@ static bool links_only(const struct scan *s, const char *path)
 /* Move E, which the run made, out of the next run's way into the quarantine: named after its
  * path ("/p/tests/sub/pytest.ini" -> "p%tests%sub%pytest.ini", the end kept when too long),
  * never over another. Says where on OUT; true when it moved. */
+/* After a run (a quarantine given): did the run make E? Its birth time says, where the file
+ * system keeps one; else its ctime (which no test can set back), for a file only: a
+ * directory's changes with every entry made in it. */
+static bool made_by_run(const struct scan *s, const struct walk_entry *e)
+{
+    struct statx x;
+    const struct timespec *t = &s->o->since;
+    if (!s->o->quarantine || statx(e->dirfd, e->name, AT_SYMLINK_NOFOLLOW,
+                                   STATX_BTIME | STATX_CTIME | STATX_TYPE, &x) < 0)
+        return false;
+    bool born = x.stx_mask & STATX_BTIME;
+    if (!born && S_ISDIR(x.stx_mode))
+        return false;
+    struct statx_timestamp w = born ? x.stx_btime : x.stx_ctime;
+    return w.tv_sec > t->tv_sec || (w.tv_sec == t->tv_sec && (long)w.tv_nsec >= t->tv_nsec);
+}
+
 static bool quarantined(struct scan *s, const struct walk_entry *e)
 {
-    struct stat st;
-    const struct timespec *t = &s->o->since;
-    if (!s->o->quarantine || fstatat(e->dirfd, e->name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-        st.st_ctim.tv_sec < t->tv_sec ||
-        (st.st_ctim.tv_sec == t->tv_sec && st.st_ctim.tv_nsec < t->tv_nsec))
+    if (!made_by_run(s, e))
         return false; /* there before the run: said, never moved */
     char flat[PATH_MAX], name[NAME_MAX + 1];
     snprintf(flat, sizeof flat, "%s", e->path + strspn(e->path, "/"));
@@ -155,14 +169,41 @@ static void head(int dirfd, const char *name, char *buf, size_t max)
     close(fd);
 }
 
-/* A file pytest may take its configuration from, inside the writable set. */
-static int check_pytest_config(struct scan *s, const struct walk_entry *e)
+/* A symlink under the name of pytest's configuration: pytest reads what it points to, which
+ * the unfenced side never follows, so it could say anything (-p no:testfence). */
+static int pytest_config_link(struct scan *s, const struct walk_entry *e)
+{
+    if (s->o->fence_off)
+        (*s->o->fence_off)++;
+    if (!s->o->plugin_off_refused) {
+        fprintf(s->o->warn,
+                "testfence: warning: %s is a symlink named like pytest's configuration: a plain "
+                "pytest there reads what it points to (it could turn the plugin off); make it a "
+                "file, or keep pytest's configuration at the project root\n",
+                e->path);
+        return 0;
+    }
+    fprintf(s->out,
+            "  %s is a symlink named like pytest's configuration, inside the writable set: "
+            "pytest reads what it points to, which could turn the testfence plugin off; make it "
+            "a file, or remove it\n",
+            e->path);
+    s->found++;
+    quarantined(s, e);
+    return 0;
+}
+
+/* A file pytest may take its configuration from, inside the writable set (LINK: a symlink
+ * by that name). */
+static int check_pytest_config(struct scan *s, const struct walk_entry *e, bool link)
 {
     size_t i, n = sizeof pytest_files / sizeof pytest_files[0];
     for (i = 0; i < n && strcmp(e->name, pytest_files[i].name); i++)
         ;
     if (i == n || !s->o->warn)
         return 0;
+    if (link)
+        return pytest_config_link(s, e);
     char *text = malloc(1u << 20);
     if (!text)
         return tf_errf(s->err, "out of memory");
@@ -258,20 +299,26 @@ static bool is_package(int dirfd, const char *name)
     return pkg;
 }
 
-/* A stand-in for a module that would switch a fence off: said, and moved away when the run
- * made it (then true: the walk must not enter it). */
-static bool check_shadow(struct scan *s, const struct walk_entry *e, bool dir)
+enum entry_kind { ENTRY_FILE, ENTRY_DIR, ENTRY_LINK };
+
+/* A stand-in for a module that would switch a fence off (always), or, made by the run, for
+ * any module Python or pytest imports at start-up (argparse.py, iniconfig.py: a Python started
+ * in that directory runs it before any fence). A link is judged by its name alone: the
+ * unfenced side follows none, and Python would. Said, and moved away when the run made it
+ * (then true: the walk must not enter it). */
+static bool check_shadow(struct scan *s, const struct walk_entry *e, enum entry_kind kind)
 {
     size_t n = strlen(e->name);
-    bool pth = !dir && n > 4 && !strcmp(e->name + n - 4, ".pth");
+    bool pth = kind != ENTRY_DIR && n > 4 && !strcmp(e->name + n - 4, ".pth");
     char module[256];
-    if (dir) {
-        snprintf(module, sizeof module, "%s", e->name);
-        if (!named(module, shadow_modules) || !is_package(e->dirfd, e->name))
-            return false;
-    } else if (!pth && !(module_of(e->name, module) && named(module, shadow_modules))) {
+    if (kind == ENTRY_DIR || (kind == ENTRY_LINK && !strchr(e->name, '.')))
+        snprintf(module, sizeof module, "%s", e->name); /* a package, or a link to one */
+    else if (!pth && !module_of(e->name, module))
         return false;
-    }
+    if (!pth && !named(module, shadow_modules) && !(pymodule_known(module) && made_by_run(s, e)))
+        return false;
+    if (kind == ENTRY_DIR && !is_package(e->dirfd, e->name))
+        return false;
     if (s->o->fence_off)
         (*s->o->fence_off)++;
     if (pth)
@@ -282,10 +329,10 @@ static bool check_shadow(struct scan *s, const struct walk_entry *e, bool dir)
                 e->path);
     else
         fprintf(s->out,
-                "  %s is a module inside the writable set: a Python started there would import "
+                "  %s is a module%s inside the writable set: a Python started there would import "
                 "it instead of the real %s (a test can plant one to switch the next run's fence "
                 "off); remove it\n",
-                e->path, module);
+                e->path, kind == ENTRY_LINK ? " (a symlink)" : "", module);
     s->found++;
     return quarantined(s, e);
 }
@@ -300,12 +347,13 @@ static int visit(void *ctx, struct walk_entry *e)
     if (!dir && fstatat(e->dirfd, e->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
         return 0;
     if (dir || S_ISDIR(st.st_mode))
-        return links_only(s, e->path) || !check_shadow(s, e, true); /* moved: not entered */
-    if (s->o->fence_off_only) { /* links and devices: the kernel still holds, and the next
+        return links_only(s, e->path) || !check_shadow(s, e, ENTRY_DIR); /* moved: not entered */
+    bool lnk = S_ISLNK(st.st_mode);
+    if (s->o->fence_off_only) { /* devices and links out: the kernel still holds, and the next
                                    run's own scan will say them */
-        if (S_ISREG(st.st_mode) && !links_only(s, e->path)) {
-            check_shadow(s, e, false);
-            return check_pytest_config(s, e);
+        if ((S_ISREG(st.st_mode) || lnk) && !links_only(s, e->path)) {
+            check_shadow(s, e, lnk ? ENTRY_LINK : ENTRY_FILE);
+            return check_pytest_config(s, e, lnk);
         }
         return 0;
     }
@@ -320,15 +368,15 @@ static int visit(void *ctx, struct walk_entry *e)
         s->found++;
         return 0;
     }
-    if (S_ISLNK(st.st_mode)) {
+    if (lnk) {
         if (!links_only(s, e->path))
             check_symlink(s, e->path);
     } else if (st.st_nlink > 1 && remember(s, &st, e->path) < 0) {
         return tf_errf(s->err, "out of memory");
     }
-    if (S_ISREG(st.st_mode) && !links_only(s, e->path)) {
-        check_shadow(s, e, false);
-        return check_pytest_config(s, e);
+    if ((S_ISREG(st.st_mode) || lnk) && !links_only(s, e->path)) {
+        check_shadow(s, e, lnk ? ENTRY_LINK : ENTRY_FILE);
+        return check_pytest_config(s, e, lnk);
     }
     return 0;
 }

@@ -89,7 +89,9 @@ void mountns_free(struct mountns *m)
 
 unsigned long mountns_clone_flags(const struct mountns *m)
 {
-    return CLONE_NEWNS | CLONE_NEWPID | (m->userns ? CLONE_NEWUSER : 0);
+    /* IPC: System V objects and POSIX message queues are the namespace's, not the machine's
+     * (Landlock has no hook on making or removing a queue). */
+    return CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | (m->userns ? CLONE_NEWUSER : 0);
 }
 
 /* ---- in the child: async-signal-safe, no allocation -------------------------------------- */

@@ -216,6 +216,8 @@ escape() {
 @test "abstract-service root" { escape abstract_service root; }
 @test "abstract-service nobody" { escape abstract_service nobody; }
 @test "mount-setattr root" { escape mount_setattr root; }
+@test "mqueue-unlink root" { escape mqueue_unlink root; }
+@test "mqueue-unlink nobody" { escape mqueue_unlink nobody; }
 @test "remove-libc root" { escape remove_libc root; }
 @test "remove-libc nobody" { escape remove_libc nobody; }
 @test "spawn-addopen root" { escape spawn_addopen root; }

@@ -30,6 +30,7 @@ declare -A XFAIL_NONS=(
     [uring_setxattr]="fallback: io_uring IORING_OP_SETXATTR is not seen by seccomp"
     [uring_fsetxattr]="fallback: io_uring IORING_OP_FSETXATTR is not seen by seccomp"
     [tree_sigkill]="fallback: no PID namespace; testfence SIGKILLed, its subreaper is gone and the tree is reparented"
+    [mqueue_unlink]="fallback: no IPC namespace; POSIX message queues are the machine's"
 )
 
 # Cases whose attempt is blocked but which the report does not list although the
@@ -647,6 +648,18 @@ data_mount_unchanged() {
     }
 }
 unmount_data() { umount "$P/data" 2>/dev/null || true; }
+
+# The machine's POSIX message queues are no path Landlock or a read-only mount knows: the
+# command has an IPC namespace of its own, so the queue it removes is not the machine's.
+c_mqueue_unlink() {
+    MQ="/tf-esc-$$-$RANDOM"
+    "${AS_USER[@]}" "$E_NS" mq-create "$MQ" >/dev/null || SKIP="cannot create a POSIX message queue here"
+    [ -z "$SKIP" ] || return 0
+    CMD=("$E_NS" mq-unlink "$MQ") EXPECT='ENOENT|EACCES|EPERM' CTL_CHANGES=0 SHIM=0
+    FENCED_CHECK=mqueue_kept CLEANUP=remove_mqueue
+}
+mqueue_kept() { "$E_NS" mq-exists "$MQ" >/dev/null || { echo "the machine's queue $MQ is gone" >&2; return 1; }; }
+remove_mqueue() { "$E_NS" mq-unlink "$MQ" >/dev/null 2>&1 || true; }
 
 # ---- main ----------------------------------------------------------------------------
 [ $# -eq 3 ] || {

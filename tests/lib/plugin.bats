@@ -330,9 +330,9 @@ EOF
     run $PY -m pytest tests/test_stdlib_plant.py
     expect_status 120
     expect_output_has "3 passed"
-    expect_output_has "testfence: the tests left 2 modules in the writable set that a Python started there would import before any fence"
-    expect_output_has "$P/tests/argparse.py has the name of a module Python or pytest imports (argparse)"
-    expect_output_has "$P/tests/inspect.pyc has the name of a module Python or pytest imports (inspect)"
+    expect_output_has "testfence: the tests left 2 hazards in the writable set"
+    expect_output_has "$P/tests/argparse.py is a module inside the writable set: a Python started there would import it instead of the real argparse"
+    expect_output_has "$P/tests/inspect.pyc is a module inside the writable set: a Python started there would import it instead of the real inspect"
     [[ "$output" != *generated_helper* ]]
     expect_output_has "(this run made it: moved to $P/tests/artifacts/_isolation_workspace_"
     [ ! -e tests/argparse.py ] && [ ! -e tests/inspect.pyc ] && [ -e tests/generated_helper.py ]

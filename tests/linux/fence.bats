@@ -345,3 +345,19 @@ for name in ("CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_KILL", "CAP_SET
     assert bnd & (1 << nums[name]), "%s was dropped: tests as root need it" % name
 EOF
 }
+
+@test "what a command plants under a module Python imports, or as a symlink named like one or like pytest's configuration, fails its run and is moved away" {
+    run "$TESTFENCE" run -- sh -c 'echo "import os" > tests/iniconfig.py; ln -s ../data tests/_pytest; printf "[pytest]\naddopts = -p no:testfence\n" > tests/cfg.txt; ln -s cfg.txt tests/pytest.ini; ln -s mine.txt tests/pytest.py'
+    expect_status 120
+    expect_output_has "tests/iniconfig.py is a module inside the writable set: a Python started there would import it instead of the real iniconfig"
+    expect_output_has "tests/_pytest is a module (a symlink) inside the writable set"
+    expect_output_has "tests/pytest.py is a module (a symlink) inside the writable set"
+    expect_output_has "tests/pytest.ini is a symlink named like pytest's configuration"
+    for f in iniconfig.py _pytest pytest.ini pytest.py; do [ ! -e "tests/$f" ] && [ ! -L "tests/$f" ]; done
+    # A module of the user's by such a name, there before the run, is left alone.
+    echo "x = 1" >tests/json.py
+    run "$TESTFENCE" run -- true
+    expect_status 0
+    [ -e tests/json.py ]
+    assert_outside_unchanged
+}

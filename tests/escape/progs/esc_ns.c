@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <spawn.h>
 #include <linux/mount.h>
+#include <mqueue.h>
 #include <stdio.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -66,6 +67,16 @@ static long op(int argc, char **argv)
         errno = r;
         return -1;
     }
+    if (argc == 3 && !strcmp(o, "mq-create")) { /* a POSIX message queue named P */
+        mqd_t q = mq_open(p, O_CREAT | O_RDWR, 0666, NULL);
+        return q == (mqd_t)-1 ? -1 : mq_close(q);
+    }
+    if (argc == 3 && !strcmp(o, "mq-exists")) {
+        mqd_t q = mq_open(p, O_RDONLY);
+        return q == (mqd_t)-1 ? -1 : mq_close(q);
+    }
+    if (argc == 3 && !strcmp(o, "mq-unlink"))
+        return mq_unlink(p);
     if (argc == 3 && !strcmp(o, "mount-setattr")) { /* 442 on x86_64; glibc has no wrapper */
         struct mount_attr a = {.attr_set =
                                    MOUNT_ATTR_NOEXEC | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV};
