@@ -360,6 +360,8 @@ def _reexec_with_shim(config, opt, s):
     if os.environ.pop(ENV_REEXEC, None) == "1":
         _state.reexeced = True  # this is the new process
         return
+    if _shim_mapped():
+        return  # preloaded already (a pytest started by a fenced one, say): attached below
     shim = s.get("shim")
     why = None
     if opt("testfence_reexec") == "off":
@@ -457,9 +459,11 @@ def _refuse_planted_imports(s):
 
 
 def _planted_modules(s, since):
-    """Importable files and packages made inside the writable set during the run (changed
-    since SINCE) under the name of a module Python or pytest imports from elsewhere: the next
-    Python started in that directory would run them first, unfenced. [(path, module)]."""
+    """Importable files made inside the writable set during the run (changed since SINCE)
+    under the name of a module Python or pytest imports from elsewhere: the next Python
+    started in that directory would run them first, unfenced. [(path, module)]. (Packages:
+    the library's scan, which has their birth time; a directory's ctime changes with every
+    file made in it, pytest's bytecode too.)"""
     names = set(getattr(sys, "stdlib_module_names", ()))
     for name, mod in list(sys.modules.items()):
         f = getattr(mod, "__file__", None)
@@ -470,17 +474,14 @@ def _planted_modules(s, since):
     skip = os.path.dirname(s.get("workspace") or "")  # the run workspaces: their own rules
     for d, dirs, files in os.walk(top) if top else ():
         dirs[:] = [x for x in dirs if x != "__pycache__" and os.path.join(d, x) != skip]
-        for x in dirs + files:
+        for x in files:
             p = os.path.join(d, x)
-            m = x if x in dirs else _module_name(x)
+            m = _module_name(x)
             try:
-                changed = m in names and os.lstat(p).st_ctime >= since
-                if changed and x in dirs:
-                    changed = any(_module_name(y) == "__init__" for y in os.listdir(p))
+                if m in names and os.lstat(p).st_ctime >= since:
+                    found.append((p, m))
             except OSError:
                 continue
-            if changed:
-                found.append((p, m))
     return found
 
 
