@@ -239,6 +239,7 @@ class _State:
         self.notes = []  # said at start-up, and again in the report header (stderr may be captured)
         self.reexeced = False  # this process is pytest started again with the shim preloaded
         self.started = 0.0  # when this run began (time.time()): what is newer, it made
+        self.final = None  # the exit status pytest_sessionfinish settled on
         self.planted = 0  # what the tests left that would switch the next run's fence off
         self.planted_text = ""
 
@@ -524,6 +525,7 @@ def _start_fenced(config, opt, s=None):
                             "reported")
         _warn(_state.notes[-1])
     s.fence()
+    atexit.register(_late_records)  # first registered, so the last to run
     tmp = s.get("tmp")
     if tmp:
         atexit.register(_empty_tmp, tmp, bool(opt("testfence_keep_tmp")))
@@ -972,6 +974,7 @@ def pytest_sessionfinish(session, exitstatus):
                                     "(%s)\n%s" % (path, module, _quarantine(_state.session, path)))
     if (_state.total or _state.planted) and session.exitstatus == 0:
         session.exitstatus = 120  # as testfence run: the tests passed but writes were blocked
+    _state.final = int(session.exitstatus)
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
@@ -998,6 +1001,26 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         terminalreporter.write_sep("=", "testfence: blocked writes", red=True)
         for line in text.strip("\n").splitlines():
             terminalreporter.write_line(line)
+
+
+def _late_records():
+    """At exit, after every other handler: writes refused since the summary (a test's atexit
+    handler, a thread that ended late) are in the log but in no report. Said, report.json
+    written again with them, and a run that had passed exits 120, as under testfence run."""
+    st = _state
+    if st.mode != "fenced" or st.session is None or st.final is None:
+        return
+    late = len(st.session.violations()) - st.total
+    if late <= 0:
+        return
+    sys.stdout.flush()
+    sys.stderr.write("testfence: %d more write%s outside the writable set %s blocked after the "
+                     "tests ended (at exit); the summary, again:\n" % (
+                         late, "" if late == 1 else "s", "was" if late == 1 else "were"))
+    sys.stderr.write(st.session.summary(st.final))
+    sys.stderr.flush()
+    if st.final == 0:
+        os._exit(120)
 
 
 def _empty_tmp(tmp, keep):

@@ -411,6 +411,31 @@ EOF
     diff -u "$BATS_TEST_TMPDIR/before" "$BATS_TEST_TMPDIR/after"
 }
 
+@test "a write refused at exit (a test's atexit handler) is reported after the summary and fails a run that had passed" {
+    cat >tests/test_atexit.py <<'EOF'
+import atexit
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+def _late():
+    try:
+        (ROOT / "config.toml").write_text("clobbered at exit")
+    except OSError:
+        pass
+
+def test_registers_a_late_write():
+    atexit.register(_late)
+EOF
+    run $PY -m pytest tests/test_atexit.py
+    expect_status 120
+    expect_output_has "1 passed"
+    expect_output_has "testfence: 1 more write outside the writable set was blocked after the tests ended (at exit)"
+    expect_output_has "$P/config.toml"
+    grep -q '"blocked": 1' tests/artifacts/_isolation_workspace_*/report.json
+    assert_outside_unchanged
+}
+
 @test "TESTFENCE_WORKSPACE in the environment does not make the plugin stand aside" {
     printf 'from pathlib import Path\ndef test_clobber():\n    Path("config.toml").write_text("clobbered")\n' >tests/test_env.py
     TESTFENCE_WORKSPACE="$P/tests" run $PY -m pytest tests/test_env.py
