@@ -30,6 +30,17 @@ static long run1(struct io_uring *ring)
     return res;
 }
 
+/* An xattr set through the ring on FD (just opened; -1: the open failed, -1 returned). */
+static long fsetxattr_on(struct io_uring *ring, struct io_uring_sqe *sqe, int fd)
+{
+    if (fd < 0)
+        return -1;
+    io_uring_prep_fsetxattr(sqe, fd, "user.escape", "escaped", 0, 7);
+    long r = run1(ring);
+    close(fd);
+    return r;
+}
+
 static long op(struct io_uring *ring, int argc, char **argv)
 {
     const char *o = argv[1], *p = argv[2];
@@ -67,43 +78,22 @@ static long op(struct io_uring *ring, int argc, char **argv)
         io_uring_prep_setxattr(sqe, "user.escape", "escaped", p, 0, 7);
         return run1(ring);
     }
-    if (argc == 3 && !strcmp(o, "fsetxattr")) {
-        int fd = open(p, O_RDONLY); /* read-only: the fence allows it */
-        if (fd < 0) {
-            return -2;
-        }
-        io_uring_prep_fsetxattr(sqe, fd, "user.escape", "escaped", 0, 7);
-        long r = run1(ring);
-        close(fd);
-        return r;
-    }
+    if (argc == 3 && !strcmp(o, "fsetxattr")) /* read-only: the fence allows the open */
+        return fsetxattr_on(ring, sqe, open(p, O_RDONLY));
     if (argc == 3 && !strcmp(o, "fsetxattr-fd")) {
         /* An fd the command was given open (its stdin, say). */
         io_uring_prep_fsetxattr(sqe, (int)strtol(p, NULL, 10), "user.escape", "escaped", 0, 7);
         return run1(ring);
     }
-    if (argc == 4 && !strcmp(o, "fsetxattr-at")) {
-        /* A file opened read-only relative to an fd the command was given (an O_PATH fd of
-         * the project): on whichever mount that fd is. */
-        int fd = openat((int)strtol(p, NULL, 10), argv[3], O_RDONLY);
-        if (fd < 0)
-            return -1;
-        io_uring_prep_fsetxattr(sqe, fd, "user.escape", "escaped", 0, 7);
-        long r = run1(ring);
-        close(fd);
-        return r;
-    }
+    /* A file opened read-only relative to an fd the command was given (an O_PATH fd of the
+     * project), or the file such an fd names reopened through /proc/self/fd: on whichever
+     * mount that fd is. */
+    if (argc == 4 && !strcmp(o, "fsetxattr-at"))
+        return fsetxattr_on(ring, sqe, openat((int)strtol(p, NULL, 10), argv[3], O_RDONLY));
     if (argc == 3 && !strcmp(o, "fsetxattr-proc")) {
-        /* The file an fd the command was given names, reopened through /proc/self/fd. */
         char link[64];
         snprintf(link, sizeof link, "/proc/self/fd/%s", p);
-        int fd = open(link, O_RDONLY);
-        if (fd < 0)
-            return -1;
-        io_uring_prep_fsetxattr(sqe, fd, "user.escape", "escaped", 0, 7);
-        long r = run1(ring);
-        close(fd);
-        return r;
+        return fsetxattr_on(ring, sqe, open(link, O_RDONLY));
     }
     errno = EINVAL;
     return -2;
