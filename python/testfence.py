@@ -284,10 +284,7 @@ def _apply_env(session, config):
             continue  # this pytest is configured directly; children need no --basetemp of ours
         os.environ[name] = value
     os.environ[ENV_PLUGIN] = session.get("workspace")
-    # Read once at start-up by Python and cached by tempfile: set them here too.
-    prefix = os.environ.get("PYTHONPYCACHEPREFIX")
-    if prefix:
-        sys.pycache_prefix = prefix
+    # Read once at start-up and cached by tempfile: reset here too.
     tempfile.tempdir = None
     cache = session.get("pytest_cache")
     if cache:

@@ -85,10 +85,9 @@ const char *hint_for(const char *op, const char *resolved, const char *root, con
                "are the machine's, and no --allow lets it; run such a test in a VM or a "
                "container of its own.";
     size_t n = strlen(resolved);
-    if (toolstate_has_components(resolved, "__pycache__") ||
-        (n > 4 && !strcmp(resolved + n - 4, ".pyc")))
-        return "Python bytecode: testfence sets PYTHONPYCACHEPREFIX under tests/artifacts; "
-               "keep it (or set PYTHONDONTWRITEBYTECODE=1) instead of overriding it.";
+    if (n > 4 && !strcmp(resolved + n - 4, ".pyc")) /* (in __pycache__/: quiet, no hint) */
+        return "Python bytecode outside a __pycache__ directory (py_compile, compileall): write "
+               "it under tests/ or the run's temp dir, or set PYTHONDONTWRITEBYTECODE=1.";
     if (toolstate_has_components(resolved, ".pytest_cache"))
         return "pytest's cache: testfence passes -o cache_dir=tests/artifacts/.pytest_cache; "
                "do not override cache_dir outside tests/, or use -p no:cacheprovider.";

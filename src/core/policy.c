@@ -1,6 +1,7 @@
 #include "policy.h"
 
 #include "path.h"
+#include "toolstate.h"
 #include "base/vec.h"
 
 #include <errno.h>
@@ -163,12 +164,17 @@ int policy_add_quiet(struct policy *p, const char *resolved, bool is_dir, const 
 
 const struct policy_quiet *policy_quiet(const struct policy *p, const char *resolved)
 {
+    /* Python's bytecode beside a module outside the writable set: Python writes it when it
+     * can and goes on when not, reading the .pyc files already there. Wherever it is. */
+    static char anywhere[] = "";
+    static const struct policy_quiet bytecode = {.path = anywhere,
+                                                 .tool = "Python (its __pycache__ bytecode)"};
     for (size_t i = 0; i < p->nquiet; i++) {
         const struct policy_quiet *q = &p->quiet[i];
         if (q->is_dir ? path_is_within(resolved, q->path) : !strcmp(resolved, q->path))
             return q;
     }
-    return NULL;
+    return toolstate_has_components(resolved, "__pycache__") ? &bytecode : NULL;
 }
 
 /* Is WORD one of the space-separated LIST? */

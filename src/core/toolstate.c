@@ -8,8 +8,6 @@
 /* Overridable: [env] is applied after the table, and a variable you already point
  * inside the writable set is kept (see plan.c). */
 const struct toolstate toolstate_table[] = {
-    {"Python", TS_REDIRECT, "PYTHONPYCACHEPREFIX", TS_ARTIFACTS, "pycache",
-     "Python bytecode caches, never next to the sources", NULL},
     {"Hypothesis", TS_REDIRECT, "HYPOTHESIS_STORAGE_DIRECTORY", TS_ARTIFACTS, ".hypothesis",
      "Hypothesis' example database (default ./.hypothesis)", NULL},
     {"coverage.py", TS_REDIRECT, "COVERAGE_FILE", TS_ARTIFACTS, ".coverage",
