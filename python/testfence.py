@@ -238,6 +238,7 @@ class _State:
         self.quiet = False  # the plugin's own clean-up: not the tests' writes
         self.notes = []  # said at start-up, and again in the report header (stderr may be captured)
         self.reexeced = False  # this process is pytest started again with the shim preloaded
+        self.early = False  # started from pytest_load_initial_conftests, before any conftest
         self.started = 0.0  # when this run began (time.time()): what is newer, it made
         self.final = None  # the exit status pytest_sessionfinish settled on
         self.planted = 0  # what the tests left that would switch the next run's fence off
@@ -368,6 +369,8 @@ def _reexec_with_shim(config, opt, s):
         why = "no shim beside libtestfence.so"
     elif not _is_pytest_command():
         why = "pytest was not started as `pytest` or `python -m pytest`"
+    elif not _state.early:
+        why = "the plugin was loaded after the conftests (pytest_plugins)"
     if why:
         _state.notes.append("writes refused in this process that C code makes (sqlite3, coverage's "
                             "data file) are not reported (%s); children's are" % why)
@@ -378,6 +381,7 @@ def _reexec_with_shim(config, opt, s):
     sys.stdout.flush()
     sys.stderr.flush()
     env = dict(os.environ)
+    env.pop("TESTFENCE_SHIM_CONF", None)  # the new process attaches to its own run's
     env[ENV_REEXEC] = "1"
     env["LD_PRELOAD"] = shim + (" " + env["LD_PRELOAD"] if env.get("LD_PRELOAD") else "")
     try:
@@ -654,6 +658,7 @@ def _start(config, opt):
 def pytest_load_initial_conftests(early_config, parser, args):
     # Before any conftest.py or test module is imported, while pytest is single-threaded.
     ns = early_config.known_args_namespace
+    _state.early = True  # nothing of the project's has run: pytest may be started again
     _start(early_config, lambda name: getattr(ns, name, None))
 
 
@@ -994,6 +999,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         for line in _state.planted_text.strip("\n").splitlines():
             terminalreporter.write_line(line, red=True)
     text = _state.session.summary(int(exitstatus))
+    _state.total = len(_state.session.violations())  # shown here: only later ones are late
     if text.strip():
         terminalreporter.write_sep("=", "testfence: blocked writes", red=True)
         for line in text.strip("\n").splitlines():
@@ -1001,23 +1007,27 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
 
 
 def _late_records():
-    """At exit, after every other handler: writes refused since the summary (a test's atexit
-    handler, a thread that ended late) are in the log but in no report. Said, report.json
-    written again with them, and a run that had passed exits 120, as under testfence run."""
+    """At exit, after the handlers registered since the plugin started (a test's): writes
+    refused since the summary (a test's atexit handler, a thread that ended late) are in the
+    log but in no report. Said, and report.json written again with them, its status 120 when
+    the tests had passed. The process's own exit status is settled by now: changing it
+    (os._exit) would skip the exit handlers still due, coverage's data file and logging's
+    flush among them."""
     st = _state
     if st.mode != "fenced" or st.session is None or st.final is None:
         return
     late = len(st.session.violations()) - st.total
     if late <= 0:
         return
+    st.total += late
     sys.stdout.flush()
     sys.stderr.write("testfence: %d more write%s outside the writable set %s blocked after the "
-                     "tests ended (at exit); the summary, again:\n" % (
-                         late, "" if late == 1 else "s", "was" if late == 1 else "were"))
-    sys.stderr.write(st.session.summary(st.final))
+                     "tests ended (at exit; the exit status stays %d, report.json says 120); "
+                     "the summary, again:\n" % (
+                         late, "" if late == 1 else "s", "was" if late == 1 else "were",
+                         st.final))
+    sys.stderr.write(st.session.summary(120 if st.final == 0 else st.final))
     sys.stderr.flush()
-    if st.final == 0:
-        os._exit(120)
 
 
 def _empty_tmp(tmp, keep):

@@ -68,6 +68,8 @@ static void unchecked(struct scan *s, const char *path, const char *why)
 {
     fprintf(s->out, "  %s could not be checked (%s); make it readable, or remove it\n", path, why);
     s->found++;
+    if (s->o->fence_off) /* it may hide what switches a fence off: fail closed */
+        (*s->o->fence_off)++;
 }
 
 /* Under the artifacts dir only hard links count: old runs' temp dirs hold whatever
@@ -81,27 +83,30 @@ static bool links_only(const struct scan *s, const char *path)
 /* Move E, which the run made, out of the next run's way into the quarantine: named after its
  * path ("/p/tests/sub/pytest.ini" -> "p%tests%sub%pytest.ini", the end kept when too long),
  * never over another. Says where on OUT; true when it moved. */
-/* After a run (a quarantine given): did the run make E? Its birth time says, where the file
- * system keeps one; else its ctime (which no test can set back), for a file only: a
- * directory's changes with every entry made in it. */
+/* After a run (SINCE given): did the run make E, or put it there? Its birth time, or for a
+ * file its ctime (which no test can set back), is since the run began. */
+static bool since_run(const struct scan *s, struct statx_timestamp w)
+{
+    const struct timespec *t = &s->o->since;
+    return w.tv_sec > t->tv_sec || (w.tv_sec == t->tv_sec && (long)w.tv_nsec >= t->tv_nsec);
+}
+
 static bool made_by_run(const struct scan *s, const struct walk_entry *e)
 {
     struct statx x;
-    const struct timespec *t = &s->o->since;
-    if (!s->o->quarantine || statx(e->dirfd, e->name, AT_SYMLINK_NOFOLLOW,
-                                   STATX_BTIME | STATX_CTIME | STATX_TYPE, &x) < 0)
+    if (s->o->since.tv_sec == 0 || statx(e->dirfd, e->name, AT_SYMLINK_NOFOLLOW,
+                                         STATX_BTIME | STATX_CTIME | STATX_TYPE, &x) < 0)
         return false;
-    bool born = x.stx_mask & STATX_BTIME;
-    if (!born && S_ISDIR(x.stx_mode))
-        return false;
-    struct statx_timestamp w = born ? x.stx_btime : x.stx_ctime;
-    return w.tv_sec > t->tv_sec || (w.tv_sec == t->tv_sec && (long)w.tv_nsec >= t->tv_nsec);
+    bool born = (x.stx_mask & STATX_BTIME) && since_run(s, x.stx_btime);
+    /* A file renamed or rewritten in the run has a new ctime; a directory's changes with
+     * every entry made in it (pytest's bytecode), so for it only its birth counts. */
+    return born || (!S_ISDIR(x.stx_mode) && since_run(s, x.stx_ctime));
 }
 
 static bool quarantined(struct scan *s, const struct walk_entry *e)
 {
-    if (!made_by_run(s, e))
-        return false; /* there before the run: said, never moved */
+    if (!s->o->quarantine || !made_by_run(s, e))
+        return false; /* there before the run: said, never moved (or nowhere to move it) */
     char flat[PATH_MAX], name[NAME_MAX + 1];
     snprintf(flat, sizeof flat, "%s", e->path + strspn(e->path, "/"));
     for (char *c = flat; *c; c++)
@@ -169,10 +174,23 @@ static void head(int dirfd, const char *name, char *buf, size_t max)
     close(fd);
 }
 
-/* A symlink under the name of pytest's configuration: pytest reads what it points to, which
- * the unfenced side never follows, so it could say anything (-p no:testfence). */
+/* Does the symlink E lead into the writable set (where a test can write what it points to),
+ * or where cannot be told? Resolved by the one resolver, which opens nothing through it. A
+ * link to the project's own pyproject.toml outside is no hazard. */
+static bool link_into_writable(const struct scan *s, const struct walk_entry *e)
+{
+    static struct path_res res; /* PATH_MAX: not on the stack; one scan at a time */
+    return path_resolve_at(NULL, e->dirfd, e->name, 0, &res, NULL) < 0 || res.kind != PATH_FILE ||
+           res.errnum || policy_match_res(s->p, &res);
+}
+
+/* A symlink under the name of pytest's configuration, leading into the writable set: pytest
+ * reads what it points to, which a test can write (-p no:testfence). (A conftest.py loads
+ * after the fence.) */
 static int pytest_config_link(struct scan *s, const struct walk_entry *e)
 {
+    if (!strcmp(e->name, "conftest.py") || !link_into_writable(s, e))
+        return 0;
     if (s->o->fence_off)
         (*s->o->fence_off)++;
     if (!s->o->plugin_off_refused) {
@@ -209,10 +227,11 @@ static int check_pytest_config(struct scan *s, const struct walk_entry *e, bool 
         return tf_errf(s->err, "out of memory");
     head(e->dirfd, e->name, text, 1u << 20);
     const char *section = pytest_files[i].section;
-    bool off = turns_plugin_off(text), options = !off && sets_plugin_options(e->name, text);
+    bool config = !section || (section[0] && strstr(text, section));
+    bool off = turns_plugin_off(text),
+         options = !off && config && sets_plugin_options(e->name, text); /* pytest's own */
     if ((off || options) && s->o->fence_off)
         (*s->o->fence_off)++;
-    bool config = !section || (section[0] && strstr(text, section));
     free(text);
     if (options && s->o->plugin_off_refused) {
         fprintf(s->out,
@@ -284,18 +303,18 @@ static bool module_of(const char *name, char *out)
 /* Is the directory NAME in DIRFD a package: an __init__ Python would import? */
 static bool is_package(int dirfd, const char *name)
 {
-    int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    DIR *d = fd < 0 ? NULL : fdopendir(fd);
-    if (!d) {
-        if (fd >= 0)
-            close(fd);
-        return false;
-    }
+    /* By fstatat on an O_PATH fd, as Python finds it: a directory a test made search-only
+     * (chmod 0311) is still a package to Python. What cannot be told counts as one. */
+    int fd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return errno != ENOENT && errno != ENOTDIR && errno != ELOOP;
+    static const char *const inits[] = {"__init__.py", "__init__.pyc", NULL};
     bool pkg = false;
-    char module[256];
-    for (struct dirent *de; !pkg && (de = readdir(d));)
-        pkg = module_of(de->d_name, module) && !strcmp(module, "__init__");
-    closedir(d);
+    struct stat st;
+    for (const char *const *i = inits; !pkg && *i; i++)
+        pkg =
+            fstatat(fd, *i, &st, AT_SYMLINK_NOFOLLOW) == 0 || (errno != ENOENT && errno != ENOTDIR);
+    close(fd);
     return pkg;
 }
 
@@ -314,6 +333,12 @@ static bool check_shadow(struct scan *s, const struct walk_entry *e, enum entry_
     if (kind == ENTRY_DIR || (kind == ENTRY_LINK && !strchr(e->name, '.')))
         snprintf(module, sizeof module, "%s", e->name); /* a package, or a link to one */
     else if (!pth && !module_of(e->name, module))
+        return false;
+    /* A link by a package's name is one only to a directory (tests/bin/pytest -> a venv's
+     * script is none); stat through it only to know which: nothing is opened or written. */
+    struct stat to;
+    if (kind == ENTRY_LINK && !strchr(e->name, '.') &&
+        !(fstatat(e->dirfd, e->name, &to, 0) == 0 && S_ISDIR(to.st_mode)))
         return false;
     if (!pth && !named(module, shadow_modules) && !(pymodule_known(module) && made_by_run(s, e)))
         return false;

@@ -154,6 +154,16 @@ static int tool_state(struct plan *pl, char *const *envp, tf_err *err)
             redirect(pl, envp, t->var, path, t->why, err) < 0)
             return -1;
     }
+    /* A bytecode prefix of the user's outside the writable set: its paths hold no
+     * __pycache__, so every write there would be refused and reported. Empty (CPython then
+     * ignores it), Python writes beside the sources, refused quietly, and reads what is there. */
+    const char *prefix = envplan_getenv(envp, "PYTHONPYCACHEPREFIX");
+    if (prefix && prefix[0] &&
+        redirect(pl, envp, "PYTHONPYCACHEPREFIX", "",
+                 "your bytecode prefix lies outside the writable set: Python keeps its "
+                 "bytecode beside the sources instead (refused there quietly)",
+                 err) < 0)
+        return -1;
     return 0;
 }
 

@@ -216,12 +216,23 @@ static int remove_tree_at(int dirfd, const char *where, const char *name, const 
     int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return errno == ENOENT ? 0 : tf_errnof(err, errno, "cannot open %s", path);
-    if (walk_fd(fd, path, 0, &rm_ops, &rm) < 0)
+    /* KEEP goes relative to the directory walked, never by "NAME/KEEP": NAME may have become
+     * a symlink meanwhile (the command runs while old runs are pruned). */
+    int top = keep ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : -1;
+    if (keep && top < 0) {
+        close(fd);
+        return tf_errnof(err, errno, "cannot open %s", path);
+    }
+    if (walk_fd(fd, path, 0, &rm_ops, &rm) < 0) {
+        if (top >= 0)
+            close(top);
         return -1;
-    char kept[PATH_MAX];
-    snprintf(kept, sizeof kept, "%s/%s", name, keep ? keep : "");
-    if (keep && unlinkat(dirfd, kept, 0) < 0 && errno != ENOENT)
-        return tf_errnof(err, errno, "cannot remove %s/%s", path, keep);
+    }
+    int gone = keep ? unlinkat(top, keep, 0) : 0, e = errno;
+    if (top >= 0)
+        close(top);
+    if (gone < 0 && e != ENOENT)
+        return tf_errnof(err, e, "cannot remove %s/%s", path, keep);
     if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
         return tf_errnof(err, errno, "cannot remove %s", path);
     return 0;

@@ -276,7 +276,9 @@ static void on_guard_refusal(void *ctx, const struct guard_refusal *g)
         memset(&who, 0, sizeof who); /* gone already: what the guard knew */
         who.pid = g->pid;
     }
+    bool typing = g->err == EPERM && !strcmp(g->call, "ioctl");
     const char *target = g->path[0]        ? g->path
+                         : typing          ? "(the terminal: TIOCSTI, typing into it)"
                          : g->err == EPERM ? "(the mounts)"
                                            : "(a target the guard could not resolve)";
     record_of(s, &who, g->call, target, g->path[0] ? g->path : "/", "guard", g->err);

@@ -58,7 +58,7 @@ void *shim_real(void **slot, const char *name)
 /* Load the configuration CONF names and start looking; once only. 0, or -1 (nothing done). */
 static int attach(const char *conf)
 {
-    static int once; /* the first caller wins; the rest see it done */
+    static int once; /* one caller loads at a time; a failed load may be tried again */
     tf_err err;
     if (!conf || conf[0] != '/' || __atomic_exchange_n(&once, 1, __ATOMIC_ACQ_REL))
         return active() ? 0 : -1;
@@ -67,6 +67,8 @@ static int attach(const char *conf)
     if (rc == 0) {
         policy_fence_label(&shim.conf.policy, shim.fence, sizeof shim.fence);
         __atomic_store_n(&shim.active, true, __ATOMIC_RELEASE);
+    } else {
+        __atomic_store_n(&once, 0, __ATOMIC_RELEASE);
     }
     busy--;
     return rc;
