@@ -242,7 +242,16 @@ int fence_drop_caps(const char **step)
     for (const struct fence_cap *c = fence_dropped_caps; c->cap >= 0; c++)
         if (prctl(PR_CAPBSET_DROP, c->cap, 0, 0, 0) < 0 && errno != EINVAL)
             return errno;
-    return 0;
+    /* Root's exec gives it its inheritable set too (a container may start it with one):
+     * the same capabilities out of that set. */
+    *step = "cannot drop capabilities from the inheritable set";
+    struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+    struct __user_cap_data_struct d[2];
+    if (syscall(SYS_capget, &h, d) < 0)
+        return errno;
+    for (const struct fence_cap *c = fence_dropped_caps; c->cap >= 0; c++)
+        d[c->cap / 32].inheritable &= ~(1u << (c->cap % 32));
+    return syscall(SYS_capset, &h, d) < 0 ? errno : 0;
 }
 
 int fence_enter(int ruleset_fd, const char **step)

@@ -12,6 +12,7 @@
 #include "core/vlog.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <errno.h>
 #include <sys/stat.h>
 #include <fcntl.h>
@@ -74,6 +75,8 @@ static int attach(const char *conf)
     return rc;
 }
 
+static void spawn_lock_after_fork(void);
+
 /* The configuration testfence left for us: testfence run keeps it in its private directory,
  * outside the writable set; a process that fences itself, in its workspace. Without it the
  * shim does nothing (the process was not started by testfence, or its environment was
@@ -81,6 +84,7 @@ static int attach(const char *conf)
 __attribute__((constructor)) static void shim_init(void)
 {
     const char *conf = getenv("TESTFENCE_SHIM_CONF");
+    pthread_atfork(NULL, NULL, spawn_lock_after_fork);
     if (conf)
         attach(conf);
 }
@@ -319,6 +323,12 @@ static void unlock_spawn(void)
     __atomic_clear(&spawn_lock, __ATOMIC_RELEASE);
 }
 
+/* A fork while another thread held the lock: the child has no such thread to let it go. */
+static void spawn_lock_after_fork(void)
+{
+    __atomic_clear(&spawn_lock, __ATOMIC_RELEASE);
+}
+
 void shim_spawn_open(const void *fa, const char *path, unsigned how)
 {
     if (!active() || busy || !path || (how & SHIM_SKIP))
@@ -346,19 +356,21 @@ int shim_spawn_post(int err, const void *fa)
         return err;
     busy++;
     bool recorded = false;
-    char resolved[PATH_MAX];
-    lock_spawn();
+    char path[PATH_MAX], resolved[PATH_MAX];
     for (unsigned i = 0; i < SPAWN_OPENS; i++) {
-        if (spawn_opens[i].fa != fa)
-            continue;
-        const char *path = spawn_opens[i].path;
-        if (outside(spawn_opens[i].how, AT_FDCWD, path, AT_FDCWD, NULL, false, resolved)) {
+        /* Each entry copied out under the lock, looked at and recorded without it. */
+        lock_spawn();
+        bool mine = spawn_opens[i].fa == fa;
+        unsigned how = spawn_opens[i].how;
+        if (mine)
+            memcpy(path, spawn_opens[i].path, sizeof path);
+        unlock_spawn();
+        if (mine && outside(how, AT_FDCWD, path, AT_FDCWD, NULL, false, resolved)) {
             if (!quiet_here(resolved))
                 record("posix_spawn", path, resolved, EACCES, "kernel");
             recorded = true;
         }
     }
-    unlock_spawn();
     busy--;
     return recorded && err == EROFS ? EACCES : err; /* as for the program's own open */
 }

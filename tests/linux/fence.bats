@@ -344,6 +344,10 @@ for name in ("CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_KILL", "CAP_SET
              "CAP_NET_BIND_SERVICE", "CAP_NET_RAW"):
     assert bnd & (1 << nums[name]), "%s was dropped: tests as root need it" % name
 EOF
+    # Started with them inheritable (a container may be), the command has them no more.
+    run setpriv --inh-caps +setfcap,+mknod "$TESTFENCE" run -- sh -c 'grep CapInh /proc/self/status'
+    expect_status 0
+    expect_output_has "CapInh:	0000000000000000"
 }
 
 @test "what a command plants under a module Python imports, or as a symlink named like one or like pytest's configuration, fails its run and is moved away" {
