@@ -15,7 +15,6 @@ import shutil
 import stat
 import sys
 import tempfile
-import time
 
 import pytest
 
@@ -239,7 +238,6 @@ class _State:
         self.notes = []  # said at start-up, and again in the report header (stderr may be captured)
         self.reexeced = False  # this process is pytest started again with the shim preloaded
         self.early = False  # started from pytest_load_initial_conftests, before any conftest
-        self.started = 0.0  # when this run began (time.time()): what is newer, it made
         self.final = None  # the exit status pytest_sessionfinish settled on
         self.planted = 0  # what the tests left that would switch the next run's fence off
         self.planted_text = ""
@@ -410,20 +408,6 @@ def _attach_shim(conf):
     return False
 
 
-_MODULE_SUFFIXES = (".py", ".pyc", ".so", ".pyd")
-
-
-def _module_name(filename):
-    """The module a file would be imported as ("argparse.py", "pytest.pyc",
-    "x.cpython-311-x86_64-linux-gnu.so" -> "x"), or None."""
-    stem, dot, rest = filename.partition(".")
-    if not stem or not dot or not filename.endswith(_MODULE_SUFFIXES):
-        return None
-    if "." in rest and not filename.endswith((".so", ".pyd")):
-        return None  # only an extension module carries a tag
-    return stem
-
-
 def _inside(s, path):
     """Is the file PATH inside the writable set? (A module in a zip archive is no file.)"""
     if not os.path.isfile(path):
@@ -460,50 +444,6 @@ def _refuse_planted_imports(s):
                             "(a test can rewrite it); load it after testfence" % (name, f))
 
 
-def _planted_modules(s, since):
-    """Importable files made inside the writable set during the run (changed since SINCE)
-    under the name of a module Python or pytest imports from elsewhere: the next Python
-    started in that directory would run them first, unfenced. [(path, module)]. (Packages:
-    the library's scan, which has their birth time; a directory's ctime changes with every
-    file made in it, pytest's bytecode too.)"""
-    names = set(getattr(sys, "stdlib_module_names", ()))
-    for name, mod in list(sys.modules.items()):
-        f = getattr(mod, "__file__", None)
-        if isinstance(f, str) and not _inside(s, f):
-            names.add(name.partition(".")[0])
-    found = []
-    top = s.get("fence_dir")
-    skip = os.path.dirname(s.get("workspace") or "")  # the run workspaces: their own rules
-    for d, dirs, files in os.walk(top) if top else ():
-        dirs[:] = [x for x in dirs if x != "__pycache__" and os.path.join(d, x) != skip]
-        for x in files:
-            p = os.path.join(d, x)
-            m = _module_name(x)
-            try:
-                if m in names and os.lstat(p).st_ctime >= since:
-                    found.append((p, m))
-            except OSError:
-                continue
-    return found
-
-
-def _quarantine(s, path):
-    """Move PATH, which this run made, into the workspace's quarantine (as the library does
-    for what it finds): named after its path, never over another. The line that says so."""
-    q = os.path.join(s.get("workspace") or "", "quarantine")
-    flat = path.lstrip("/").replace("/", "%")[-240:]
-    try:
-        os.makedirs(q, exist_ok=True)
-        for k in range(100):
-            dest = os.path.join(q, flat if k == 0 else "%s.%d" % (flat, k))
-            if not os.path.lexists(dest):
-                os.rename(path, dest)
-                return "    (this run made it: moved to %s, so the next run cannot take it)\n" % dest
-    except OSError as e:
-        return "    (cannot move it away: %s)\n" % e.strerror
-    return ""
-
-
 def _start_fenced(config, opt, s=None):
     lib = _load_library()
     if s is None:
@@ -511,7 +451,6 @@ def _start_fenced(config, opt, s=None):
         s.load(opt("testfence_allow") or [], opt("testfence_output") or [])
     _reexec_with_shim(config, opt, s)
     _refuse_planted_imports(s)
-    _state.started = time.time()  # what the run makes is changed later
     _check_outputs(s, opt)
     s.check()
     s.prepare()
@@ -572,6 +511,13 @@ def _from_writable_ini(config, opt, test):
     return str(inipath) if inside else None
 
 
+def _refuse_writable_ini(config, opt, test, what):
+    """Stop pytest when its configuration file, inside the writable set, does what TEST finds."""
+    src = _from_writable_ini(config, opt, test)
+    if src:
+        raise pytest.UsageError("testfence: %s %s" % (src, what))
+
+
 def _already_fenced(ws, opt):
     """TESTFENCE_WORKSPACE says `testfence run` (or a fenced pytest) started us. Believe it
     only when the kernel confirms: then join or stand aside, and return (True, None). Else
@@ -617,19 +563,16 @@ def _start(config, opt):
     if opt("help") or opt("version"):
         _state.mode = "help"
         return
-    src = _from_writable_ini(config, opt, _sets_options)
-    if src:
-        raise pytest.UsageError(
-            "testfence: %s gives the plugin options (--testfence-...) from inside the writable "
-            "set, where a test can write them to widen the next run's fence: refused. Move them "
-            "to the configuration at the project root, or pass them on the command line" % src)
+    _refuse_writable_ini(config, opt, _sets_options,
+                         "gives the plugin options (--testfence-...) from inside the writable set, "
+                         "where a test can write them to widen the next run's fence: refused. Move "
+                         "them to the configuration at the project root, or pass them on the "
+                         "command line")
     if opt("testfence") == "off":
-        src = _from_writable_ini(config, opt, _says_off)
-        if src:
-            raise pytest.UsageError(
-                "testfence: %s turns the plugin off (--testfence=off), from inside the writable "
-                "set, where a test can write it: refused. Remove it from that file; pass "
-                "--testfence=off on the command line to run unfenced" % src)
+        _refuse_writable_ini(config, opt, _says_off,
+                             "turns the plugin off (--testfence=off), from inside the writable "
+                             "set, where a test can write it: refused. Remove it from that file; "
+                             "pass --testfence=off on the command line to run unfenced")
         _state.mode = "off"
         _state.why = ("WARNING: --testfence=off: NOTHING IS FENCED; tests can write anywhere "
                       "you can")
@@ -964,16 +907,6 @@ def pytest_sessionfinish(session, exitstatus):
     # What the tests left for the next run (a module shadowing testfence, a config turning the
     # plugin off) fails this one, as under testfence run: a plain `pytest` would import it.
     _state.planted, _state.planted_text = _state.session.planted()
-    planted = _planted_modules(_state.session, _state.started)
-    if planted:
-        _state.planted += len(planted)
-        _state.planted_text += (
-            "testfence: the tests left %d module%s in the writable set that a Python started "
-            "there would import before any fence; remove %s:\n" % (
-                len(planted), "" if len(planted) == 1 else "s", "it" if len(planted) == 1 else "them"))
-        for path, module in planted:
-            _state.planted_text += ("  %s has the name of a module Python or pytest imports "
-                                    "(%s)\n%s" % (path, module, _quarantine(_state.session, path)))
     if (_state.total or _state.planted) and session.exitstatus == 0:
         session.exitstatus = 120  # as testfence run: the tests passed but writes were blocked
     _state.final = int(session.exitstatus)
