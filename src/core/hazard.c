@@ -94,9 +94,11 @@ static bool since_run(const struct scan *s, struct statx_timestamp w)
 static bool made_by_run(const struct scan *s, const struct walk_entry *e)
 {
     struct statx x;
-    if (s->o->since.tv_sec == 0 || statx(e->dirfd, e->name, AT_SYMLINK_NOFOLLOW,
-                                         STATX_BTIME | STATX_CTIME | STATX_TYPE, &x) < 0)
+    if (s->o->since.tv_sec == 0)
         return false;
+    if (statx(e->dirfd, e->name, AT_SYMLINK_NOFOLLOW, STATX_BTIME | STATX_CTIME | STATX_TYPE, &x) <
+        0)
+        return errno != ENOENT; /* what cannot be told counts as made (gone: nothing to do) */
     bool born = (x.stx_mask & STATX_BTIME) && since_run(s, x.stx_btime);
     /* A file renamed or rewritten in the run has a new ctime; a directory's changes with
      * every entry made in it (pytest's bytecode), so for it only its birth counts. */
@@ -338,8 +340,8 @@ static bool check_shadow(struct scan *s, const struct walk_entry *e, enum entry_
      * script is none); stat through it only to know which: nothing is opened or written. */
     struct stat to;
     if (kind == ENTRY_LINK && !strchr(e->name, '.') &&
-        !(fstatat(e->dirfd, e->name, &to, 0) == 0 && S_ISDIR(to.st_mode)))
-        return false;
+        (fstatat(e->dirfd, e->name, &to, 0) == 0 ? !S_ISDIR(to.st_mode) : errno == ENOENT))
+        return false; /* a file, or dangling; what cannot be told counts as a package */
     if (!pth && !named(module, shadow_modules) && !(pymodule_known(module) && made_by_run(s, e)))
         return false;
     if (kind == ENTRY_DIR && !is_package(e->dirfd, e->name))
