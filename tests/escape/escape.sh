@@ -596,11 +596,14 @@ no_blk() { [ ! -e "$P/tests/blk" ]; }
 # is asked to: Landlock's abstract-socket scope (ABI 6) keeps the command from reaching it.
 c_abstract_service() {
     local name="tf-esc-$$-$RANDOM"
-    /usr/bin/python3 - "$name" <<'PY' &
+    local ready="$W/$name.ready" n=100
+    rm -f "$ready"
+    /usr/bin/python3 - "$name" "$ready" <<'PY' &
 import socket, sys
 s = socket.socket(socket.AF_UNIX)
 s.bind("\0" + sys.argv[1])
 s.listen()
+open(sys.argv[2], "w").close()  # listening: the case may connect
 s.settimeout(15)
 try:
     c, _ = s.accept()
@@ -610,7 +613,10 @@ try:
 except OSError:
     pass
 PY
-    sleep 0.3
+    while [ "$n" -gt 0 ] && [ ! -e "$ready" ]; do # up, not after a guessed delay
+        sleep 0.05
+        n=$((n - 1))
+    done
     CMD=(/usr/bin/python3 -c '
 import errno, socket, sys
 s = socket.socket(socket.AF_UNIX)
