@@ -343,21 +343,26 @@ static int create_output(const struct policy_entry *e, tf_err *err)
     return rc;
 }
 
-int plan_create_workspace(struct plan *pl, time_t now, tf_err *err)
+int plan_create_places(struct plan *pl, time_t now, tf_err *err)
 {
     pl->opened = true;
     pl->wsfd.dir = pl->wsfd.hold = -1;
     pl->artifacts_fd = plan_open_artifacts(pl, pl->ws.artifacts, true, err);
-    if (pl->artifacts_fd < 0 || ws_create(&pl->ws, pl->artifacts_fd, &pl->wsfd, err) < 0)
-        return -1;
-    for (size_t i = 0; i < pl->cfg.nfiles; i++)
-        if (ws_add_file(pl->wsfd.dir, pl->cfg.files[i].name, pl->cfg.files[i].value, err) < 0)
-            return -1;
-    if (runtmp_create(&pl->tmp, now, err) < 0)
+    if (pl->artifacts_fd < 0 || runtmp_create(&pl->tmp, now, err) < 0)
         return -1;
     for (size_t i = 0; i < pl->policy.n; i++)
         if (pl->policy.entries[i].origin == POLICY_OUTPUT &&
             create_output(&pl->policy.entries[i], err) < 0)
+            return -1;
+    return 0;
+}
+
+int plan_create_workspace(struct plan *pl, tf_err *err)
+{
+    if (ws_create(&pl->ws, pl->artifacts_fd, &pl->wsfd, err) < 0)
+        return -1;
+    for (size_t i = 0; i < pl->cfg.nfiles; i++)
+        if (ws_add_file(pl->wsfd.dir, pl->cfg.files[i].name, pl->cfg.files[i].value, err) < 0)
             return -1;
     return 0;
 }

@@ -64,11 +64,14 @@ int plan_artifacts(const struct plan *pl, char *out, size_t len, tf_err *err);
  * not exist). */
 int plan_open_artifacts(const struct plan *pl, const char *artifacts, bool create, tf_err *err);
 
-/* Create the run workspace with the config's placeholder files, fresh, beneath the artifacts
- * dir opened once (pl->artifacts_fd), and hold it live (plan_free lets go) so concurrent runs
- * do not prune it; create the private temp dir (NOW: the time, for pruning what crashed
- * runs left) and every declared output that is missing. */
-int plan_create_workspace(struct plan *pl, time_t now, tf_err *err);
+/* Create what the fence is built on, before it is: the artifacts dir (opened once, as
+ * pl->artifacts_fd), the private temp dir (NOW: the time, for pruning what crashed runs
+ * left) and every declared output that is missing. */
+int plan_create_places(struct plan *pl, time_t now, tf_err *err);
+
+/* Then create the run workspace with the config's placeholder files, fresh, beneath the
+ * artifacts dir, and hold it live (plan_free lets go) so concurrent runs do not prune it. */
+int plan_create_workspace(struct plan *pl, tf_err *err);
 
 /* After the run: remove the private temp dir, or with KEEP mark it kept. */
 int plan_finish_tmp(struct plan *pl, bool keep, tf_err *err);

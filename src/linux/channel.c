@@ -105,12 +105,11 @@ void channel_init(struct channel *c)
         .basefd = -1, .dirfd = -1, .lock = -1, .sock = -1, .log = -1, .wsfd = -1, .wslog = -1};
 }
 
-int channel_open(struct channel *c, const char *dir, int wsfd, tf_err *err)
+int channel_open(struct channel *c, const char *dir, tf_err *err)
 {
     char base[PATH_MAX];
     const char *name = strrchr(dir, '/');
     channel_init(c);
-    c->wsfd = wsfd;
     if (!name || strlen(name + 1) >= sizeof c->name)
         return tf_errf(err, "bad private directory %s", dir);
     snprintf(base, sizeof base, "%.*s", (int)(name - dir), dir);
@@ -135,6 +134,11 @@ int channel_open(struct channel *c, const char *dir, int wsfd, tf_err *err)
                                     O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600)) < 0)
         rc = tf_errnof(err, errno, "cannot create %s/" SHIMCONF_LOG, dir);
     return rc;
+}
+
+void channel_workspace(struct channel *c, int wsfd)
+{
+    c->wsfd = wsfd;
 }
 
 /* The workspace's copy: created by us at the first record; one already there was not. */

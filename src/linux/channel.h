@@ -35,8 +35,12 @@ void channel_init(struct channel *c);
 
 /* Make the private directory DIR (<base>/testfence-channel-<uid>/<run_id>: the base must be ours
  * and private), remove what runs that died left in the base, bind the socket, and open our
- * copy of the log. WSFD is the workspace the log is also written to. */
-int channel_open(struct channel *c, const char *dir, int wsfd, tf_err *err);
+ * copy of the log. */
+int channel_open(struct channel *c, const char *dir, tf_err *err);
+
+/* The workspace the log is also written to (borrowed), once it exists: before the first
+ * record. */
+void channel_workspace(struct channel *c, int wsfd);
 
 /* Receive every record waiting (the parent calls it whenever the socket is readable): each
  * well-formed record, its pid replaced by the sender's as the kernel reports it, is appended

@@ -106,11 +106,12 @@ static void prune_done(struct session *s)
 
 /* testfence run's channel, outside the writable set: 1 open. Where there is none to be had
  * (a run nested in another whose fence covers every candidate), 0: the records stay in the
- * workspace, as for a process that fences itself, and WARN says what that costs. */
+ * workspace, as for a process that fences itself, and WARN says what that costs. Before the
+ * command is started: it decides the shim's variable. */
 static int open_channel(struct session *s, FILE *warn, tf_err *err)
 {
     tf_err why = {{0}};
-    if (s->pl.runtime[0] && channel_open(&s->ch, s->pl.runtime, s->pl.wsfd.dir, &why) == 0)
+    if (s->pl.runtime[0] && channel_open(&s->ch, s->pl.runtime, &why) == 0)
         return 1;
     channel_close(&s->ch);
     fprintf(warn,
@@ -129,21 +130,18 @@ static int open_channel(struct session *s, FILE *warn, tf_err *err)
 /* Where the shim's configuration and the records go: through the channel, outside the
  * writable set, when testfence run waits outside the fence; in the workspace for a process
  * that fences itself (it has no other place). */
-static int start_diag(struct session *s, const char *test_env, bool in_process, FILE *warn,
-                      tf_err *err)
+static int start_diag(struct session *s, tf_err *err)
 {
     bool block = s->backend == SESSION_PRELOAD;
     char log[PATH_MAX];
     struct diag_shim sh = {.mode = block ? SHIM_BLOCK : SHIM_DIAGNOSE,
                            .precheck_meta = !s->guard,
-                           .test_env = test_env,
+                           .test_env = s->test_env,
                            .conf_dirfd = s->pl.wsfd.dir,
                            .log_dirfd = s->pl.wsfd.dir,
                            .sink = log};
-    int ch = in_process ? 0 : open_channel(s, warn, err);
-    if (ch < 0)
-        return -1;
-    if (ch) {
+    if (s->channel == 1) {
+        channel_workspace(&s->ch, s->pl.wsfd.dir);
         sh.conf_dirfd = sh.log_dirfd = s->ch.dirfd;
         sh.sink_socket = true;
         sh.sink = s->ch.sock_path;
@@ -159,27 +157,42 @@ int session_start(struct session *s, unsigned retain, const char *test_env, bool
     bool fenced = s->backend == SESSION_LANDLOCK;
     s->test_env = test_env;
     s->warn = warn;
-    if (plan_create_workspace(&s->pl, time(NULL), err) < 0)
-        return -1;
-    diag_unfinished(s->pl.artifacts_fd, s->pl.ws.artifacts, s->pl.root, warn);
     s->retain = retain;
-    clock_gettime(CLOCK_REALTIME, &s->started); /* fine: a file made before is older */
-    s->prune = PRUNE_PENDING;
-    if (in_process) /* no command to prune beside */
-        prune_done(s);
+    s->in_process = in_process;
+    if (plan_create_places(&s->pl, time(NULL), err) < 0)
+        return -1;
     s->guard = fenced && !in_process && s->caps.seccomp_notify;
     /* A violation log when something writes to it: the shim, or the caller itself. */
-    if ((s->pl.shim || in_process) && start_diag(s, test_env, in_process, warn, err) < 0)
+    s->channel = -1;
+    if (in_process)
+        s->channel = 0;
+    else if (s->pl.shim && (s->channel = open_channel(s, warn, err)) < 0)
         return -1;
     if (fenced && (s->ruleset_fd = fence_prepare(&s->pl.policy, &s->caps, err)) < 0)
         return -1;
-    /* After the workspace and the temp dir exist: they are mount points of the view. */
+    /* After the temp dir and the outputs exist: they are mount points of the view. */
     if (fenced && !in_process) {
         if (mountns_plan(&s->ns, &s->pl.policy, err) < 0)
             return -1;
         s->ns_on = true;
     }
-    return 0;
+    return in_process ? session_ready(s, err) : 0;
+}
+
+int session_ready(void *session, tf_err *err)
+{
+    struct session *s = session;
+    if (s->readied)
+        return 0;
+    s->readied = true;
+    if (plan_create_workspace(&s->pl, err) < 0)
+        return -1;
+    diag_unfinished(s->pl.artifacts_fd, s->pl.ws.artifacts, s->pl.root, s->warn);
+    clock_gettime(CLOCK_REALTIME, &s->started); /* fine: a file made before is older */
+    s->prune = PRUNE_PENDING;
+    if (s->in_process) /* no command to prune beside */
+        prune_done(s);
+    return s->channel >= 0 ? start_diag(s, err) : 0;
 }
 
 const char *session_layer(const struct session *s)
@@ -342,6 +355,7 @@ int session_launch(struct session *s, struct spawn_opts *so, bool require_ns, in
     so->on_leftover = contained ? on_leftover : NULL;
     so->on_guard_refusal = on_guard_refusal;
     so->on_started = prune_beside;
+    so->before_exec = session_ready;
     so->record_ctx = s;
     int rc = spawn_run(so, status, err);
     if (rc != SPAWN_NO_NAMESPACE)

@@ -43,7 +43,10 @@ struct session {
     enum { PRUNE_NONE, PRUNE_PENDING, PRUNE_RUNNING } prune;
     unsigned retain;
     pthread_t pruner;
-    struct timespec started; /* session_start: what is newer, the run made */
+    struct timespec started; /* session_ready: what is newer, the run made */
+    bool readied;            /* session_ready ran */
+    bool in_process;         /* the caller fences itself (session_start's IN_PROCESS) */
+    int channel;             /* open_channel's answer: 1 a channel, 0 the workspace, -1 none */
 };
 
 /* Where in the workspace what a run made that would switch the next run's fence off is
@@ -65,13 +68,20 @@ int session_plan(struct session *s, const struct plan_request *req, enum session
 int session_check(struct session *s, bool allow_hazards, const char *override, FILE *warn,
                   tf_err *err);
 
-/* Create the workspace, prune those beyond RETAIN (what cannot be pruned is a warning on
- * WARN), open the violation log and hand the shim its configuration (when the plan has a
- * shim) with TEST_ENV naming the current test, and build the Landlock ruleset. IN_PROCESS:
- * the caller fences itself and records its own blocked writes; no seccomp guard can watch
- * it there, so the shim refuses metadata changes in its children itself. */
+/* Create what the fence is built on (the temp dir, declared outputs), open the channel the
+ * records come through, build the Landlock ruleset and plan the namespace layer; the rest
+ * (session_ready) is left to run beside the command's set-up. Old runs beyond RETAIN are
+ * pruned later (what cannot be pruned is a warning on WARN); TEST_ENV names the current
+ * test. IN_PROCESS: the caller fences itself and records its own blocked writes, and is
+ * ready on return; no seccomp guard can watch it there, so the shim refuses metadata
+ * changes in its children itself. */
 int session_start(struct session *s, unsigned retain, const char *test_env, bool in_process,
                   FILE *warn, tf_err *err);
+
+/* The rest, which the command needs before it runs but its set-up does not: create the
+ * workspace, say whether the last run was cut short, open the violation log and hand the
+ * shim its configuration. Once (later calls return 0); spawn's before_exec. */
+int session_ready(void *session, tf_err *err);
 
 /* Run the command (SO says what and how; the session adds the fence's parts) and wait for
  * it and for every process it leaves, which is reported and killed. When the namespace layer

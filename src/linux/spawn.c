@@ -165,8 +165,20 @@ static void install_filters(const struct spawn_opts *o, int errfd, int guardsock
         close(lfd);
 }
 
+/* Wait at the gate for testfence's go: one byte. Without it (testfence's own preparation
+ * failed, or testfence died) the command does not run. */
+static void wait_at_gate(int gate)
+{
+    char go;
+    ssize_t n;
+    while ((n = read(gate, &go, 1)) < 0 && errno == EINTR)
+        ;
+    if (n != 1)
+        _exit(TF_EXIT_OWN_ERROR); /* testfence says why */
+}
+
 static void fence_and_exec(const struct spawn_opts *o, const sigset_t *oldmask, int errfd,
-                           int guardsock)
+                           int guardsock, int gate)
 {
     sigprocmask(SIG_SETMASK, oldmask, NULL);
     if (!o->sigpipe_ignored)
@@ -190,6 +202,8 @@ static void fence_and_exec(const struct spawn_opts *o, const sigset_t *oldmask, 
     }
     for (size_t i = 0; i < o->nkeep_fds; i++)
         fcntl(o->keep_fds[i], F_SETFD, 0);
+    if (gate >= 0)
+        wait_at_gate(gate);
     execvpe(o->argv[0], o->argv, o->envp);
     int e = errno;
     child_fail(errfd, e, "cannot execute");
@@ -205,10 +219,10 @@ static int exit_code(int wstatus)
 
 /* The command's process: a group of its own, then the fence and exec. */
 static void child(const struct spawn_opts *o, const sigset_t *oldmask, bool tty, int errfd,
-                  int guardsock)
+                  int guardsock, int gate)
 {
     become_group(tty);
-    fence_and_exec(o, oldmask, errfd, guardsock);
+    fence_and_exec(o, oldmask, errfd, guardsock, gate);
 }
 
 /* The channels between parent and child, all made before fork. */
@@ -217,6 +231,7 @@ struct channels {
     int guard[2];  /* child -> parent: the guard's listener fd */
     int status[2]; /* the namespace's init -> parent: the command stopped; leftovers */
     int death[2];  /* parent holds [1] until it dies: the init sees POLLHUP on [0] */
+    int gate[2];   /* parent -> command: go, once before_exec is done (a socket: no SIGPIPE) */
     int sfd;       /* the parent's signalfd */
 };
 
@@ -307,7 +322,7 @@ static void ns_init(const struct spawn_opts *o, const sigset_t *oldmask, bool tt
     }
     pid_t cmd = fork();
     if (cmd == 0)
-        child(o, oldmask, tty, ch->err[1], ch->guard[1]);
+        child(o, oldmask, tty, ch->err[1], ch->guard[1], ch->gate[0]);
     if (cmd < 0) {
         child_fail(ch->err[1], errno, "cannot fork the command");
         _exit(TF_EXIT_OWN_ERROR);
@@ -316,6 +331,8 @@ static void ns_init(const struct spawn_opts *o, const sigset_t *oldmask, bool tt
     close(ch->err[1]);
     if (ch->guard[1] >= 0)
         close(ch->guard[1]);
+    if (ch->gate[0] >= 0)
+        close(ch->gate[0]);
     int code = init_wait(cmd, ch->status[1], tty);
     reaper_sweep(1, o->test_env, send_leftover, &ch->status[1]);
     _exit(code);
@@ -445,11 +462,14 @@ static int open_channels(const struct spawn_opts *o, const sigset_t *set, struct
 {
     ch->err[0] = ch->err[1] = ch->guard[0] = ch->guard[1] = ch->sfd = -1;
     ch->status[0] = ch->status[1] = ch->death[0] = ch->death[1] = -1;
+    ch->gate[0] = ch->gate[1] = -1;
     if (pipe2(ch->err, O_CLOEXEC) < 0)
         return tf_errnof(err, errno, "pipe");
     if (o->ns && (pipe2(ch->status, O_CLOEXEC) < 0 || pipe2(ch->death, O_CLOEXEC) < 0))
         return tf_errnof(err, errno, "pipe");
     if (o->guard && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ch->guard) < 0)
+        return tf_errnof(err, errno, "socketpair");
+    if (o->before_exec && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ch->gate) < 0)
         return tf_errnof(err, errno, "socketpair");
     if ((ch->sfd = signalfd(-1, set, SFD_CLOEXEC)) < 0)
         return tf_errnof(err, errno, "signalfd");
@@ -458,8 +478,9 @@ static int open_channels(const struct spawn_opts *o, const sigset_t *set, struct
 
 static void close_channels(struct channels *ch)
 {
-    int *all[] = {&ch->err[0],    &ch->err[1],   &ch->guard[0], &ch->guard[1], &ch->status[0],
-                  &ch->status[1], &ch->death[0], &ch->death[1], &ch->sfd};
+    int *all[] = {&ch->err[0],    &ch->err[1],    &ch->guard[0], &ch->guard[1],
+                  &ch->status[0], &ch->status[1], &ch->death[0], &ch->death[1],
+                  &ch->gate[0],   &ch->gate[1],   &ch->sfd};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         close_fd(all[i]);
 }
@@ -474,8 +495,26 @@ static pid_t start(const struct spawn_opts *o, const sigset_t *old, bool tty, st
     if (pid == 0 && o->ns)
         ns_init(o, old, tty, ch);
     if (pid == 0)
-        child(o, old, tty, ch->err[1], ch->guard[1]);
+        child(o, old, tty, ch->err[1], ch->guard[1], ch->gate[0]);
     return pid;
+}
+
+/* testfence's preparation beside the child's set-up, then the command's go. Failed, the
+ * child is stopped before exec and waited for; the caller reports ERR. */
+static int open_gate(const struct spawn_opts *o, pid_t pid, struct channels *ch, tf_err *err)
+{
+    if (!o->before_exec)
+        return 0;
+    if (o->before_exec(o->record_ctx, err) < 0) {
+        close_fd(&ch->gate[1]);
+        kill(-pid, SIGKILL); /* the init's group (its namespace dies), or the child's */
+        waitpid(pid, NULL, 0);
+        return -1;
+    }
+    char go = 1;
+    send(ch->gate[1], &go, 1, MSG_NOSIGNAL); /* a child gone already: child_report says why */
+    close_fd(&ch->gate[1]);
+    return 0;
 }
 
 /* After the command: what its init still has to say (the leftovers it killed), or, without
@@ -489,6 +528,42 @@ static void after_command(const struct spawn_opts *o, struct channels *ch, bool 
     }
     if (o->on_leftover)
         reaper_sweep(0, o->test_env, o->on_leftover, o->record_ctx);
+}
+
+/* The child is on its way: testfence's preparation beside its set-up, then the go, the exec
+ * and the wait. Returns what spawn_run does; *CODE is the command's exit code. */
+static int watch(const struct spawn_opts *o, pid_t pid, bool tty, struct channels *ch, int *status,
+                 int *code, tf_err *err)
+{
+    close_fd(&ch->err[1]);
+    close_fd(&ch->guard[1]);
+    close_fd(&ch->status[1]);
+    close_fd(&ch->death[0]);
+    close_fd(&ch->gate[0]);
+    setpgid(pid, pid); /* also here: no race with the first signal we forward */
+    if (tty && !o->ns) /* in namespaces the command takes it itself, the init on SIGCONT */
+        give_terminal(pid);
+    int rc = open_gate(o, pid, ch, err);
+    if (rc == 0) {
+        int listener = o->guard ? recv_fd(ch->guard[0]) : -1; /* GUARD_DECLINED: nested */
+        rc = child_report(ch->err[0], o, status, err);
+        if (rc == 0 && o->on_started)
+            o->on_started(o->record_ctx);
+        *code = supervise(o, pid, tty, ch->sfd, &listener, ch->status[0]);
+        if (*code < 0) { /* unsupervised, the command must not go on: stop it */
+            kill(-pid, SIGKILL);
+            waitpid(pid, NULL, 0);
+            if (rc == 0)
+                rc = tf_errnof(err, -*code, "cannot wait for the command (poll)");
+            *code = *status = TF_EXIT_OWN_ERROR;
+        }
+        close_fd(&listener);
+        if (rc != SPAWN_NO_NAMESPACE)
+            after_command(o, ch, tty);
+    }
+    if (tty)
+        give_terminal(getpgrp());
+    return rc;
 }
 
 int spawn_run(const struct spawn_opts *o, int *status, tf_err *err)
@@ -511,33 +586,8 @@ int spawn_run(const struct spawn_opts *o, int *status, tf_err *err)
         tf_errnof(err, errno, o->ns ? "the namespace layer is unavailable: clone" : "fork");
     if (pid == -1 && o->ns)
         rc = SPAWN_NO_NAMESPACE;
-    if (pid > 0) {
-        close_fd(&ch.err[1]);
-        close_fd(&ch.guard[1]);
-        close_fd(&ch.status[1]);
-        close_fd(&ch.death[0]);
-        setpgid(pid, pid); /* also here: no race with the first signal we forward */
-        if (tty && !o->ns) /* in namespaces the command takes it itself, the init on SIGCONT */
-            give_terminal(pid);
-        int listener = o->guard ? recv_fd(ch.guard[0]) : -1; /* GUARD_DECLINED: nested */
-        rc = child_report(ch.err[0], o, status, err);
-        if (rc == 0 && o->on_started)
-            o->on_started(o->record_ctx);
-        code = supervise(o, pid, tty, ch.sfd, &listener, ch.status[0]);
-        if (code < 0) { /* unsupervised, the command must not go on: stop it */
-            kill(-pid, SIGKILL);
-            waitpid(pid, NULL, 0);
-            if (rc == 0)
-                rc = tf_errnof(err, -code, "cannot wait for the command (poll)");
-            code = TF_EXIT_OWN_ERROR;
-            *status = code;
-        }
-        close_fd(&listener);
-        if (rc != SPAWN_NO_NAMESPACE)
-            after_command(o, &ch, tty);
-        if (tty)
-            give_terminal(getpgrp());
-    }
+    if (pid > 0)
+        rc = watch(o, pid, tty, &ch, status, &code, err);
     if (reaper)
         prctl(PR_SET_CHILD_SUBREAPER, 0);
     close_channels(&ch);

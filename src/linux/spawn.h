@@ -33,6 +33,12 @@ struct spawn_opts {
     /* Once, when the command has started (its exec succeeded): testfence's own work that can
      * go on while it runs starts here (with record_ctx). NULL: none. */
     void (*on_started)(void *ctx);
+    /* Once, in testfence, right after the child was started and while it sets itself up (the
+     * namespaces, the view, the fence): the rest of testfence's preparation, which the command
+     * needs done before it runs but its set-up does not, so the two overlap. The command
+     * waits before exec until this returns 0; non-zero (ERR filled) stops it there, unrun.
+     * NULL: none. */
+    int (*before_exec)(void *ctx, tf_err *err);
 };
 
 /* Run the command and wait for it; then stop, report (on_leftover) and kill every process

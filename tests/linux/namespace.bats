@@ -162,3 +162,28 @@ PY
     sleep 3
     assert_outside_unchanged
 }
+
+@test "the workspace is made beside the command's set-up: where it cannot be, the command never runs (125)" {
+    # As nobody (root passes file modes), with an artifacts dir nobody may not write: the
+    # workspace, made while the command is set up, fails; the command waits for it and so
+    # never starts. With namespaces and without.
+    d="$BATS_TEST_TMPDIR"
+    while [ "$d" != / ]; do
+        case $(stat -c %A "$d") in *[xt]) ;; *) chmod o+x "$d" ;; esac
+        d=$(dirname "$d")
+    done
+    install -m 755 "$TESTFENCE" "$BATS_TEST_TMPDIR/testfence"
+    install -m 755 "$(dirname "$TESTFENCE")/libtestfence_preload.so" "$BATS_TEST_TMPDIR/"
+    mkdir -p tests/artifacts
+    chown -R nobody "$P"
+    chmod 555 tests/artifacts
+    mkdir -m 1777 "$BATS_TEST_TMPDIR/tmp"
+    for wrap in "" "$TF_NONS"; do
+        TMPDIR="$BATS_TEST_TMPDIR/tmp" run $wrap setpriv --reuid=nobody --regid=nogroup --clear-groups \
+            "$BATS_TEST_TMPDIR/testfence" run -- touch tests/ran
+        expect_status 125
+        expect_output_has "cannot create the run workspace $P/tests/artifacts/_isolation_workspace_"
+        expect_output_has "Permission denied"
+        [ ! -e tests/ran ]
+    done
+}

@@ -1,0 +1,82 @@
+/* Unit tests for src/linux/spawn.c's gate: the command does not exec before before_exec
+ * has returned 0 (however long it takes), and never runs when it fails. */
+#include "check.h"
+#include "core/exitcode.h"
+#include "linux/spawn.h"
+
+#include <stdio.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static char dir[4096], made[4200], ran[4200];
+
+/* Slow on purpose: the child is set up long before this is done. */
+static int make_late(void *ctx, tf_err *err)
+{
+    (void)err;
+    struct timespec t = {0, 200 * 1000 * 1000};
+    nanosleep(&t, NULL);
+    FILE *f = fopen(ctx, "w");
+    if (f)
+        fclose(f);
+    return 0;
+}
+
+static int fail_late(void *ctx, tf_err *err)
+{
+    make_late(ctx, err);
+    return tf_errf(err, "the preparation failed");
+}
+
+/* sh -c: exit 0 when the hook's file is there at exec, else 3; touch RAN either way. */
+static int run_with(int (*hook)(void *, tf_err *), int *status, tf_err *err)
+{
+    char script[9000];
+    snprintf(script, sizeof script, "touch '%s'; test -e '%s' || exit 3", ran, made);
+    char sh[] = "sh", c[] = "-c";
+    char *argv[] = {sh, c, script, NULL};
+    struct spawn_opts o = {.argv = argv,
+                           .envp = environ,
+                           .ruleset_fd = -1,
+                           .record_fd = -1,
+                           .record_ctx = made,
+                           .before_exec = hook};
+    return spawn_run(&o, status, err);
+}
+
+static void test_waits_for_the_hook(void)
+{
+    int status = -1;
+    tf_err err = {{0}};
+    CHECK(run_with(make_late, &status, &err) == 0);
+    CHECK(status == 0); /* 3: the command ran before the hook had made the file */
+    CHECK(access(ran, F_OK) == 0);
+}
+
+static void test_never_runs_when_the_hook_fails(void)
+{
+    int status = -1;
+    tf_err err = {{0}};
+    unlink(made);
+    unlink(ran);
+    CHECK(run_with(fail_late, &status, &err) == -1);
+    CHECK(status == TF_EXIT_OWN_ERROR);
+    CHECK_STR(err.msg, "the preparation failed");
+    CHECK(access(ran, F_OK) != 0);
+}
+
+int main(void)
+{
+    CHECK(check_tmpdir(dir, sizeof dir, "tf-spawn") != NULL);
+    snprintf(made, sizeof made, "%s/made", dir);
+    snprintf(ran, sizeof ran, "%s/ran", dir);
+    test_waits_for_the_hook();
+    test_never_runs_when_the_hook_fails();
+    unlink(made);
+    unlink(ran);
+    rmdir(dir);
+    return check_done("test_spawn");
+}
