@@ -34,6 +34,7 @@ struct scan {
     struct linked *v;
     size_t n, cap;
     int found;
+    int qfd; /* the quarantine: -1 not made yet, -2 cannot be had */
 };
 
 static int remember(struct scan *s, const struct stat *st, const char *path)
@@ -80,9 +81,6 @@ static bool links_only(const struct scan *s, const char *path)
     return path_is_within(path, s->artifacts) && strcmp(path, s->artifacts) != 0;
 }
 
-/* Move E, which the run made, out of the next run's way into the quarantine: named after its
- * path ("/p/tests/sub/pytest.ini" -> "p%tests%sub%pytest.ini", the end kept when too long),
- * never over another. Says where on OUT; true when it moved. */
 /* After a run (SINCE given): did the run make E, or put it there? Its birth time, or for a
  * file its ctime (which no test can set back), is since the run began. */
 static bool since_run(const struct scan *s, struct statx_timestamp w)
@@ -105,9 +103,25 @@ static bool made_by_run(const struct scan *s, const struct walk_entry *e)
     return born || (!S_ISDIR(x.stx_mode) && since_run(s, x.stx_ctime));
 }
 
+/* The quarantine, made at the first move (most runs have none): an fd, or -2. */
+static int quarantine_fd(struct scan *s)
+{
+    const struct hazard_opts *o = s->o;
+    if (s->qfd != -1)
+        return s->qfd;
+    if (mkdirat(o->quarantine_at, o->quarantine_name, 0700) < 0 && errno != EEXIST)
+        return s->qfd = -2;
+    s->qfd = openat(o->quarantine_at, o->quarantine_name,
+                    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    return s->qfd < 0 ? (s->qfd = -2) : s->qfd;
+}
+
+/* Move E, which the run made, out of the next run's way into the quarantine: named after its
+ * path ("/p/tests/sub/pytest.ini" -> "p%tests%sub%pytest.ini", the end kept when too long),
+ * never over another. Says where on OUT; true when it moved. */
 static bool quarantined(struct scan *s, const struct walk_entry *e)
 {
-    if (!s->o->quarantine || !made_by_run(s, e))
+    if (!s->o->quarantine || !made_by_run(s, e) || quarantine_fd(s) < 0)
         return false; /* there before the run: said, never moved (or nowhere to move it) */
     char flat[PATH_MAX], name[NAME_MAX + 1];
     snprintf(flat, sizeof flat, "%s", e->path + strspn(e->path, "/"));
@@ -118,7 +132,7 @@ static bool quarantined(struct scan *s, const struct walk_entry *e)
     const char *tail = n > NAME_MAX - 8 ? flat + n - (NAME_MAX - 8) : flat;
     for (int k = 0; k < 100; k++) {
         snprintf(name, sizeof name, k ? "%s.%d" : "%s", tail, k);
-        if (renameat2(e->dirfd, e->name, s->o->quarantine_fd, name, RENAME_NOREPLACE) == 0) {
+        if (renameat2(e->dirfd, e->name, s->qfd, name, RENAME_NOREPLACE) == 0) {
             fprintf(s->out,
                     "    (this run made it: moved to %s/%s, so the next run cannot take it)\n",
                     s->o->quarantine, name);
@@ -373,6 +387,8 @@ static int visit(void *ctx, struct walk_entry *e)
     bool dir = e->type == DT_DIR;
     if (!dir && fstatat(e->dirfd, e->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
         return 0;
+    if ((dir || S_ISDIR(st.st_mode)) && s->o->fence_off_only && links_only(s, e->path))
+        return 0; /* beneath the artifacts dir nothing switches a fence off: not entered */
     if (dir || S_ISDIR(st.st_mode))
         return links_only(s, e->path) || !check_shadow(s, e, ENTRY_DIR); /* moved: not entered */
     bool lnk = S_ISLNK(st.st_mode);
@@ -497,7 +513,7 @@ static bool nested(const struct policy *p, size_t i)
 
 int hazard_scan(const struct policy *p, const struct hazard_opts *o, FILE *out, tf_err *err)
 {
-    struct scan s = {.p = p, .o = o, .artifacts = o->artifacts, .out = out, .err = err};
+    struct scan s = {.p = p, .o = o, .artifacts = o->artifacts, .out = out, .err = err, .qfd = -1};
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < p->n; i++) {
         const struct policy_entry *e = &p->entries[i];
@@ -511,5 +527,7 @@ int hazard_scan(const struct policy *p, const struct hazard_opts *o, FILE *out, 
     for (size_t i = 0; i < s.n; i++)
         free(s.v[i].path);
     free(s.v);
+    if (s.qfd >= 0)
+        close(s.qfd);
     return rc < 0 ? -1 : s.found;
 }

@@ -25,9 +25,10 @@ struct hazard_opts {
     bool fence_off_only;
     int *fence_off; /* when not NULL, counts those, hazard or warning */
     /* After a run: each of those changed since SINCE (the run made it) is moved into the
-     * directory QUARANTINE_FD, which QUARANTINE names, so the next run cannot take it; with
-     * QUARANTINE NULL nothing is moved. */
-    int quarantine_fd;
+     * directory QUARANTINE, so the next run cannot take it; it is made at the first move, as
+     * QUARANTINE_NAME in the directory QUARANTINE_AT. With QUARANTINE NULL nothing is moved. */
+    int quarantine_at;
+    const char *quarantine_name;
     const char *quarantine;
     struct timespec since;
 };

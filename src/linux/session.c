@@ -398,19 +398,6 @@ void session_records(void *s)
     channel_drain(&((struct session *)s)->ch);
 }
 
-/* The workspace's quarantine (made now), for what a run made that would switch the next
- * run's fence off: an fd, its path in PATH; -1 when it cannot be had (then nothing moves). */
-static int open_quarantine(struct session *s, char *path, size_t len)
-{
-    tf_err ignored;
-    if (s->pl.wsfd.dir < 0 ||
-        path_join(path, len, s->pl.ws.dir, SESSION_QUARANTINE, &ignored) < 0 ||
-        (mkdirat(s->pl.wsfd.dir, SESSION_QUARANTINE, 0700) < 0 && errno != EEXIST))
-        return -1;
-    return openat(s->pl.wsfd.dir, SESSION_QUARANTINE,
-                  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-}
-
 int session_left_hazards(struct session *s, FILE *out)
 {
     const char *who = s->pl.in_process ? "the tests" : "the command";
@@ -434,20 +421,20 @@ int session_left_hazards(struct session *s, FILE *out)
      * What the run made goes to the workspace's quarantine. */
     int after = 0;
     char qpath[PATH_MAX];
-    int qfd = open_quarantine(s, qpath, sizeof qpath);
+    bool moves = s->pl.wsfd.dir >= 0 &&
+                 path_join(qpath, sizeof qpath, s->pl.ws.dir, SESSION_QUARANTINE, &err) == 0;
     struct hazard_opts o = {.artifacts = s->pl.ws.artifacts,
                             .warn = quiet,
                             .plugin_off_refused = true,
                             .fence_off_only = true,
                             .fence_off = &after,
-                            .quarantine_fd = qfd,
-                            .quarantine = qfd >= 0 ? qpath : NULL,
+                            .quarantine_at = s->pl.wsfd.dir,
+                            .quarantine_name = SESSION_QUARANTINE,
+                            .quarantine = moves ? qpath : NULL,
                             .since = s->started};
     int n = hazard_scan(&s->pl.policy, &o, f, &err);
     fclose(f);
     fclose(quiet);
-    if (qfd >= 0)
-        close(qfd);
     if (n < 0) {
         fprintf(out,
                 "testfence: cannot check what %s left in the writable set: %s; "

@@ -138,6 +138,7 @@ os.execv(sys.argv[1], sys.argv[1:])' "$TESTFENCE" run -- \
     expect_output_has "testfence run workspace $id"
     [ ! -e "$t" ] # the private temp dir is removed at the end
     [ "$(cat tests/artifacts/.gitignore | tail -1)" = "*" ]
+    [ ! -e "$ws/quarantine" ] # made only when a run left something to move
 }
 
 @test "old run workspaces beyond --retain are removed, nothing else" {
