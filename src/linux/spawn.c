@@ -29,10 +29,14 @@ struct child_failure {
 
 /* What the namespace's init tells testfence on the status pipe. */
 struct init_msg {
-    char kind; /* INIT_STOPPED, INIT_LEFTOVER */
+    char kind; /* INIT_STOPPED, INIT_LEFTOVER, INIT_EXITED */
+    int code;  /* INIT_EXITED: the command's exit code, the init's own */
     struct leftover l;
 };
-enum { INIT_STOPPED = 'S', INIT_LEFTOVER = 'L' };
+enum { INIT_STOPPED = 'S', INIT_LEFTOVER = 'L', INIT_EXITED = 'E' };
+
+/* on_init_msg's answer when the init has more to say. */
+enum { INIT_MORE = -2 };
 
 /* recv_fd's answer when the child could not make a listener of its own. */
 enum { GUARD_DECLINED = -2 };
@@ -335,6 +339,10 @@ static void ns_init(const struct spawn_opts *o, const sigset_t *oldmask, bool tt
         close(ch->gate[0]);
     int code = init_wait(cmd, ch->status[1], tty);
     reaper_sweep(1, o->test_env, send_leftover, &ch->status[1]);
+    /* Said before exiting: the kernel's tear-down of the namespaces then goes on beside
+     * testfence's report, not before it. */
+    struct init_msg m = {.kind = INIT_EXITED, .code = code};
+    fileio_write_all(ch->status[1], (const char *)&m, sizeof m);
     _exit(code);
 }
 
@@ -405,24 +413,28 @@ static int on_signal(int sig, pid_t pid, bool tty, bool ns)
     return code;
 }
 
-/* One message from the namespace's init; -1 once it has no more to say. */
+/* One message from the namespace's init; -1 once it has no more to say, or, when it says
+ * the command's exit code (its last message: nothing of the run is left), that code. */
 static int on_init_msg(const struct spawn_opts *o, int fd, bool tty)
 {
     struct init_msg m;
     if (read_full(fd, &m, sizeof m) < 0)
         return -1;
+    if (m.kind == INIT_EXITED)
+        return m.code & 0xff;
     if (m.kind == INIT_STOPPED)
         stop_self(tty);
     else if (m.kind == INIT_LEFTOVER && o->on_leftover)
         o->on_leftover(o->record_ctx, &m.l);
-    return 0;
+    return INIT_MORE;
 }
 
 /* Wait for the child, forwarding signals to its group, following job control,
  * answering the metadata guard's questions (LISTENER, or -1), taking records and the
- * init's messages (STATUS, or -1). Returns its exit code, or -errno when waiting failed. */
+ * init's messages (STATUS, or -1). Returns its exit code, or -errno when waiting failed;
+ * *SAID when the namespace's init said it (it is exiting then, not yet reaped). */
 static int supervise(const struct spawn_opts *o, pid_t pid, bool tty, int sfd, int *listener,
-                     int status)
+                     int status, bool *said)
 {
     const struct policy *guard = o->guard;
     struct pollfd fds[4] = {{.fd = sfd, .events = POLLIN},
@@ -446,7 +458,12 @@ static int supervise(const struct spawn_opts *o, pid_t pid, bool tty, int sfd, i
         } else if (fds[1].revents & (POLLHUP | POLLERR)) {
             fds[1].fd = -1; /* every guarded process is gone */
         }
-        if ((fds[3].revents & (POLLIN | POLLHUP)) && on_init_msg(o, status, tty) < 0)
+        int init = fds[3].revents & (POLLIN | POLLHUP) ? on_init_msg(o, status, tty) : INIT_MORE;
+        if (init >= 0) {
+            *said = true;
+            return init;
+        }
+        if (init == -1)
             fds[3].fd = -1;
         struct signalfd_siginfo si;
         if ((fds[0].revents & POLLIN) && read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
@@ -517,12 +534,22 @@ static int open_gate(const struct spawn_opts *o, pid_t pid, struct channels *ch,
     return 0;
 }
 
+/* The namespace's init said the command's exit code and is exiting: the kernel tears its
+ * namespaces down meanwhile (a fifth of a millisecond), beside testfence's report, not
+ * before it. SIGCHLD left ignored, the kernel reaps it then; exited already, it is reaped
+ * here. */
+static void reap_later(pid_t init)
+{
+    signal(SIGCHLD, SIG_IGN);
+    waitpid(init, NULL, WNOHANG);
+}
+
 /* After the command: what its init still has to say (the leftovers it killed), or, without
  * a PID namespace, the sweep of the orphans we inherited as subreaper. */
 static void after_command(const struct spawn_opts *o, struct channels *ch, bool tty)
 {
     if (o->ns) {
-        while (ch->status[0] >= 0 && on_init_msg(o, ch->status[0], tty) == 0)
+        while (ch->status[0] >= 0 && on_init_msg(o, ch->status[0], tty) == INIT_MORE)
             ;
         return;
     }
@@ -549,7 +576,8 @@ static int watch(const struct spawn_opts *o, pid_t pid, bool tty, struct channel
         rc = child_report(ch->err[0], o, status, err);
         if (rc == 0 && o->on_started)
             o->on_started(o->record_ctx);
-        *code = supervise(o, pid, tty, ch->sfd, &listener, ch->status[0]);
+        bool said = false;
+        *code = supervise(o, pid, tty, ch->sfd, &listener, ch->status[0], &said);
         if (*code < 0) { /* unsupervised, the command must not go on: stop it */
             kill(-pid, SIGKILL);
             waitpid(pid, NULL, 0);
@@ -558,7 +586,9 @@ static int watch(const struct spawn_opts *o, pid_t pid, bool tty, struct channel
             *code = *status = TF_EXIT_OWN_ERROR;
         }
         close_fd(&listener);
-        if (rc != SPAWN_NO_NAMESPACE)
+        if (said)
+            reap_later(pid);
+        else if (rc != SPAWN_NO_NAMESPACE)
             after_command(o, ch, tty);
     }
     if (tty)

@@ -47,7 +47,10 @@ struct spawn_opts {
  * testfence is their subreaper. On success returns 0 and sets *status to the
  * child's exit status (128+N when killed by signal N). On failure returns -1,
  * fills err and sets *status to 125 (our error), 126 (cannot execute) or 127 (not found);
- * SPAWN_NO_NAMESPACE (below) when the namespace layer could not be set up. */
+ * SPAWN_NO_NAMESPACE (below) when the namespace layer could not be set up. With NS it
+ * returns once the init has said the command's code, all else of the run gone, while the
+ * kernel still tears its namespaces down: SIGCHLD is then left ignored, so the kernel reaps
+ * the init (testfence starts no other child after the command). */
 int spawn_run(const struct spawn_opts *o, int *status, tf_err *err);
 
 /* The descriptors a command may keep besides 0, 1 and 2 (--keep-fd, make's jobserver). */
