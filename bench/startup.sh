@@ -4,6 +4,11 @@
 # mount, PID, a fresh /proc), in one hyperfine run so the ratios share conditions.
 # usage: bench/startup.sh [TESTFENCE [BASELINE_TESTFENCE]]   (default: build/testfence;
 #        a baseline build, an older testfence, is timed beside it when given)
+#        PROJECT_DIR: where the throwaway project goes (default: $TMPDIR, else /tmp); TMPDIR
+#        is where testfence keeps the run's temp dir and private files. Each run creates and
+#        later removes a dozen files and directories, bwrap none: on a file system whose
+#        inode allocation slows with recent deletions (ext4 without a journal) a loop of
+#        hundreds of runs measures that, not testfence; the file systems are printed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh bench >&2
@@ -12,7 +17,7 @@ tf=$(realpath "${1:-build/testfence}")
 base=${2:+$(realpath "$2")}
 
 # A throwaway project: testfence creates a run workspace per run and prunes to 3.
-proj=$(mktemp -d "${TMPDIR:-/tmp}/tf-bench-XXXXXX")
+proj=$(mktemp -d "${PROJECT_DIR:-${TMPDIR:-/tmp}}/tf-bench-XXXXXX")
 trap 'rm -rf "$proj"' EXIT
 mkdir -p "$proj/tests" "$proj/.git"
 cd "$proj"
@@ -33,6 +38,13 @@ args=()
 for i in "${!cmds[@]}"; do args+=(-n "${names[$i]}" "${cmds[$i]}"); done
 
 echo "machine: $(nproc) cores, $(uname -srm)"
+fs() { # the file system holding $1, and whether an ext4 there has a journal
+    local t; t=$(stat -f -c %T "$1")
+    [ "$t" = ext2/ext3 ] && t="ext4 ($(tune2fs -l "$(df --output=source "$1" | tail -1)" 2>/dev/null |
+        grep -q has_journal && echo journal || echo 'no journal, or unknown'))"
+    echo "$t"
+}
+echo "project on: $(fs "$proj"); TMPDIR ${TMPDIR:-/tmp} on: $(fs "${TMPDIR:-/tmp}")"
 hyperfine -N --warmup 20 --runs "${RUNS:-300}" --export-json "$proj/out.json" "${args[@]}"
 /usr/bin/python3 - "$proj/out.json" <<'PY'
 import json, sys
