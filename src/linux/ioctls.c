@@ -5,8 +5,12 @@
 #include "linux_compat.h"
 
 #include <asm/termbits.h>
+#include <linux/blkzoned.h>
+#include <linux/cdrom.h>
+#include <linux/fd.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
+#include <linux/loop.h>
 #include <linux/hdreg.h>
 #include <linux/random.h>
 #include <linux/sockios.h>
@@ -77,7 +81,21 @@ static const uint32_t harmless[] = {
     BLKIOOPT,
     BLKALIGNOFF,
     BLKROTATIONAL,
+    BLKGETZONESZ,
+    BLKGETNRZONES,
+    BLKGETDISKSEQ,
     HDIO_GETGEO,
+    /* What blkid asks every block device (a loop device, a CD drive): is it a floppy, a
+     * CD, and how much is written; losetup, what a loop device holds. */
+    FDGETFDCSTAT,
+    FDGETDRVTYP,
+    CDROM_GET_CAPABILITY,
+    CDROM_LAST_WRITTEN,
+    CDROM_DRIVE_STATUS,
+    CDROM_DISC_STATUS,
+    CDROMMULTISESSION,
+    LOOP_GET_STATUS,
+    LOOP_GET_STATUS64,
     TF_FS_IOC_GETFSUUID,
     TF_FS_IOC_GETFSSYSFSPATH,
     RNDGETENTCNT,
