@@ -356,6 +356,7 @@ int session_launch(struct session *s, struct spawn_opts *so, bool require_ns, in
     so->on_guard_refusal = on_guard_refusal;
     so->on_started = prune_beside;
     so->before_exec = session_ready;
+    so->unreaped = &s->unreaped;
     so->record_ctx = s;
     int rc = spawn_run(so, status, err);
     if (rc != SPAWN_NO_NAMESPACE)
@@ -495,6 +496,7 @@ int session_finish(struct session *s, FILE *out, char *const *argv, int command_
 
 void session_free(struct session *s)
 {
+    spawn_reap(&s->unreaped);      /* its CPU time is the command's: time and rusage count it */
     if (s->prune == PRUNE_RUNNING) /* session_finish was not reached */
         pthread_join(s->pruner, NULL);
     /* A run that stopped on an error of ours after its workspace was made: say so there. */

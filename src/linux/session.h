@@ -45,6 +45,7 @@ struct session {
     pthread_t pruner;
     struct timespec started; /* session_ready: what is newer, the run made */
     bool readied;            /* session_ready ran */
+    pid_t unreaped;          /* the namespace's init, exiting while the report is written */
     bool in_process;         /* the caller fences itself (session_start's IN_PROCESS) */
     int channel;             /* open_channel's answer: 1 a channel, 0 the workspace, -1 none */
 };

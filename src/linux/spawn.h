@@ -10,6 +10,7 @@
 #include "reaper.h"
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 struct spawn_opts {
     char *const *argv;            /* argv[0] is searched in PATH */
@@ -39,6 +40,12 @@ struct spawn_opts {
      * waits before exec until this returns 0; non-zero (ERR filled) stops it there, unrun.
      * NULL: none. */
     int (*before_exec)(void *ctx, tf_err *err);
+    /* With NS, where spawn_run leaves the init's pid when it returns before the kernel has
+     * torn the init's namespaces down (the command's code said, nothing of the run left):
+     * the caller's work goes on beside that, and spawn_reap waits for it after (so the
+     * command's CPU time still counts as testfence's children's: time, getrusage). NULL:
+     * reaped before spawn_run returns. */
+    pid_t *unreaped;
 };
 
 /* Run the command and wait for it; then stop, report (on_leftover) and kill every process
@@ -47,11 +54,11 @@ struct spawn_opts {
  * testfence is their subreaper. On success returns 0 and sets *status to the
  * child's exit status (128+N when killed by signal N). On failure returns -1,
  * fills err and sets *status to 125 (our error), 126 (cannot execute) or 127 (not found);
- * SPAWN_NO_NAMESPACE (below) when the namespace layer could not be set up. With NS it
- * returns once the init has said the command's code, all else of the run gone, while the
- * kernel still tears its namespaces down: SIGCHLD is then left ignored, so the kernel reaps
- * the init (testfence starts no other child after the command). */
+ * SPAWN_NO_NAMESPACE (below) when the namespace layer could not be set up. */
 int spawn_run(const struct spawn_opts *o, int *status, tf_err *err);
+
+/* Wait for the init spawn_run left in *PID (unreaped), if any; *PID is 0 after. */
+void spawn_reap(pid_t *pid);
 
 /* The descriptors a command may keep besides 0, 1 and 2 (--keep-fd, make's jobserver). */
 enum { SPAWN_MAX_KEEP_FDS = 64 };

@@ -187,3 +187,14 @@ PY
         [ ! -e tests/ran ]
     done
 }
+
+@test "the command's CPU time is testfence's children's, as time and getrusage report it" {
+    # testfence reaps the namespace's init after its report: the command's CPU counts.
+    run /usr/bin/python3 -c '
+import resource, subprocess, sys
+subprocess.run([sys.argv[1], "run", "--", sys.executable, "-c", "sum(range(20_000_000))"], check=True)
+print("user=%.2f" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime)' "$TESTFENCE"
+    expect_status 0
+    user=$(sed -n 's/^user=//p' <<<"$output")
+    awk -v u="$user" 'BEGIN { exit !(u >= 0.1) }' || { echo "$output"; false; }
+}
