@@ -93,13 +93,14 @@ static const tf_rule rules[TF_RULE_COUNT] = {
          "The test removes PYTHONDONTWRITEBYTECODE or PYTHONPYCACHEPREFIX from an environment "
          "(env.pop(...), del env[...], monkeypatch.delenv(...)) and starts a Python "
          "subprocess with it. That Python writes __pycache__/ directories next to every module "
-         "it imports: into the project's sources, outside tests/. testfence run sets "
-         "PYTHONPYCACHEPREFIX so that this never happens; removing it undoes that.",
+         "it imports: into the project's sources, outside tests/, where the settings the "
+         "user or the CI chose kept the tree clean. Under testfence those writes are refused "
+         "quietly (Python goes on without them); without it they land in the sources.",
          "env = dict(os.environ)\n"
          "env.pop(\"PYTHONDONTWRITEBYTECODE\", None)\n"
          "subprocess.run([sys.executable, \"-c\", \"import app\"], env=env)",
-         "Keep PYTHONPYCACHEPREFIX in the child's environment (remove only what the test is "
-         "about), or pass -B to the child Python.",
+         "Keep the bytecode settings in the child's environment (remove only what the test "
+         "is about), or pass -B to the child Python.",
          false},
     [TF_RULE_TMP_PATH] =
         {"TF201", "prefer-tmp-path",
