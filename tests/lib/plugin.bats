@@ -348,6 +348,12 @@ EOF
     cd ..
     expect_status 4
     expect_output_has "testfence: argparse was imported from $P/tests/argparse.py, inside the writable set, before the fence"
+    # A link to it from a directory outside: judged where it leads, not by its directory.
+    mkdir "$BATS_TEST_TMPDIR/outside"
+    ln -s "$P/tests/argparse.py" "$BATS_TEST_TMPDIR/outside/argparse.py"
+    PYTHONPATH="$BATS_TEST_TMPDIR/outside${PYTHONPATH:+:$PYTHONPATH}" run $PY -m pytest -p testfence tests/test_stdlib_plant.py
+    expect_status 4
+    expect_output_has "testfence: argparse was imported from $BATS_TEST_TMPDIR/outside/argparse.py, inside the writable set, before the fence"
     assert_outside_unchanged
 }
 
