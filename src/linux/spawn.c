@@ -509,6 +509,8 @@ static pid_t start(const struct spawn_opts *o, const sigset_t *old, bool tty, st
     pid_t pid = o->ns ? (pid_t)syscall(SYS_clone, mountns_clone_flags(o->ns) | SIGCHLD, NULL, NULL,
                                        NULL, NULL)
                       : fork();
+    if (pid == 0 && ch->gate[1] >= 0)
+        close(ch->gate[1]); /* testfence's end: its death is an end-of-file at the gate */
     if (pid == 0 && o->ns)
         ns_init(o, old, tty, ch);
     if (pid == 0)

@@ -4,8 +4,10 @@
 #include "core/exitcode.h"
 #include "linux/spawn.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -68,6 +70,51 @@ static void test_never_runs_when_the_hook_fails(void)
     CHECK(access(ran, F_OK) != 0);
 }
 
+static int notify_fd;
+
+/* Says it has started, then never returns: testfence killed while it prepares. */
+static int hang(void *ctx, tf_err *err)
+{
+    (void)ctx;
+    (void)err;
+    if (write(notify_fd, "r", 1) != 1)
+        _exit(1);
+    for (;;)
+        pause();
+}
+
+/* testfence killed during its preparation: the command's process, waiting at the gate, sees
+ * it go and exits unrun, not hanging on with testfence's output open (a CI step piping it
+ * would never end). Red-team finding: the child held the gate's other end itself. */
+static void test_parent_killed_at_the_gate(void)
+{
+    int out[2], ready[2];
+    char c;
+    CHECK(pipe(out) == 0 && pipe(ready) == 0);
+    unlink(ran);
+    pid_t tf = fork();
+    if (tf == 0) {
+        int status;
+        tf_err err;
+        close(out[0]);
+        close(ready[0]);
+        notify_fd = ready[1];
+        run_with(hang, &status, &err); /* out[1] goes with the child: it holds it open */
+        _exit(0);
+    }
+    close(out[1]);
+    close(ready[1]);
+    CHECK(read(ready[0], &c, 1) == 1);
+    kill(tf, SIGKILL);
+    waitpid(tf, NULL, 0);
+    alarm(30); /* the bug hangs here forever: the alarm ends the test instead */
+    CHECK(read(out[0], &c, 1) == 0); /* EOF: every holder of out[1] is gone */
+    alarm(0);
+    CHECK(access(ran, F_OK) != 0);
+    close(out[0]);
+    close(ready[0]);
+}
+
 int main(void)
 {
     CHECK(check_tmpdir(dir, sizeof dir, "tf-spawn") != NULL);
@@ -75,6 +122,7 @@ int main(void)
     snprintf(ran, sizeof ran, "%s/ran", dir);
     test_waits_for_the_hook();
     test_never_runs_when_the_hook_fails();
+    test_parent_killed_at_the_gate();
     unlink(made);
     unlink(ran);
     rmdir(dir);
