@@ -17,13 +17,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-void ws_run_id(char *out, size_t len, time_t now, pid_t pid)
+void ws_run_id(char *out, size_t len, time_t now, pid_t number)
 {
     struct tm tm;
     char stamp[20];
     gmtime_r(&now, &tm);
     strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
-    snprintf(out, len, "%s-%07d", stamp, (int)pid);
+    snprintf(out, len, "%s-%07d", stamp, (int)number);
 }
 
 int ws_is_run_id(const char *s)

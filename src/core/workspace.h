@@ -32,8 +32,9 @@ struct workspace {
     char pytest_cache[PATH_MAX]; /* <artifacts>/.pytest_cache: stable so --lf works across runs */
 };
 
-/* Format the run id for time NOW and process PID. */
-void ws_run_id(char *out, size_t len, time_t now, pid_t pid);
+/* Format the run id for time NOW and NUMBER, which tells runs of the same second apart
+ * (a random one for a run: a pid repeats across PID namespaces). */
+void ws_run_id(char *out, size_t len, time_t now, pid_t number);
 
 /* Is NAME a run id as ws_run_id makes them? */
 int ws_is_run_id(const char *name);

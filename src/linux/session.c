@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,17 @@ const char session_weak_label[] =
     "WEAKER than landlock: the LD_PRELOAD shim refuses writes itself; static binaries, raw "
     "syscalls and processes with a cleared environment are NOT fenced";
 
+/* What tells runs started in the same second apart: not the pid alone, which is 2 for every
+ * testfence started first in a PID namespace (two runs nested in others, containers sharing a
+ * project), so two such runs took the same workspace name. */
+static pid_t run_number(void)
+{
+    unsigned r;
+    if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+        r = (unsigned)getpid() * 2654435761u ^ (unsigned)time(NULL);
+    return (pid_t)(r % 10000000);
+}
+
 int session_plan(struct session *s, const struct plan_request *req, enum session_backend b,
                  tf_err *err)
 {
@@ -33,7 +45,7 @@ int session_plan(struct session *s, const struct plan_request *req, enum session
     s->ruleset_fd = -1;
     channel_init(&s->ch);
     s->backend = b;
-    ws_run_id(run_id, sizeof run_id, time(NULL), getpid());
+    ws_run_id(run_id, sizeof run_id, time(NULL), run_number());
     fence_probe(&s->caps);
     return plan_build(&s->pl, req, run_id, environ, err);
 }

@@ -198,3 +198,15 @@ print("user=%.2f" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime)' "$TE
     user=$(sed -n 's/^user=//p' <<<"$output")
     awk -v u="$user" 'BEGIN { exit !(u >= 0.1) }' || { echo "$output"; false; }
 }
+
+@test "two runs nested in runs of their own, started together, get workspaces of their own" {
+    # Each inner testfence is pid 2 in its namespace: a run id made of the time and the pid
+    # gave both the same workspace (exit 125, "File exists").
+    "$TESTFENCE" run -- "$TESTFENCE" run -- sleep 1 >"$BATS_TEST_TMPDIR/a" 2>&1 &
+    a=$!
+    "$TESTFENCE" run -- "$TESTFENCE" run -- sleep 1 >"$BATS_TEST_TMPDIR/b" 2>&1 &
+    b=$!
+    sa=0; wait $a || sa=$?
+    sb=0; wait $b || sb=$?
+    [ "$sa" = 0 ] && [ "$sb" = 0 ] || { cat "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"; false; }
+}
