@@ -241,6 +241,7 @@ class _State:
         self.final = None  # the exit status pytest_sessionfinish settled on
         self.planted = 0  # what the tests left that would switch the next run's fence off
         self.planted_text = ""
+        self.artifacts = None  # where old runs' workspaces are: never collected ("": none)
 
 
 _state = _State()
@@ -637,6 +638,20 @@ def pytest_configure(config):
 
 
 _WORKER_CACHE = "testfence_cache_dir"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_ignore_collect(collection_path, config):
+    """Nothing beneath the artifacts dir is collected, and no conftest.py there is loaded: old
+    runs' workspaces hold whatever their tests wrote, and a conftest.py a test planted there
+    would run in every later pytest (set_blocked('testfence') turns this plugin's reporting
+    off). The dir is the one this run's workspace is in, as testfence set it before any test
+    ran (the first collection is before the first test)."""
+    if _state.artifacts is None:
+        ws = os.environ.get("TESTFENCE_WORKSPACE") if _state.mode else None
+        _state.artifacts = os.path.dirname(os.path.abspath(ws)) if ws else ""
+    a, p = _state.artifacts, str(collection_path)
+    return True if a and (p == a or p.startswith(a + os.sep)) else None
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -231,6 +231,30 @@ EOF
     diff -u "$BATS_TEST_TMPDIR/before" "$BATS_TEST_TMPDIR/after"
 }
 
+@test "nothing beneath the artifacts dir is collected: a conftest.py planted there cannot turn the plugin off" {
+    # Red-team finding: pytest collected tests/artifacts, so a conftest.py a test left there
+    # ran in every later pytest (set_blocked: no reporting, exit 0), and neither scan looks
+    # beneath the artifacts dir.
+    mkdir -p tests/artifacts/old
+    cat >tests/artifacts/old/conftest.py <<'EOF'
+def pytest_configure(config):
+    config.pluginmanager.set_blocked("testfence")
+EOF
+    printf 'def test_in_artifacts():\n    pass\n' >tests/artifacts/old/test_old.py
+    cat >tests/test_swallow.py <<EOF
+def test_swallows():
+    try:
+        open("$P/config.toml", "w")
+    except OSError:
+        pass
+EOF
+    run $PY -m pytest -p testfence tests
+    expect_status 1
+    expect_output_has "tests/test_swallow.py::test_swallows attempted to write to $P/config.toml"
+    [[ "$output" != *test_in_artifacts* ]]
+    assert_outside_unchanged
+}
+
 @test "a test that plants what would switch the next run's fence off fails the run: 120, the files named" {
     cat >tests/test_plant.py <<'EOF'
 from pathlib import Path
