@@ -34,7 +34,8 @@ struct scan {
     struct linked *v;
     size_t n, cap;
     int found;
-    int qfd; /* the quarantine: -1 not made yet, -2 cannot be had */
+    int qfd;  /* the quarantine: -1 not made yet, -2 cannot be had */
+    bool oom; /* the list of known modules could not grow: the scan fails */
 };
 
 static int remember(struct scan *s, const struct stat *st, const char *path)
@@ -119,9 +120,9 @@ static int quarantine_fd(struct scan *s)
 /* Move E, which the run made, out of the next run's way into the quarantine: named after its
  * path ("/p/tests/sub/pytest.ini" -> "p%tests%sub%pytest.ini", the end kept when too long),
  * never over another. Says where on OUT; true when it moved. */
-static bool quarantined(struct scan *s, const struct walk_entry *e)
+static bool quarantined(struct scan *s, const struct walk_entry *e, bool made)
 {
-    if (!s->o->quarantine || !made_by_run(s, e) || quarantine_fd(s) < 0)
+    if (!s->o->quarantine || !made || quarantine_fd(s) < 0)
         return false; /* there before the run: said, never moved (or nowhere to move it) */
     char flat[PATH_MAX], name[NAME_MAX + 1];
     snprintf(flat, sizeof flat, "%s", e->path + strspn(e->path, "/"));
@@ -142,6 +143,58 @@ static bool quarantined(struct scan *s, const struct walk_entry *e)
             break;
     }
     return false;
+}
+
+void hazard_known_free(struct hazard_known *k)
+{
+    for (size_t i = 0; i < k->n; i++)
+        free(k->v[i].path);
+    free(k->v);
+    *k = (struct hazard_known){0};
+}
+
+/* Before a run: remember E (named like a module Python imports at start-up). -1: no memory. */
+static int know(struct scan *s, const struct walk_entry *e)
+{
+    struct hazard_known *k = s->o->known;
+    struct stat st;
+    if (fstatat(e->dirfd, e->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        return 0; /* gone: nothing to remember */
+    struct hazard_entry *v = vec_grow(k->v, &k->cap, k->n, sizeof *v);
+    if (!v)
+        return -1;
+    k->v = v;
+    k->v[k->n] = (struct hazard_entry){strdup(e->path), st.st_dev, st.st_ino};
+    if (!k->v[k->n].path)
+        return -1;
+    k->n++;
+    return 0;
+}
+
+/* After a run: was E there before it, at this path, this very file or directory? What
+ * cannot be looked at counts as new (fail closed; a vanished one is nothing). */
+static bool known_before(const struct scan *s, const struct walk_entry *e)
+{
+    const struct hazard_known *k = s->o->known;
+    struct stat st;
+    if (fstatat(e->dirfd, e->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        return errno == ENOENT;
+    for (size_t i = 0; i < k->n; i++)
+        if (k->v[i].ino == st.st_ino && k->v[i].dev == st.st_dev && !strcmp(k->v[i].path, e->path))
+            return true;
+    return false;
+}
+
+/* Did the run make E, which is named like a module Python imports at start-up? Before a run
+ * (no SINCE) it is remembered instead, for the scan after it. */
+static bool made_module(struct scan *s, const struct walk_entry *e)
+{
+    if (s->o->since.tv_sec == 0) {
+        if (s->o->known && know(s, e) < 0)
+            s->oom = true;
+        return false;
+    }
+    return made_by_run(s, e) || (s->o->known && s->o->known->taken && !known_before(s, e));
 }
 
 /* The files pytest takes its configuration from, and how each says it is pytest's. */
@@ -223,7 +276,7 @@ static int pytest_config_link(struct scan *s, const struct walk_entry *e)
             "a file, or remove it\n",
             e->path);
     s->found++;
-    quarantined(s, e);
+    quarantined(s, e, made_by_run(s, e));
     return 0;
 }
 
@@ -256,7 +309,7 @@ static int check_pytest_config(struct scan *s, const struct walk_entry *e, bool 
                 "them to the configuration at the project root, or the command line\n",
                 e->path);
         s->found++;
-        quarantined(s, e);
+        quarantined(s, e, made_by_run(s, e));
     } else if (options) {
         fprintf(s->o->warn,
                 "testfence: warning: %s gives the testfence plugin options from inside the "
@@ -269,7 +322,7 @@ static int check_pytest_config(struct scan *s, const struct walk_entry *e, bool 
                 "test can write it; remove that option (or the file)\n",
                 e->path);
         s->found++;
-        quarantined(s, e);
+        quarantined(s, e, made_by_run(s, e));
     } else if (off) {
         fprintf(s->o->warn,
                 "testfence: warning: %s turns the testfence plugin off, from inside the writable "
@@ -356,7 +409,9 @@ static bool check_shadow(struct scan *s, const struct walk_entry *e, enum entry_
     if (kind == ENTRY_LINK && !strchr(e->name, '.') &&
         (fstatat(e->dirfd, e->name, &to, 0) == 0 ? !S_ISDIR(to.st_mode) : errno == ENOENT))
         return false; /* a file, or dangling; what cannot be told counts as a package */
-    if (!pth && !named(module, shadow_modules) && !(pymodule_known(module) && made_by_run(s, e)))
+    bool shadow = pth || named(module, shadow_modules);
+    bool made = shadow ? made_by_run(s, e) : pymodule_known(module) && made_module(s, e);
+    if (!shadow && !made)
         return false;
     if (kind == ENTRY_DIR && !is_package(e->dirfd, e->name))
         return false;
@@ -375,7 +430,7 @@ static bool check_shadow(struct scan *s, const struct walk_entry *e, enum entry_
                 "off); remove it\n",
                 e->path, kind == ENTRY_LINK ? " (a symlink)" : "", module);
     s->found++;
-    return quarantined(s, e);
+    return quarantined(s, e, made);
 }
 
 /* E's type into ST's st_mode, from readdir's type where that is enough, else its inode's
@@ -533,6 +588,10 @@ int hazard_scan(const struct policy *p, const struct hazard_opts *o, FILE *out, 
         else if (e->origin == POLICY_OUTPUT && !e->is_dir && !o->fence_off_only)
             check_output_file(&s, e);
     }
+    if (rc == 0 && s.oom)
+        rc = tf_errf(err, "out of memory");
+    if (rc == 0 && o->known && o->since.tv_sec == 0)
+        o->known->taken = true;
     if (rc == 0 && !o->fence_off_only)
         report_links(&s);
     for (size_t i = 0; i < s.n; i++)

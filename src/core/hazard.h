@@ -8,7 +8,25 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <time.h>
+
+/* The module-named entries (a name of the standard library's or of pytest's start-up) the
+ * scan before a run found: path, device and inode. After the run, one that is not among them
+ * (made, or moved there: a renamed directory keeps its birth time) counts as the run's. */
+struct hazard_entry {
+    char *path;
+    dev_t dev;
+    ino_t ino;
+};
+
+struct hazard_known {
+    struct hazard_entry *v;
+    size_t n, cap;
+    bool taken; /* a scan before the run filled it: without one, nothing is judged by it */
+};
+
+void hazard_known_free(struct hazard_known *k);
 
 /* What a scan counts. */
 struct hazard_opts {
@@ -31,6 +49,9 @@ struct hazard_opts {
     const char *quarantine_name;
     const char *quarantine;
     struct timespec since;
+    /* Before a run (SINCE zero): filled with the module-named entries found. After it: what
+     * is not in it counts as the run's. NULL: neither. */
+    struct hazard_known *known;
 };
 
 /* Scan the project entries of P (not the system set, not --allow). Prints one line per

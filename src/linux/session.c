@@ -62,7 +62,8 @@ static int check_hazards(struct session *s, bool allow, const char *override, FI
     struct hazard_opts o = {.artifacts = s->pl.ws.artifacts,
                             .warn = warn,
                             .plugin_off_refused = s->pl.in_process,
-                            .fence_off = &s->fence_off};
+                            .fence_off = &s->fence_off,
+                            .known = &s->known};
     int n = hazard_scan(&s->pl.policy, &o, f, err);
     fclose(f);
     if (n > 0 && allow)
@@ -444,7 +445,8 @@ int session_left_hazards(struct session *s, FILE *out)
                             .quarantine_at = s->pl.wsfd.dir,
                             .quarantine_name = SESSION_QUARANTINE,
                             .quarantine = moves ? qpath : NULL,
-                            .since = s->started};
+                            .since = s->started,
+                            .known = &s->known};
     int n = hazard_scan(&s->pl.policy, &o, f, &err);
     fclose(f);
     fclose(quiet);
@@ -525,6 +527,7 @@ void session_free(struct session *s)
         close(s->ruleset_fd);
     s->ruleset_fd = -1;
     mountns_free(&s->ns);
+    hazard_known_free(&s->known);
     diag_close(&s->d);
     channel_close(&s->ch);
     plan_free(&s->pl);

@@ -5,6 +5,7 @@
 
 #include "channel.h"
 #include "core/diag.h"
+#include "core/hazard.h"
 #include "base/err.h"
 #include "core/plan.h"
 #include "fence.h"
@@ -38,6 +39,7 @@ struct session {
     FILE *warn;           /* where the run's own warnings go (borrowed) */
     size_t leftovers;     /* processes still running when the command exited, killed */
     int fence_off;        /* what would switch a fence off, in the writable set before the run */
+    struct hazard_known known; /* module-named entries there before the run (hazard.h) */
     /* Old runs are pruned while the command runs, off its critical path: pending until it
      * has started, then in a thread of ours, joined before anything looks at tests/ again. */
     enum { PRUNE_NONE, PRUNE_PENDING, PRUNE_RUNNING } prune;

@@ -358,10 +358,28 @@ EOF
     expect_output_has "tests/pytest.py is a module (a symlink) inside the writable set"
     expect_output_has "tests/pytest.ini is a symlink named like pytest's configuration"
     for f in iniconfig.py _pytest pytest.ini pytest.py; do [ ! -e "tests/$f" ] && [ ! -L "tests/$f" ]; done
-    # A module of the user's by such a name, there before the run, is left alone.
+    # A module of the user's by such a name, there before the run, is left alone, even when
+    # the run writes its bytecode beside it.
     echo "x = 1" >tests/json.py
+    mkdir tests/email && echo "y = 1" >tests/email/__init__.py
+    run "$TESTFENCE" run -- sh -c 'mkdir -p tests/email/__pycache__ tests/__pycache__; : >tests/email/__pycache__/x.pyc'
+    expect_status 0
+    [ -e tests/json.py ] && [ -e tests/email/__init__.py ]
+    assert_outside_unchanged
+}
+
+@test "a package made by renaming a directory older than the run (its birth time is old) fails the run and is moved away" {
+    # Red-team finding: the end-of-run scan judged a directory by its birth time alone, and a
+    # rename keeps it: the run's own xdg/cache renamed to tests/argparse/ with an __init__.py
+    # passed both scans, and a Python started in tests/ ran it before any fence.
+    mkdir -p tests/helpers && echo "z = 1" >tests/helpers/__init__.py
+    run "$TESTFENCE" run -- sh -c 'mv "$TESTFENCE_WORKSPACE/xdg/cache" tests/argparse && echo "import os" >tests/argparse/__init__.py && mv tests/helpers tests/inspect'
+    expect_status 120
+    expect_output_has "tests/argparse is a module inside the writable set: a Python started there would import it instead of the real argparse"
+    expect_output_has "tests/inspect is a module inside the writable set"
+    [ ! -e tests/argparse ] && [ ! -e tests/inspect ]
+    ls tests/artifacts/_isolation_workspace_*/quarantine/ | grep -q 'tests%inspect$' # kept, not lost
     run "$TESTFENCE" run -- true
     expect_status 0
-    [ -e tests/json.py ]
     assert_outside_unchanged
 }
