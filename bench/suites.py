@@ -1,0 +1,167 @@
+#!/usr/bin/python3
+"""Time one real suite bare, under `testfence run` and with the plugin, interleaved.
+Called by bench/suites.sh, which says what is measured and why; prints one markdown row per mode.
+
+    suites.py BUILD SUITE BYTECODE RUNS LOGDIR     (BYTECODE: 1 or unset)
+"""
+
+import glob
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "realsuites"))
+import realsuites as rs  # noqa: E402  the manifest, its commands and environments
+
+# Ours, and realsuites.py's for it. plugin-noreexec (asked for in MODES) tells the plugin's own
+# start-up from its second start of pytest with the shim (docs/plugin.md, "What happens", 2).
+KNOWN = {"bare": "bare", "run": "fenced", "plugin": "plugin", "plugin-noreexec": "plugin"}
+MODES = os.environ.get("MODES", "bare,run,plugin").split(",")
+if MODES[0] != "bare" or not set(MODES) <= KNOWN.keys():
+    sys.exit("suites.py: MODES is bare, then any of run, plugin, plugin-noreexec (comma-separated)")
+
+
+def cgroup():
+    """A cgroup v2 of our own, or None. testfence's namespace init is reaped by the kernel
+    (SIGCHLD ignored), so its CPU, the command's included, never reaches wait4's rusage."""
+    for line in open("/proc/self/mounts"):
+        _, mnt, fstype = line.split()[:3]
+        if fstype == "cgroup2":
+            path = os.path.join(mnt, "tf-suites-%d" % os.getpid())
+            try:
+                os.mkdir(path)
+                return path
+            except OSError:
+                return None
+    return None
+
+
+def cpu_usec(cg):
+    with open(os.path.join(cg, "cpu.stat")) as f:
+        return int(f.readline().split()[1])  # usage_usec
+
+
+def run_once(cmd, cwd, env, log, cg, timeout):
+    """Wall seconds, CPU seconds and exit code of one run, and what it printed."""
+    before = cpu_usec(cg) if cg else 0
+    join = (lambda: open(os.path.join(cg, "cgroup.procs"), "w").write("0")) if cg else None
+    with open(log, "wb") as out:
+        start = time.monotonic()
+        p = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out,
+                             stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=join)
+        killer = threading.Timer(timeout, os.killpg, (p.pid, signal.SIGKILL))
+        killer.start()
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.monotonic() - start
+        killer.cancel()
+        killer.join()
+    if os.waitstatus_to_exitcode(status) == -signal.SIGKILL:
+        sys.exit("suites.py: %s: killed after %ds" % (" ".join(cmd), timeout))
+    cpu = ru.ru_utime + ru.ru_stime
+    if cg:  # read once everything the run started has exited, its namespace too
+        deadline = time.monotonic() + 10
+        while "populated 1" in open(os.path.join(cg, "cgroup.events")).read():
+            if time.monotonic() > deadline:
+                sys.exit("suites.py: %s left processes running" % " ".join(cmd))
+            time.sleep(0.001)
+        cpu = (cpu_usec(cg) - before) / 1e6
+    with open(log, errors="replace") as f:
+        return wall, cpu, os.waitstatus_to_exitcode(status), f.read()
+
+
+def reset(p, dest):
+    """Every setting starts from the same state: no bytecode, no caches, no old runs."""
+    for d in glob.glob(os.path.join(dest, "**", "__pycache__"), recursive=True):
+        shutil.rmtree(d, ignore_errors=True)
+    for d in rs.artifacts_dirs(p) + [os.path.join(dest, ".pytest_cache")]:
+        shutil.rmtree(d, ignore_errors=True)
+    rs.write_config(p, dest)
+
+
+def outcome(code, text):
+    failing, counts = rs.parse_pytest(text)
+    return (code, tuple(sorted(counts.items())), tuple(failing))
+
+
+def said(o):
+    code, counts, failing = o
+    what = ", ".join("%d %s" % (n, k) for k, n in counts) + "; exit %d" % code
+    return what + ("; failing: " + ", ".join(failing) if failing else "")
+
+
+def main():
+    build, name, bytecode, runs, logdir = sys.argv[1:6]
+    build, runs = os.path.abspath(build), int(runs)
+    plugin = os.path.join(os.path.dirname(HERE), "python")
+    p = rs.pick(rs.load_manifest(), [name])[0]
+    dest = os.path.join(rs.EXT, name)
+    reset(p, dest)
+    jobs = {}
+    for m in MODES:
+        env = rs.suite_env(p, KNOWN[m], False, build, plugin)  # PYTHONDONTWRITEBYTECODE unset
+        if bytecode == "1":
+            env["PYTHONDONTWRITEBYTECODE"] = "1"
+        cmd = rs.command(p, KNOWN[m], build, False)
+        if m == "plugin-noreexec":
+            cmd.insert(cmd.index("testfence") + 1, "--testfence-reexec=off")
+        jobs[m] = (cmd, env)
+    cg = cgroup()
+    times = {m: [] for m in MODES}
+    seen = {m: {} for m in MODES}
+    try:
+        for r in range(runs + 1):  # round 0 is the warm-up
+            order = MODES[r % len(MODES):] + MODES[:r % len(MODES)]  # none always first or after bare
+            for m in order:
+                cmd, env = jobs[m]
+                log = os.path.join(logdir, "%s.%s.%s.log" % (name, bytecode, m))
+                wall, cpu, code, text = run_once(cmd, dest, env, log, cg, p.get("timeout", 1800))
+                o = outcome(code, text)
+                if o not in seen[m]:  # each different outcome's output is kept
+                    seen[m][o] = log + ".%d" % len(seen[m])
+                    shutil.copy(log, seen[m][o])
+                if r:
+                    times[m].append((wall, cpu))
+    finally:
+        if cg:
+            os.rmdir(cg)
+    table(name, bytecode, times, seen, cg is not None)
+
+
+def table(name, bytecode, times, seen, cgroups):
+    med = statistics.median
+    base = times["bare"]
+    for m in MODES:
+        t = times[m]
+        wall, rw = med(w for w, _ in t), ratio([a[0] / b[0] for a, b in zip(t, base)])
+        cpu, rc = med(c for _, c in t), ratio([a[1] / b[1] for a, b in zip(t, base)])
+        if m == "bare":
+            rw = rc = "1"
+        if m == "run" and not cgroups:  # wait4 saw testfence's CPU alone
+            cpu = rc = None
+        if m != "bare" and seen[m].keys() == seen["bare"].keys():
+            what = "same"
+        else:
+            what = " / ".join(said(o) for o in seen[m])
+            if len(seen[m]) > 1 or m != "bare":
+                what += " (DIFFERENT; outputs: %s)" % " ".join(seen[m].values())
+        print("| %s | %s | %s | %.2f s | %s | %s | %s | %s |" % (
+            name, "=1" if bytecode == "1" else "unset", m, wall,
+            "n/a" if cpu is None else "%.2f s" % cpu, rw, rc or "n/a", what), flush=True)
+
+
+def ratio(xs):
+    """The median, and the middle half of the rounds: on a busy machine that spread is wide."""
+    if len(xs) < 2:
+        return "%.3f" % xs[0]
+    q1, _, q3 = statistics.quantiles(xs, n=4)
+    return "%.3f (%.2f–%.2f)" % (statistics.median(xs), q1, q3)
+
+
+if __name__ == "__main__":
+    main()
