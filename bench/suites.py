@@ -27,34 +27,14 @@ if MODES[0] != "bare" or not set(MODES) <= KNOWN.keys():
     sys.exit("suites.py: MODES is bare, then any of run, plugin, plugin-noreexec (comma-separated)")
 
 
-def cgroup():
-    """A cgroup v2 of our own, or None. testfence's namespace init is reaped by the kernel
-    (SIGCHLD ignored), so its CPU, the command's included, never reaches wait4's rusage."""
-    for line in open("/proc/self/mounts"):
-        _, mnt, fstype = line.split()[:3]
-        if fstype == "cgroup2":
-            path = os.path.join(mnt, "tf-suites-%d" % os.getpid())
-            try:
-                os.mkdir(path)
-                return path
-            except OSError:
-                return None
-    return None
-
-
-def cpu_usec(cg):
-    with open(os.path.join(cg, "cpu.stat")) as f:
-        return int(f.readline().split()[1])  # usage_usec
-
-
-def run_once(cmd, cwd, env, log, cg, timeout):
-    """Wall seconds, CPU seconds and exit code of one run, and what it printed."""
-    before = cpu_usec(cg) if cg else 0
-    join = (lambda: open(os.path.join(cg, "cgroup.procs"), "w").write("0")) if cg else None
+def run_once(cmd, cwd, env, log, timeout):
+    """Wall seconds, CPU seconds (user + system of everything the run started: testfence
+    reaps its namespace's init, whose rusage holds the command's) and exit code of one run,
+    and what it printed."""
     with open(log, "wb") as out:
         start = time.monotonic()
         p = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out,
-                             stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=join)
+                             stderr=subprocess.STDOUT, start_new_session=True)
         killer = threading.Timer(timeout, os.killpg, (p.pid, signal.SIGKILL))
         killer.start()
         _, status, ru = os.wait4(p.pid, 0)
@@ -63,16 +43,8 @@ def run_once(cmd, cwd, env, log, cg, timeout):
         killer.join()
     if os.waitstatus_to_exitcode(status) == -signal.SIGKILL:
         sys.exit("suites.py: %s: killed after %ds" % (" ".join(cmd), timeout))
-    cpu = ru.ru_utime + ru.ru_stime
-    if cg:  # read once everything the run started has exited, its namespace too
-        deadline = time.monotonic() + 10
-        while "populated 1" in open(os.path.join(cg, "cgroup.events")).read():
-            if time.monotonic() > deadline:
-                sys.exit("suites.py: %s left processes running" % " ".join(cmd))
-            time.sleep(0.001)
-        cpu = (cpu_usec(cg) - before) / 1e6
     with open(log, errors="replace") as f:
-        return wall, cpu, os.waitstatus_to_exitcode(status), f.read()
+        return wall, ru.ru_utime + ru.ru_stime, os.waitstatus_to_exitcode(status), f.read()
 
 
 def reset(p, dest):
@@ -111,29 +83,24 @@ def main():
         if m == "plugin-noreexec":
             cmd.insert(cmd.index("testfence") + 1, "--testfence-reexec=off")
         jobs[m] = (cmd, env)
-    cg = cgroup()
     times = {m: [] for m in MODES}
     seen = {m: {} for m in MODES}
-    try:
-        for r in range(runs + 1):  # round 0 is the warm-up
-            order = MODES[r % len(MODES):] + MODES[:r % len(MODES)]  # none always first or after bare
-            for m in order:
-                cmd, env = jobs[m]
-                log = os.path.join(logdir, "%s.%s.%s.log" % (name, bytecode, m))
-                wall, cpu, code, text = run_once(cmd, dest, env, log, cg, p.get("timeout", 1800))
-                o = outcome(code, text)
-                if o not in seen[m]:  # each different outcome's output is kept
-                    seen[m][o] = log + ".%d" % len(seen[m])
-                    shutil.copy(log, seen[m][o])
-                if r:
-                    times[m].append((wall, cpu))
-    finally:
-        if cg:
-            os.rmdir(cg)
-    table(name, bytecode, times, seen, cg is not None)
+    for r in range(runs + 1):  # round 0 is the warm-up
+        order = MODES[r % len(MODES):] + MODES[:r % len(MODES)]  # none always first or after bare
+        for m in order:
+            cmd, env = jobs[m]
+            log = os.path.join(logdir, "%s.%s.%s.log" % (name, bytecode, m))
+            wall, cpu, code, text = run_once(cmd, dest, env, log, p.get("timeout", 1800))
+            o = outcome(code, text)
+            if o not in seen[m]:  # each different outcome's output is kept
+                seen[m][o] = log + ".%d" % len(seen[m])
+                shutil.copy(log, seen[m][o])
+            if r:
+                times[m].append((wall, cpu))
+    table(name, bytecode, times, seen)
 
 
-def table(name, bytecode, times, seen, cgroups):
+def table(name, bytecode, times, seen):
     med = statistics.median
     base = times["bare"]
     for m in MODES:
@@ -142,8 +109,6 @@ def table(name, bytecode, times, seen, cgroups):
         cpu, rc = med(c for _, c in t), ratio([a[1] / b[1] for a, b in zip(t, base)])
         if m == "bare":
             rw = rc = "1"
-        if m == "run" and not cgroups:  # wait4 saw testfence's CPU alone
-            cpu = rc = None
         if m != "bare" and seen[m].keys() == seen["bare"].keys():
             what = "same"
         else:
@@ -152,7 +117,7 @@ def table(name, bytecode, times, seen, cgroups):
                 what += " (DIFFERENT; outputs: %s)" % " ".join(seen[m].values())
         print("| %s | %s | %s | %.2f s | %s | %s | %s | %s |" % (
             name, "=1" if bytecode == "1" else "unset", m, wall,
-            "n/a" if cpu is None else "%.2f s" % cpu, rw, rc or "n/a", what), flush=True)
+            "%.2f s" % cpu, rw, rc, what), flush=True)
 
 
 def ratio(xs):

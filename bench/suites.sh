@@ -14,8 +14,7 @@
 # __pycache__/, .pytest_cache/ or old runs. The plugin's own module is byte-compiled first, as
 # pip and Debian install it.
 # Wall: a monotonic clock around each run. CPU: user + system of everything the run started,
-# from a cgroup (v2) of its own; without one (not root) `run` has none to show: testfence's
-# namespace init is reaped by the kernel, so wait4's rusage never sees the command's CPU.
+# from wait4's rusage (testfence reaps its namespace's init, whose rusage holds the command's).
 # Ratios: the median over the rounds of each round's ratio to that round's bare run, and in
 # brackets the middle half of them (quartiles): on a busy machine a round's ratio swings by tens
 # of percent. "outcome": exit status, pytest's counts and failing tests, the same in every run
