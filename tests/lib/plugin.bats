@@ -383,11 +383,7 @@ EOF
 
 @test "as nobody: the ioctl, the C-level write and the planted module are refused, reported, and the run fails; unfenced they all succeed" {
     command -v chattr >/dev/null || skip "no chattr (e2fsprogs)"
-    local d="$BATS_TEST_TMPDIR"
-    while [ "$d" != / ]; do # nobody must reach the project
-        case $(stat -c %A "$d") in *[xt]) ;; *) chmod o+x "$d" ;; esac
-        d=$(dirname "$d")
-    done
+    reachable_by_others # nobody must reach the project
     cat >tests/test_nobody.py <<'EOF'
 import array, fcntl, os, sqlite3, subprocess
 from pathlib import Path

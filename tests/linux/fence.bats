@@ -129,11 +129,7 @@ setup() { mkproject; }
 @test "the fence holds for an unprivileged user too (nobody)" {
     # Make the project writable by nobody so only Landlock can stop the write.
     # nobody must reach the project: open up the directories above it that need it.
-    d="$BATS_TEST_TMPDIR"
-    while [ "$d" != / ]; do
-        case $(stat -c %A "$d") in *[xt]) ;; *) chmod o+x "$d" ;; esac
-        d=$(dirname "$d")
-    done
+    reachable_by_others # nobody must reach the project
     install -m 755 "$TESTFENCE" "$BATS_TEST_TMPDIR/testfence"
     chown -R nobody "$P"
     # A temp dir nobody can write, as /tmp is (the suite's own TMPDIR may be root's).

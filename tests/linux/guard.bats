@@ -38,11 +38,7 @@ assert_meta_unchanged() {
 
 # as_nobody CMD...: run CMD as nobody in a copy of the project nobody owns.
 as_nobody() {
-    local d="$BATS_TEST_TMPDIR"
-    while [ "$d" != / ]; do
-        case $(stat -c %A "$d") in *[xt]) ;; *) chmod o+x "$d" ;; esac
-        d=$(dirname "$d")
-    done
+    reachable_by_others # nobody must reach the project
     chown -R nobody:nogroup "$P"
     fingerprint_meta >"$BATS_TEST_TMPDIR/before"
     run --separate-stderr setpriv --reuid nobody --regid nogroup --clear-groups -- "$@"

@@ -167,11 +167,7 @@ PY
     # As nobody (root passes file modes), with an artifacts dir nobody may not write: the
     # workspace, made while the command is set up, fails; the command waits for it and so
     # never starts. With namespaces and without.
-    d="$BATS_TEST_TMPDIR"
-    while [ "$d" != / ]; do
-        case $(stat -c %A "$d") in *[xt]) ;; *) chmod o+x "$d" ;; esac
-        d=$(dirname "$d")
-    done
+    reachable_by_others # nobody must reach the project
     install -m 755 "$TESTFENCE" "$BATS_TEST_TMPDIR/testfence"
     install -m 755 "$(dirname "$TESTFENCE")/libtestfence_preload.so" "$BATS_TEST_TMPDIR/"
     mkdir -p tests/artifacts

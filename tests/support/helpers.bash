@@ -15,6 +15,16 @@ runtmp_user() {
     echo "$base/testfence-$(id -u)"
 }
 
+# reachable_by_others: let other users (nobody) reach $BATS_TEST_TMPDIR: o+x on every
+# directory above it that has neither x for others nor the sticky bit.
+reachable_by_others() {
+    local d="$BATS_TEST_TMPDIR"
+    while [ "$d" != / ]; do
+        case $(stat -c %A "$d") in *[xt]) ;; *) chmod o+x "$d" ;; esac
+        d=$(dirname "$d")
+    done
+}
+
 # mkproject: a project with root files worth protecting, and cd into it.
 mkproject() {
     unset PYTEST_ADDOPTS # an outer run (the suite under itself) sets it
