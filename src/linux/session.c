@@ -201,7 +201,10 @@ int session_ready(void *session, tf_err *err)
     if (plan_create_workspace(&s->pl, err) < 0)
         return -1;
     diag_unfinished(s->pl.artifacts_fd, s->pl.ws.artifacts, s->pl.root, s->warn);
-    clock_gettime(CLOCK_REALTIME, &s->started); /* fine: a file made before is older */
+    /* The coarse clock, the one file times come from: a file made later is never older (the
+     * fine clock runs up to a tick ahead of it, and a command quick off the gate made files
+     * that looked older than the run). */
+    clock_gettime(CLOCK_REALTIME_COARSE, &s->started);
     s->prune = PRUNE_PENDING;
     if (s->in_process) /* no command to prune beside */
         prune_done(s);
