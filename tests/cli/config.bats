@@ -46,7 +46,8 @@ dry() { run "$TESTFENCE" run --dry-run "$@" -- true; }
     printf 'writable = ["out"]\nartifacts = "out/art"\nretain = 1\n' >testfence.toml
     run "$TESTFENCE" run -- sh -c 'echo a > out/a; echo b > tests/b'
     [ "$status" -ne 0 ]
-    [ "$(cat out/a)" = a ] && [ ! -e tests/b ]
+    [ "$(cat out/a)" = a ]
+    [ ! -e tests/b ]
     run "$TESTFENCE" run -- sh -c 'test "${TESTFENCE_WORKSPACE#$PWD/out/art/}" != "$TESTFENCE_WORKSPACE"'
     expect_status 0
     sleep 1.1
@@ -99,7 +100,8 @@ bad() {
     run "$TESTFENCE" run -- sh -c 'echo ran > tests/ran'
     expect_status 125
     expect_output_has "testfence: $P/pyproject.toml:$2"
-    [ ! -e tests/ran ] && [ ! -e tests/artifacts ]
+    [ ! -e tests/ran ]
+    [ ! -e tests/artifacts ]
 }
 
 @test "every config error names file, line, column and key; nothing runs" {

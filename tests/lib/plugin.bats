@@ -281,7 +281,9 @@ EOF
     expect_output_has "$P/tests/wide/setup.cfg gives the testfence plugin options"
     # Made by this run: moved into its workspace's quarantine, out of the next run's way.
     expect_output_has "(this run made it: moved to $P/tests/artifacts/_isolation_workspace_"
-    [ ! -e tests/testfence.py ] && [ ! -e tests/sub/pytest.ini ] && [ ! -e tests/wide/setup.cfg ]
+    [ ! -e tests/testfence.py ]
+    [ ! -e tests/sub/pytest.ini ]
+    [ ! -e tests/wide/setup.cfg ]
     ls tests/artifacts/_isolation_workspace_*/quarantine/ | grep -q 'tests%testfence.py$'
     rm -r tests/wide
     # A failing test keeps its own status; what it planted is still said.
@@ -363,7 +365,9 @@ EOF
     expect_output_has "$P/tests/inspect.pyc is a module inside the writable set: a Python started there would import it instead of the real inspect"
     [[ "$output" != *generated_helper* ]]
     expect_output_has "(this run made it: moved to $P/tests/artifacts/_isolation_workspace_"
-    [ ! -e tests/argparse.py ] && [ ! -e tests/inspect.pyc ] && [ -e tests/generated_helper.py ]
+    [ ! -e tests/argparse.py ]
+    [ ! -e tests/inspect.pyc ]
+    [ -e tests/generated_helper.py ]
     # Put back by hand, the next pytest started in tests/ imports it before any plugin: the
     # fence then refuses to start (what ran cannot be undone; the planting run said it).
     mv tests/artifacts/_isolation_workspace_*/quarantine/*argparse.py tests/argparse.py

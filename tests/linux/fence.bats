@@ -73,7 +73,8 @@ setup() { mkproject; }
     expect_status 1
     run "$TESTFENCE" run -- "$TF_PROBE" link credentials.toml tests/creds
     expect_status 1
-    [ ! -e tests/config.toml ] && [ ! -e tests/creds ]
+    [ ! -e tests/config.toml ]
+    [ ! -e tests/creds ]
     assert_outside_unchanged
 }
 
@@ -353,14 +354,17 @@ EOF
     expect_output_has "tests/_pytest is a module (a symlink) inside the writable set"
     expect_output_has "tests/pytest.py is a module (a symlink) inside the writable set"
     expect_output_has "tests/pytest.ini is a symlink named like pytest's configuration"
-    for f in iniconfig.py _pytest pytest.ini pytest.py; do [ ! -e "tests/$f" ] && [ ! -L "tests/$f" ]; done
+    for f in iniconfig.py _pytest pytest.ini pytest.py; do
+        if [ -e "tests/$f" ] || [ -L "tests/$f" ]; then echo "tests/$f is still there"; false; fi
+    done
     # A module of the user's by such a name, there before the run, is left alone, even when
     # the run writes its bytecode beside it.
     echo "x = 1" >tests/json.py
     mkdir tests/email && echo "y = 1" >tests/email/__init__.py
     run "$TESTFENCE" run -- sh -c 'mkdir -p tests/email/__pycache__ tests/__pycache__; : >tests/email/__pycache__/x.pyc'
     expect_status 0
-    [ -e tests/json.py ] && [ -e tests/email/__init__.py ]
+    [ -e tests/json.py ]
+    [ -e tests/email/__init__.py ]
     assert_outside_unchanged
 }
 
@@ -373,7 +377,8 @@ EOF
     expect_status 120
     expect_output_has "tests/argparse is a module inside the writable set: a Python started there would import it instead of the real argparse"
     expect_output_has "tests/inspect is a module inside the writable set"
-    [ ! -e tests/argparse ] && [ ! -e tests/inspect ]
+    [ ! -e tests/argparse ]
+    [ ! -e tests/inspect ]
     ls tests/artifacts/_isolation_workspace_*/quarantine/ | grep -q 'tests%inspect$' # kept, not lost
     run "$TESTFENCE" run -- true
     expect_status 0
