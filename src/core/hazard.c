@@ -450,23 +450,19 @@ static int visit(void *ctx, struct walk_entry *e)
 {
     struct scan *s = ctx;
     struct stat st;
-    if (entry_mode(s, e, &st) < 0)
+    if (entry_mode(s, e, &st) < 0) { /* gone meanwhile: nothing; else it could be anything */
+        if (errno != ENOENT)
+            unchecked(s, e->path, strerror(errno));
         return 0;
-    bool dir = S_ISDIR(st.st_mode);
-    if (dir && s->o->fence_off_only && links_only(s, e->path))
+    }
+    bool dir = S_ISDIR(st.st_mode), lnk = S_ISLNK(st.st_mode), after = s->o->fence_off_only;
+    if (dir && after && links_only(s, e->path))
         return 0; /* beneath the artifacts dir nothing switches a fence off: not entered */
     if (dir)
         return links_only(s, e->path) || !check_shadow(s, e, ENTRY_DIR); /* moved: not entered */
-    bool lnk = S_ISLNK(st.st_mode);
-    if (s->o->fence_off_only) { /* devices and links out: the kernel still holds, and the next
-                                   run's own scan will say them */
-        if ((S_ISREG(st.st_mode) || lnk) && !links_only(s, e->path)) {
-            check_shadow(s, e, lnk ? ENTRY_LINK : ENTRY_FILE);
-            return check_pytest_config(s, e, lnk);
-        }
-        return 0;
-    }
-    if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
+    /* After a run, devices and links out are left to the next run's own scan: the kernel
+     * still holds meanwhile. */
+    if (!after && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))) {
         /* Opened, it reaches the device: a disk's blocks hold every file outside. (The run
          * could not make one; someone left it, a root run of an older testfence, say.) */
         fprintf(s->out,
@@ -477,17 +473,15 @@ static int visit(void *ctx, struct walk_entry *e)
         s->found++;
         return 0;
     }
-    if (lnk) {
-        if (!links_only(s, e->path))
-            check_symlink(s, e->path);
-    } else if (st.st_nlink > 1 && remember(s, &st, e->path) < 0) {
+    if (!after && lnk && !links_only(s, e->path))
+        check_symlink(s, e->path);
+    else if (!after && !lnk && st.st_nlink > 1 && remember(s, &st, e->path) < 0)
         return tf_errf(s->err, "out of memory");
-    }
-    if ((S_ISREG(st.st_mode) || lnk) && !links_only(s, e->path)) {
-        check_shadow(s, e, lnk ? ENTRY_LINK : ENTRY_FILE);
-        return check_pytest_config(s, e, lnk);
-    }
-    return 0;
+    if ((!S_ISREG(st.st_mode) && !lnk) || links_only(s, e->path))
+        return 0;
+    if (check_shadow(s, e, lnk ? ENTRY_LINK : ENTRY_FILE))
+        return 0; /* moved away: there is no file left to read */
+    return check_pytest_config(s, e, lnk);
 }
 
 /* A subtree the scan could not look into may hide a hazard: say so, and count it. */

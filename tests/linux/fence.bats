@@ -127,6 +127,27 @@ setup() { mkproject; }
     assert_outside_unchanged
 }
 
+@test "a hard link hidden in a directory the scan may list but not search is refused, not skipped" {
+    # As nobody, tests/d mode 0444: readdir lists x, fstatat on it fails (EACCES). The scan
+    # skipped it, and the command could chmod its own directory and write through the link.
+    reachable_by_others # nobody must reach the project
+    install -m 755 "$TESTFENCE" "$BATS_TEST_TMPDIR/testfence"
+    mkdir -p tests/d
+    ln credentials.toml tests/d/x
+    chown -R nobody "$P"
+    chmod 0444 tests/d
+    mkdir -m 1777 "$BATS_TEST_TMPDIR/tmp"
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+    TMPDIR="$BATS_TEST_TMPDIR/tmp" run setpriv --reuid=nobody --regid=nogroup --clear-groups \
+        "$BATS_TEST_TMPDIR/testfence" run -- sh -c 'chmod 755 tests/d; echo pwned >tests/d/x'
+    expect_status 125
+    expect_output_has "$P/tests/d/x could not be checked (Permission denied)"
+    chmod 0755 tests/d
+    [ "$(cat credentials.toml)" = '[keys]
+openai = "sk-secret"' ]
+    assert_outside_unchanged
+}
+
 @test "the fence holds for an unprivileged user too (nobody)" {
     # Make the project writable by nobody so only Landlock can stop the write.
     # nobody must reach the project: open up the directories above it that need it.
