@@ -344,6 +344,8 @@ void shim_spawn_open(const void *fa, const char *path, unsigned how)
 
 void shim_spawn_forget(const void *fa)
 {
+    if (!active())
+        return; /* nothing was remembered: only an active shim remembers */
     lock_spawn();
     for (unsigned i = 0; i < SPAWN_OPENS; i++)
         if (spawn_opens[i].fa == fa)

@@ -351,6 +351,9 @@ EXPORT int posix_spawn_file_actions_addopen(posix_spawn_file_actions_t *fa, int 
                                             const char *path, int oflag, mode_t mode)
 {
     REAL_OR_ENOSYS(posix_spawn_file_actions_addopen);
+    /* --backend preload: no kernel fence, so the open the child would make is refused here. */
+    if (shim_pre("posix_spawn", open_how(oflag), AT_FDCWD, path, AT_FDCWD, NULL))
+        return EACCES;
     int r = real_(fa, fd, path, oflag, mode);
     if (r == 0)
         shim_spawn_open(fa, path, open_how(oflag));

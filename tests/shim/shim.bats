@@ -315,6 +315,16 @@ for t in range(100):
         rm -rf tests/artifacts
     done
     assert_outside_unchanged
+    # posix_spawn's file actions open in the child, inside libc: refused when asked for
+    # (review finding: the preload backend let them through).
+    run "$TF_NOLANDLOCK" "$TESTFENCE" run --backend preload -- /usr/bin/python3 -c 'import os
+os.posix_spawn("/bin/true", ["true"], os.environ,
+               file_actions=[(os.POSIX_SPAWN_OPEN, 1, "config.toml", os.O_WRONLY | os.O_TRUNC, 0)])'
+    expect_status 1
+    expect_output_has "PermissionError"
+    expect_output_has "posix_spawn $P/config.toml (EACCES, refused by the shim)"
+    rm -rf tests/artifacts
+    assert_outside_unchanged
     # What it cannot stop, said and shown: a raw syscall (outside the project, to keep it intact).
     run "$TF_NOLANDLOCK" "$TESTFENCE" run --backend preload -- "$TF_PROBE" write "$BATS_TEST_TMPDIR/escaped"
     [ "$output" != "${output/ok/}" ]
