@@ -647,10 +647,13 @@ def pytest_ignore_collect(collection_path, config):
     would run in every later pytest (set_blocked('testfence') turns this plugin's reporting
     off). The dir is the one this run's workspace is in, as testfence set it before any test
     ran (the first collection is before the first test)."""
-    if _state.artifacts is None:
-        ws = os.environ.get("TESTFENCE_WORKSPACE") if _state.mode else None
-        _state.artifacts = os.path.dirname(os.path.abspath(ws)) if ws else ""
+    if _state.artifacts is None:  # this run's workspace: the session's, else testfence run's
+        ws = _state.session.get("workspace") if _state.session else None
+        ws = ws or (os.environ.get("TESTFENCE_WORKSPACE") if _state.mode else None)
+        _state.artifacts = os.path.dirname(os.path.realpath(ws)) if ws else ""
     a, p = _state.artifacts, str(collection_path)
+    if a and os.path.islink(p):  # a link into the artifacts dir is judged where it leads
+        p = os.path.realpath(p)
     return True if a and (p == a or p.startswith(a + os.sep)) else None
 
 
@@ -805,9 +808,11 @@ def _ioctl(st, args):
     set. Where this run's shim is loaded here, its ioctl() does the same and records it."""
     if len(args) < 2 or not isinstance(args[0], int) or not isinstance(args[1], int):
         return
+    if not st.record_in_process:
+        return  # this run's shim is loaded here: its ioctl() judges and records
     fd, request = args[0], args[1]
     kind = st.session.ioctl_class(request)
-    if kind == 0 or not st.record_in_process:
+    if kind == 0:
         return
     verdict, resolved = (0, "") if kind == 1 else st.session.path_check_at(fd, b"", TF_PATH_EMPTY)
     if verdict == 1:
@@ -830,6 +835,8 @@ def _audit(event, args):
         return
     if event != "open" and not event.startswith("os."):
         return
+    if not st.record_in_process and not st.fixtures:
+        return  # this run's shim is loaded here: it records, and refuses metadata itself
     meta_event = event in _EVENTS and _EVENTS[event][4]
     if st.quiet and not meta_event:
         return  # the plugin's own clean-up at exit; metadata is refused all the same
@@ -842,8 +849,6 @@ def _audit(event, args):
     for op, target, nofollow, meta, oflags, source in targets:
         if target is None:
             continue
-        if not st.record_in_process and not st.fixtures:
-            continue  # this run's shim is loaded here: it records, and refuses metadata itself
         dirfd, path, flags = target
         flags |= TF_PATH_NOFOLLOW if nofollow else 0
         verdict, resolved = st.session.path_check_at(dirfd, path, flags)

@@ -241,6 +241,7 @@ def pytest_configure(config):
     config.pluginmanager.set_blocked("testfence")
 EOF
     printf 'def test_in_artifacts():\n    pass\n' >tests/artifacts/old/test_old.py
+    ln -s artifacts/old tests/linked # a link into it is judged where it leads
     cat >tests/test_swallow.py <<EOF
 def test_swallows():
     try:
