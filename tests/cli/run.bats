@@ -135,6 +135,7 @@ os.execv(sys.argv[1], sys.argv[1:])' "$TESTFENCE" run -- \
     expect_output_has "addopts=-q -o cache_dir=$P/tests/artifacts/.pytest_cache"
     expect_output_has "pycache=" # unset: Python reads its .pyc files where they are
     [[ "$output" != *"pycache=/"* ]]
+    grep -qx 'pycache=' <<<"$output" # set to nothing at all
     expect_output_has "testfence run workspace $id"
     [ ! -e "$t" ] # the private temp dir is removed at the end
     [ "$(cat tests/artifacts/.gitignore | tail -1)" = "*" ]

@@ -530,6 +530,13 @@ c_meta_stdin_fsetxattr() { CMD=("$E_META" fsetxattr-fd 0) STDIN_FILE=config.toml
 # (EROFS on the read-only view; without it io_uring is refused for the run: exit 3.)
 c_uring_fsetxattr_stdin() {
     CMD=("$E_URING" fsetxattr-fd 0) STDIN_FILE=config.toml SHIM=0
+    uring_refused_or EROFS
+}
+
+# The fenced run of an io_uring case on an inherited fd: EROFS on the read-only view (the
+# driver prints it), or, in the fallback, io_uring refused for the run (the driver exits 3).
+uring_refused_or() {
+    if [ -n "$FALLBACK" ]; then FENCED_STATUS=3; else EXPECT=$1; fi
 }
 
 # stdin an O_PATH fd of the project (or of config.toml) on the machine's writable mount: a
@@ -538,9 +545,11 @@ c_uring_fsetxattr_stdin() {
 # view, and io_uring is refused for a run with such an fd.
 c_opath_stdin_dir() {
     CMD=("$E_URING" fsetxattr-at 0 config.toml) STDIN_OPATH=. SHIM=0
+    uring_refused_or EROFS
 }
 c_opath_stdin_file() {
     CMD=("$E_URING" fsetxattr-proc 0) STDIN_OPATH=config.toml SHIM=0
+    uring_refused_or EROFS
 }
 
 # The race between the guard's check of the path in the caller's memory and the kernel's

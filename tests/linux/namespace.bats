@@ -174,6 +174,7 @@ PY
     chown -R nobody "$P"
     chmod 555 tests/artifacts
     mkdir -m 1777 "$BATS_TEST_TMPDIR/tmp"
+    fingerprint >"$BATS_TEST_TMPDIR/before"
     for wrap in "" "$TF_NONS"; do
         TMPDIR="$BATS_TEST_TMPDIR/tmp" run $wrap setpriv --reuid=nobody --regid=nogroup --clear-groups \
             "$BATS_TEST_TMPDIR/testfence" run -- touch tests/ran
@@ -182,6 +183,7 @@ PY
         expect_output_has "Permission denied"
         [ ! -e tests/ran ]
     done
+    assert_outside_unchanged
 }
 
 @test "the command's CPU time is testfence's children's, as time and getrusage report it" {
@@ -200,11 +202,18 @@ print("user=%.2f" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime)' "$TE
     # gave both the same workspace (exit 125, "File exists").
     # The outer run preloads its shim ahead of a sanitizer build's runtime: expected here.
     export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
-    "$TESTFENCE" run -- "$TESTFENCE" run -- sleep 1 >"$BATS_TEST_TMPDIR/a" 2>&1 &
+    inner='echo "ws=$TESTFENCE_WORKSPACE"; sleep 1'
+    "$TESTFENCE" run -- "$TESTFENCE" run -- sh -c "$inner" >"$BATS_TEST_TMPDIR/a" 2>&1 &
     a=$!
-    "$TESTFENCE" run -- "$TESTFENCE" run -- sleep 1 >"$BATS_TEST_TMPDIR/b" 2>&1 &
+    "$TESTFENCE" run -- "$TESTFENCE" run -- sh -c "$inner" >"$BATS_TEST_TMPDIR/b" 2>&1 &
     b=$!
     sa=0; wait $a || sa=$?
     sb=0; wait $b || sb=$?
     [ "$sa" = 0 ] && [ "$sb" = 0 ] || { cat "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"; false; }
+    wa=$(sed -n 's/^ws=//p' "$BATS_TEST_TMPDIR/a")
+    wb=$(sed -n 's/^ws=//p' "$BATS_TEST_TMPDIR/b")
+    [ -n "$wa" ]
+    [ -n "$wb" ]
+    [ "$wa" != "$wb" ]
+    assert_outside_unchanged
 }
