@@ -41,7 +41,7 @@ POINTS = {
         ("        if (rc == 0 && o->on_started)", "parent_saw_exec", "before"),
         ("    reaper_sweep(1, o->test_env, send_leftover, &ch->status[1]);", "command_exited", "before"),
         ("    reaper_sweep(1, o->test_env, send_leftover, &ch->status[1]);", "init_swept", "after"),
-        ("        if (said)\n            reap_later(pid);", "init_said", "before"),
+        ("        if (said)\n            reap_later(o, pid);", "init_said", "before"),
     ]),
 }
 

@@ -5,6 +5,7 @@
 
 #include <linux/filter.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct bpf {
@@ -31,5 +32,24 @@ unsigned bpf_jump_if(struct bpf *b, uint32_t k);
 
 /* The jump at AT (from bpf_jump_if) lands on the next instruction emitted. */
 void bpf_land(struct bpf *b, unsigned at);
+
+/* A value of A and what the program returns for it. */
+struct bpf_case {
+    uint32_t k;
+    uint32_t ret;
+};
+
+/* "return the RET of the case whose K equals A, else DFLT", as a binary search over N cases
+ * sorted by K without repeats. Not a chain of compares: when a filter is installed the kernel
+ * runs it for every syscall number of each architecture (its per-number cache), so the time
+ * to install grows with the compares a number walks through, a few here for any number. */
+void bpf_ret_cases(struct bpf *b, const struct bpf_case *cases, size_t n, uint32_t dflt);
+
+/* "return RET if A is one of the N values KS (at most 255), else DFLT": one compare each. */
+void bpf_ret_any(struct bpf *b, const uint32_t *ks, size_t n, uint32_t ret, uint32_t dflt);
+
+/* Put case {K, RET} into the sorted CASES of *N (room for one more), unless K is there
+ * already: the first case given for a value wins. */
+void bpf_case_add(struct bpf_case *cases, size_t *n, uint32_t k, uint32_t ret);
 
 #endif
