@@ -157,7 +157,8 @@ static int prepare(const struct opts *o, struct session *s, tf_err *err)
                        "(require = [\"namespace\"] or --require namespace)",
                        o->backend);
     const char *test_env = o->test_env ? o->test_env : s->pl.cfg.test_env;
-    if (session_check(s, o->allow_hazards, "pass --allow-hazards to run anyway", stderr, err) < 0 ||
+    if (session_check(s, o->allow_hazards, "pass --allow-hazards to run anyway", true, stderr,
+                      err) < 0 ||
         session_start(s, opts_retain(o, &s->pl.cfg), test_env, false, stderr, err) < 0)
         return -1;
     if (s->backend == SESSION_PRELOAD)

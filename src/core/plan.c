@@ -357,6 +357,20 @@ int plan_create_places(struct plan *pl, time_t now, tf_err *err)
     return 0;
 }
 
+bool plan_places_exist(const struct plan *pl)
+{
+    tf_err ignored = {{0}};
+    int fd = plan_open_artifacts(pl, pl->ws.artifacts, false, &ignored);
+    if (fd < 0)
+        return false;
+    close(fd);
+    for (size_t i = 0; i < pl->policy.n; i++)
+        if (pl->policy.entries[i].origin == POLICY_OUTPUT &&
+            faccessat(AT_FDCWD, pl->policy.entries[i].path, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+            return false;
+    return true;
+}
+
 int plan_create_workspace(struct plan *pl, tf_err *err)
 {
     if (ws_create(&pl->ws, pl->artifacts_fd, &pl->wsfd, err) < 0)

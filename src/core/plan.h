@@ -69,6 +69,10 @@ int plan_open_artifacts(const struct plan *pl, const char *artifacts, bool creat
  * left) and every declared output that is missing. */
 int plan_create_places(struct plan *pl, time_t now, tf_err *err);
 
+/* Would plan_create_places create nothing in the project: the artifacts dir and every
+ * declared output exist already? (The temp dir it makes lies outside and goes at the end.) */
+bool plan_places_exist(const struct plan *pl);
+
 /* Then create the run workspace with the config's placeholder files, fresh, beneath the
  * artifacts dir, and hold it live (plan_free lets go) so concurrent runs do not prune it. */
 int plan_create_workspace(struct plan *pl, tf_err *err);

@@ -191,7 +191,7 @@ TF_PUBLIC int tf_load(tf_session *s, const char *root, const char *config, const
 
 static int check(tf_session *s, FILE *warn)
 {
-    return session_check(&s->ses, false, NULL, warn, &s->err);
+    return session_check(&s->ses, false, NULL, false, warn, &s->err);
 }
 
 TF_PUBLIC int tf_check(tf_session *s)

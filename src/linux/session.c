@@ -76,11 +76,17 @@ static int check_hazards(struct session *s, bool allow, const char *override, FI
     return n < 0 || (n > 0 && !allow) ? -1 : 0;
 }
 
-int session_check(struct session *s, bool allow_hazards, const char *override, FILE *warn,
-                  tf_err *err)
+int session_check(struct session *s, bool allow_hazards, const char *override, bool beside,
+                  FILE *warn, tf_err *err)
 {
     if (s->backend == SESSION_LANDLOCK && fence_require_complete(&s->caps, err) < 0)
         return -1;
+    if (beside && plan_places_exist(&s->pl)) {
+        s->scan_pending = true;
+        s->scan_allow = allow_hazards;
+        s->scan_override = override;
+        return 0;
+    }
     return check_hazards(s, allow_hazards, override, warn, err);
 }
 
@@ -198,6 +204,14 @@ int session_ready(void *session, tf_err *err)
     if (s->readied)
         return 0;
     s->readied = true;
+    /* Before the workspace: a refused run leaves nothing in the project. */
+    if (s->scan_pending) {
+        s->scan_pending = false;
+        if (check_hazards(s, s->scan_allow, s->scan_override, s->warn, err) < 0) {
+            s->refused = true;
+            return -1;
+        }
+    }
     if (plan_create_workspace(&s->pl, err) < 0)
         return -1;
     diag_unfinished(s->pl.artifacts_fd, s->pl.ws.artifacts, s->pl.root, s->warn);
@@ -474,6 +488,8 @@ int session_left_hazards(struct session *s, FILE *out)
 int session_finish(struct session *s, FILE *out, char *const *argv, int command_status,
                    bool allow_violations, const struct report_outputs *outs)
 {
+    if (s->refused)
+        return command_status; /* said already; nothing ran, no workspace */
     /* What the command left for the next run fails this one, as a tampered record does
      * (--allow-violations does not cover either). */
     prune_done(s);

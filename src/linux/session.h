@@ -50,6 +50,10 @@ struct session {
     pid_t unreaped;          /* the namespace's init, exiting while the report is written */
     bool in_process;         /* the caller fences itself (session_start's IN_PROCESS) */
     int channel;             /* open_channel's answer: 1 a channel, 0 the workspace, -1 none */
+    /* The scan for hazards, left to session_ready (session_check's BESIDE), and how. */
+    bool scan_pending, scan_allow;
+    const char *scan_override;
+    bool refused; /* session_ready's scan refused the run: nothing ran, nothing to report */
 };
 
 /* Where in the workspace what a run made that would switch the next run's fence off is
@@ -67,9 +71,11 @@ int session_plan(struct session *s, const struct plan_request *req, enum session
 /* Refuse what cannot run safely: with the landlock backend, a kernel that cannot
  * enforce every write class; hazards already in the writable set. With ALLOW_HAZARDS
  * these are printed to WARN and the run goes on; OVERRIDE ("pass --allow-hazards to run
- * anyway"), when not NULL, tells the user how to choose that. */
-int session_check(struct session *s, bool allow_hazards, const char *override, FILE *warn,
-                  tf_err *err);
+ * anyway"), when not NULL, tells the user how to choose that. BESIDE: where session_start
+ * would create nothing in the project, the scan for hazards is left to session_ready, beside
+ * the command's set-up (the command then never starts if it refuses; nothing was written). */
+int session_check(struct session *s, bool allow_hazards, const char *override, bool beside,
+                  FILE *warn, tf_err *err);
 
 /* Create what the fence is built on (the temp dir, declared outputs), open the channel the
  * records come through, build the Landlock ruleset and plan the namespace layer; the rest

@@ -209,6 +209,30 @@ openai = "sk-secret"' ]
     expect_status 0
 }
 
+@test "a hazard found beside the command's set-up: the command never runs, nothing is made" {
+    run "$TESTFENCE" run -- true # the artifacts dir exists: the scan runs beside the set-up
+    expect_status 0
+    ls tests/artifacts >"$BATS_TEST_TMPDIR/runs"
+    ln credentials.toml tests/creds-link
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+    run "$TESTFENCE" run -- sh -c 'echo ran > tests/ran; echo pwned > tests/creds-link'
+    expect_status 125
+    expect_output_has "refusing to run: the writable set holds 1 hazard:"
+    [ ! -e tests/ran ]
+    [ "$(cat credentials.toml)" != pwned ]
+    ls tests/artifacts | diff "$BATS_TEST_TMPDIR/runs" - # no workspace, no report
+    [ "$(echo "$output" | grep -c 'refusing to run')" = 1 ]
+    assert_outside_unchanged
+    # A declared output that does not exist yet: scanned first, so it is not created either.
+    printf 'outputs = ["coverage.xml"]\n' >testfence.toml
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+    run "$TESTFENCE" run -- sh -c 'echo ran > tests/ran'
+    expect_status 125
+    [ ! -e coverage.xml ]
+    [ ! -e tests/ran ]
+    assert_outside_unchanged
+}
+
 @test "a symlink in tests/ leading outside is a hazard; --allow-hazards runs anyway" {
     ln -s ../data tests/data-link
     run "$TESTFENCE" run -- true
