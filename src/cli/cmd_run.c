@@ -251,13 +251,15 @@ static int keep_fds(struct opts *o, tf_err *err)
     return 0;
 }
 
-/* After the command: the private temp dir goes, unless --keep-tmp. */
+/* After the command: the private temp dir goes, unless --keep-tmp (a run refused before the
+ * command started has nothing in it to keep). */
 static void finish_tmp(const struct opts *o, struct session *s)
 {
     tf_err e = {{0}};
-    if (plan_finish_tmp(&s->pl, o->keep_tmp, &e) < 0)
+    bool keep = o->keep_tmp && !s->refused;
+    if (plan_finish_tmp(&s->pl, keep, &e) < 0)
         fprintf(stderr, "testfence: warning: %s\n", e.msg);
-    else if (o->keep_tmp)
+    else if (keep)
         fprintf(stderr, "testfence: kept the run's temp dir %s\n", s->pl.tmp.dir);
 }
 

@@ -518,13 +518,36 @@ static pid_t start(const struct spawn_opts *o, const sigset_t *old, bool tty, st
     return pid;
 }
 
-/* testfence's preparation beside the child's set-up, then the command's go. Failed, the
- * child is stopped before exec and waited for; the caller reports ERR. */
-static int open_gate(const struct spawn_opts *o, pid_t pid, struct channels *ch, tf_err *err)
+/* A signal that stops the run (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT) that came while the
+ * preparation ran, taken: its number, or 0 when none did. (Blocked for the signalfd, it would
+ * otherwise go to a command started after it, or kill testfence unannounced once unblocked.) */
+static int stop_signal_taken(void)
+{
+    sigset_t stop;
+    sigemptyset(&stop);
+    int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        sigaddset(&stop, sigs[i]);
+    struct timespec now = {0, 0};
+    int sig = sigtimedwait(&stop, NULL, &now);
+    return sig > 0 ? sig : 0;
+}
+
+/* testfence's preparation beside the child's set-up, then the command's go. Failed, or
+ * stopped by a signal meanwhile (*STATUS 128 + it), the child is killed before exec and
+ * waited for; the caller reports ERR. */
+static int open_gate(const struct spawn_opts *o, pid_t pid, struct channels *ch, int *status,
+                     tf_err *err)
 {
     if (!o->before_exec)
         return 0;
-    if (o->before_exec(o->record_ctx, err) < 0) {
+    int rc = o->before_exec(o->record_ctx, err);
+    int sig = stop_signal_taken();
+    if (rc == 0 && sig) { /* a refusal says why itself, with its own status */
+        rc = tf_errf(err, "stopped by %s before the command started", strsignal(sig));
+        *status = 128 + sig;
+    }
+    if (rc < 0) {
         close_fd(&ch->gate[1]);
         kill(-pid, SIGKILL); /* the init's group (its namespace dies), or the child's */
         waitpid(pid, NULL, 0);
@@ -580,7 +603,7 @@ static int watch(const struct spawn_opts *o, pid_t pid, bool tty, struct channel
     setpgid(pid, pid); /* also here: no race with the first signal we forward */
     if (tty && !o->ns) /* in namespaces the command takes it itself, the init on SIGCONT */
         give_terminal(pid);
-    int rc = open_gate(o, pid, ch, err);
+    int rc = open_gate(o, pid, ch, status, err);
     if (rc == 0) {
         int listener = o->guard ? recv_fd(ch->guard[0]) : -1; /* GUARD_DECLINED: nested */
         rc = child_report(ch->err[0], o, status, err);

@@ -223,6 +223,11 @@ openai = "sk-secret"' ]
     ls tests/artifacts | diff "$BATS_TEST_TMPDIR/runs" - # no workspace, no report
     [ "$(echo "$output" | grep -c 'refusing to run')" = 1 ]
     assert_outside_unchanged
+    # --keep-tmp: nothing ran, so no temp dir is kept (or left).
+    run env TMPDIR="$BATS_TEST_TMPDIR/t" sh -c 'mkdir "$TMPDIR" && exec "$0" run --keep-tmp -- true' "$TESTFENCE"
+    expect_status 125
+    [[ "$output" != *"kept the run's temp dir"* ]]
+    [ -z "$(find "$BATS_TEST_TMPDIR/t" -mindepth 2 -maxdepth 2)" ]
     # A declared output that does not exist yet: scanned first, so it is not created either.
     printf 'outputs = ["coverage.xml"]\n' >testfence.toml
     fingerprint >"$BATS_TEST_TMPDIR/before"

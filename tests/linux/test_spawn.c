@@ -6,6 +6,7 @@
 
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -33,8 +34,15 @@ static int fail_late(void *ctx, tf_err *err)
     return tf_errf(err, "the preparation failed");
 }
 
+/* A signal (CTX) sent to ourselves while testfence prepares, as Ctrl-C would be. */
+static int interrupted_late(void *ctx, tf_err *err)
+{
+    kill(getpid(), *(int *)ctx);
+    return make_late(made, err);
+}
+
 /* sh -c: exit 0 when the hook's file is there at exec, else 3; touch RAN either way. */
-static int run_with(int (*hook)(void *, tf_err *), int *status, tf_err *err)
+static int run_ctx(int (*hook)(void *, tf_err *), void *ctx, int *status, tf_err *err)
 {
     char script[9000];
     snprintf(script, sizeof script, "touch '%s'; test -e '%s' || exit 3", ran, made);
@@ -44,9 +52,14 @@ static int run_with(int (*hook)(void *, tf_err *), int *status, tf_err *err)
                            .envp = environ,
                            .ruleset_fd = -1,
                            .record_fd = -1,
-                           .record_ctx = made,
+                           .record_ctx = ctx,
                            .before_exec = hook};
     return spawn_run(&o, status, err);
+}
+
+static int run_with(int (*hook)(void *, tf_err *), int *status, tf_err *err)
+{
+    return run_ctx(hook, made, status, err);
 }
 
 static void test_waits_for_the_hook(void)
@@ -115,6 +128,24 @@ static void test_parent_killed_at_the_gate(void)
     close(ready[0]);
 }
 
+/* A signal that stops the run, come while testfence prepared: the command never starts,
+ * testfence lives to say so and exits 128 + the signal; one that does not (SIGCHLD): it runs. */
+static void test_stopped_while_preparing(void)
+{
+    int status = -1, sig = SIGTERM;
+    tf_err err = {{0}};
+    unlink(made);
+    unlink(ran);
+    CHECK(run_ctx(interrupted_late, &sig, &status, &err) == -1);
+    CHECK(status == 128 + SIGTERM);
+    CHECK(strstr(err.msg, "before the command started") != NULL);
+    CHECK(access(ran, F_OK) != 0);
+    sig = SIGCHLD;
+    CHECK(run_ctx(interrupted_late, &sig, &status, &err) == 0);
+    CHECK(status == 0);
+    CHECK(access(ran, F_OK) == 0);
+}
+
 int main(void)
 {
     CHECK(check_tmpdir(dir, sizeof dir, "tf-spawn") != NULL);
@@ -123,6 +154,7 @@ int main(void)
     test_waits_for_the_hook();
     test_never_runs_when_the_hook_fails();
     test_parent_killed_at_the_gate();
+    test_stopped_while_preparing();
     unlink(made);
     unlink(ran);
     rmdir(dir);
