@@ -237,6 +237,7 @@ class _State:
         self.quiet = False  # the plugin's own clean-up: not the tests' writes
         self.notes = []  # said at start-up, and again in the report header (stderr may be captured)
         self.reexeced = False  # this process is pytest started again with the shim preloaded
+        self.shim = None  # the shim, loaded into this process by the plugin (not preloaded)
         self.early = False  # started from pytest_load_initial_conftests, before any conftest
         self.final = None  # the exit status pytest_sessionfinish settled on
         self.planted = 0  # what the tests left that would switch the next run's fence off
@@ -259,10 +260,12 @@ def pytest_addoption(parser):
                          "write, like testfence run --output: a report")
     group.addoption("--testfence-keep-tmp", action="store_true", default=False,
                     help="keep the run's private temp dir (pytest's tmp_path) at the end")
-    group.addoption("--testfence-reexec", choices=("auto", "off"), default="auto",
-                    help="auto (default): start pytest once more with testfence's shim "
-                         "preloaded, so writes this process's C code (sqlite3, coverage) makes "
-                         "outside are reported too; off: do not (they are still refused)")
+    group.addoption("--testfence-reexec", choices=("auto", "always", "off"), default="auto",
+                    help="auto (default): load testfence's shim into this process (where it "
+                         "cannot be, start pytest once more with it preloaded), so writes this "
+                         "process's C code (sqlite3, coverage) makes outside are reported too; "
+                         "always: start pytest once more with it preloaded; off: neither (such "
+                         "writes are still refused)")
 
 
 def _warn(msg):
@@ -364,6 +367,8 @@ def _reexec_with_shim(config, opt, s):
     why = None
     if opt("testfence_reexec") == "off":
         why = "--testfence-reexec=off"
+    elif shim and opt("testfence_reexec") == "auto" and _load_shim(shim):
+        return  # loaded here: attached below, no second start
     elif not shim:
         why = "no shim beside libtestfence.so"
     elif not _is_pytest_command():
@@ -392,9 +397,55 @@ def _reexec_with_shim(config, opt, s):
                             "(cannot start pytest again with the shim: %s)" % e)
 
 
+def _load_shim(path):
+    """Load the shim into this process, where it can be attached without starting pytest
+    again (x86_64 and aarch64: it points the loaded code's calls at itself). True when it is."""
+    try:
+        shim = ctypes.CDLL(path)
+        if shim.testfence_shim_patchable() != 1:
+            return False
+        shim.testfence_shim_patch.argtypes = [ctypes.c_char_p]
+        shim.testfence_shim_patch.restype = ctypes.c_int
+        shim.testfence_shim_rescan.argtypes, shim.testfence_shim_rescan.restype = [], None
+    except (OSError, AttributeError):
+        return False
+    _state.shim = shim
+    return True
+
+
+def _rescan_after_loads(rescan):
+    """Code loaded after the shim was attached is pointed at it too: after each extension
+    module and each ctypes library is loaded, and at each test phase (pytest_runtest_*)."""
+    import importlib.machinery
+    loader = importlib.machinery.ExtensionFileLoader
+    create = loader.create_module
+
+    def create_module(self, spec):
+        module = create(self, spec)
+        rescan()
+        return module
+
+    loader.create_module = create_module
+    cdll_init = ctypes.CDLL.__init__
+
+    def cdll(self, *args, **kwargs):
+        cdll_init(self, *args, **kwargs)
+        rescan()
+
+    ctypes.CDLL.__init__ = cdll
+
+
 def _attach_shim(conf):
-    """With this run's shim loaded here (started again with it), let it look at this process
-    too: it records each write the kernel refuses, whatever code made it. True when it does."""
+    """With this run's shim loaded here (started again with it, or loaded by _load_shim), let
+    it look at this process too: it records each write the kernel refuses, whatever code made
+    it. True when it does."""
+    if conf and _state.shim is not None:
+        if _state.shim.testfence_shim_patch(os.fsencode(conf)) == 0:
+            _rescan_after_loads(_state.shim.testfence_shim_rescan)
+            return True
+        _state.notes.append("the shim cannot be attached to this process: writes refused here "
+                            "that C code makes are not reported")
+        return False
     if not conf or not _shim_mapped():
         return False
     try:
@@ -904,6 +955,26 @@ def _fail(rep, lines):
     rep.longrepr = text
     if hasattr(rep, "wasxfail"):
         del rep.wasxfail  # a blocked write is not the expected failure
+
+
+def _rescan():
+    if _state.shim is not None:
+        _state.shim.testfence_shim_rescan()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    _rescan()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item):
+    _rescan()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item, nextitem):
+    _rescan()
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -96,6 +96,13 @@ __attribute__((visibility("default"))) int testfence_shim_attach(const char *con
     return attach(conf);
 }
 
+__attribute__((visibility("default"))) int testfence_shim_patch(const char *conf)
+{
+    if (attach(conf) < 0)
+        return -1;
+    return shim_patch_start();
+}
+
 /* ---- resolution ------------------------------------------------------------ */
 
 static bool fence_errno(int e)

@@ -40,6 +40,23 @@ void shim_post(const char *op, unsigned how, int dirfd, const char *path, int di
  * shim already looking keeps its own). 0, or -1 when CONF cannot be read. */
 int testfence_shim_attach(const char *conf);
 
+/* Exported for a process the shim was loaded into after it started (the pytest plugin,
+ * through ctypes, instead of starting pytest again with LD_PRELOAD): look from now on, as
+ * testfence_shim_attach, and point the loaded objects' calls to the interposed functions at
+ * the shim (shim_patch.c). 0, or -1: CONF cannot be read, or this platform cannot be patched
+ * (then nothing is). */
+int testfence_shim_patch(const char *conf);
+
+/* 1 where testfence_shim_patch can work (x86_64, aarch64), else 0. */
+int testfence_shim_patchable(void);
+
+/* Patch what was loaded since (a no-op when nothing was, or before testfence_shim_patch). */
+void testfence_shim_rescan(void);
+
+/* shim_patch.c: patch every loaded object but the shim, libc and testfence's library, and
+ * from now on what testfence_shim_rescan finds new. 0, or -1 where it cannot. */
+int shim_patch_start(void);
+
 /* posix_spawn: an open the file actions FA will make in the child (remembered, the last few),
  * FA destroyed (forgotten), and the spawn's result ERR: when the fence refused one of those
  * opens, it is recorded, and EROFS said as EACCES. Returns the error to give the program. */

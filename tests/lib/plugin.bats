@@ -299,44 +299,67 @@ EOF
     assert_outside_unchanged
 }
 
-@test "a write C code makes in the test process (sqlite3) is reported and fails its test: pytest starts once more with the shim; =off says what it costs" {
-    cat >tests/test_c.py <<'EOF'
-import sqlite3, sys
+@test "a write C code makes in the test process is reported and fails its test: the shim is loaded into pytest; =always starts pytest again; =off says what it costs" {
+    cat >tests/test_c.py <<'EOF2'
+import ctypes, os, sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
 def test_sqlite_outside_swallowed():
+    import sqlite3  # loaded during the test: the shim reaches it too
     try:
         sqlite3.connect(str(ROOT / "app.db")).execute("create table t(x)")
     except sqlite3.OperationalError:
         pass
 
 def test_sqlite_inside(tmp_path):
+    import sqlite3
     sqlite3.connect(str(tmp_path / "ok.db")).execute("create table t(x)")
+
+def test_ctypes_libc_swallowed():
+    ctypes.CDLL(None).open(str(ROOT / "c.txt").encode(), os.O_WRONLY | os.O_CREAT, 0o644)
+
+def test_library_loaded_late_swallowed():
+    lib = ctypes.CDLL(os.environ["TF_WRITELIB"])
+    lib.tf_write.argtypes = [ctypes.c_char_p]
+    assert lib.tf_write(str(ROOT / "lib.txt").encode()) != 0
+    assert lib.tf_write(os.path.join(os.environ["TMPDIR"], "ok.txt").encode()) == 0
 
 def test_stdin_is_the_callers():
     assert sys.stdin.read() == "from the caller\n"
-EOF
+EOF2
     run sh -c 'echo "from the caller" | "$0" -m pytest -s -p no:cacheprovider tests/test_c.py' "$PY"
     expect_status 1
-    expect_output_has "1 failed, 2 passed"
-    expect_output_has "FAILED tests/test_c.py::test_sqlite_outside_swallowed"
+    expect_output_has "3 failed, 2 passed"
+    for t in test_sqlite_outside_swallowed test_ctypes_libc_swallowed test_library_loaded_late_swallowed; do
+        expect_output_has "FAILED tests/test_c.py::$t"
+    done
     expect_output_has "TEST_SANDBOX_VIOLATION: tests/test_c.py::test_sqlite_outside_swallowed attempted to write to $P/app.db"
-    [ "$(grep -c 'test session starts' <<<"$output")" = 1 ] # said once: nothing printed before
-    if [[ "${LD_PRELOAD:-}" != *libtestfence_preload* ]]; then # (nested: preloaded already)
-        run sh -c 'echo "from the caller" | "$0" -m pytest -s --testfence-reexec=off tests/test_c.py' "$PY"
-        expect_status 0
-        expect_output_has "writes refused in this process that C code makes (sqlite3, coverage's data file) are not reported (--testfence-reexec=off)"
-    fi
-    # pytest.main() inside a program is never started again: its own code would run twice.
+    expect_output_has "TEST_SANDBOX_VIOLATION: tests/test_c.py::test_ctypes_libc_swallowed attempted to write to $P/c.txt"
+    expect_output_has "TEST_SANDBOX_VIOLATION: tests/test_c.py::test_library_loaded_late_swallowed attempted to write to $P/lib.txt"
+    [ "$(grep -c 'test session starts' <<<"$output")" = 1 ]
+    # pytest.main() inside a program: the shim is loaded all the same, nothing runs twice.
     run "$PY" -c 'import sys, pytest; print("program ran"); sys.exit(pytest.main(["tests/test_c.py", "-k", "sqlite"]))'
     [ "$(grep -c 'program ran' <<<"$output")" = 1 ]
-    if [[ "${LD_PRELOAD:-}" != *libtestfence_preload* ]]; then
+    expect_status 1
+    expect_output_has "TEST_SANDBOX_VIOLATION: tests/test_c.py::test_sqlite_outside_swallowed attempted to write to $P/app.db"
+    if [[ "${LD_PRELOAD:-}" != *libtestfence_preload* ]]; then # (nested: preloaded already)
+        run sh -c 'echo "from the caller" | "$0" -m pytest -s --testfence-reexec=always tests/test_c.py' "$PY"
+        expect_status 1
+        expect_output_has "3 failed, 2 passed"
+        expect_output_has "TEST_SANDBOX_VIOLATION: tests/test_c.py::test_sqlite_outside_swallowed attempted to write to $P/app.db"
+        [ "$(grep -c 'test session starts' <<<"$output")" = 1 ] # said once: nothing printed before
+        run sh -c 'echo "from the caller" | "$0" -m pytest -s --testfence-reexec=off -k "not late" tests/test_c.py' "$PY"
+        expect_status 0
+        expect_output_has "writes refused in this process that C code makes (sqlite3, coverage's data file) are not reported (--testfence-reexec=off)"
+        run "$PY" -c 'import sys, pytest; sys.exit(pytest.main(["--testfence-reexec=always", "tests/test_c.py", "-k", "sqlite"]))'
         expect_status 0
         expect_output_has "not reported (pytest was not started as \`pytest\` or \`python -m pytest\`)"
     fi
     [ ! -e app.db ]
+    [ ! -e c.txt ]
+    [ ! -e lib.txt ]
     assert_outside_unchanged
 }
 

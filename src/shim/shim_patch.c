@@ -1,0 +1,293 @@
+/* Attaching the shim to a process it was not preloaded into (the pytest plugin, which
+ * otherwise had to start pytest again with LD_PRELOAD): every loaded object's GOT entries for
+ * the functions the shim interposes are pointed at the shim's own, so their calls reach it
+ * as if it were preloaded. Objects loaded later are patched at the next testfence_shim_rescan. */
+#include "shim.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* The relocations that hold a function's address: a PLT call's slot, a GOT entry (code built
+ * with -fno-plt, or taking the address), a pointer in data (sqlite's table of syscalls). */
+#if defined(__x86_64__)
+#define GOT_JUMP_SLOT R_X86_64_JUMP_SLOT
+#define GOT_GLOB_DAT R_X86_64_GLOB_DAT
+#define GOT_ABS64 R_X86_64_64
+#elif defined(__aarch64__)
+#define GOT_JUMP_SLOT R_AARCH64_JUMP_SLOT
+#define GOT_GLOB_DAT R_AARCH64_GLOB_DAT
+#define GOT_ABS64 R_AARCH64_ABS64
+#endif
+
+#ifdef GOT_JUMP_SLOT
+
+enum { MAX_FUNCS = 160 };
+
+/* The functions the shim exports (its interposers), sorted by name; and the load counter
+ * dl_iterate_phdr reported at the last pass (unchanged: nothing new to patch). */
+static struct {
+    const char *name[MAX_FUNCS];
+    void *addr[MAX_FUNCS];
+    size_t n;
+    unsigned long long adds, subs;
+    bool on;
+} pt;
+
+/* What the patching needs of an object's dynamic section. */
+struct dynamic {
+    const ElfW(Sym) * symtab;
+    const char *strtab;
+    const Elf32_Word *hash; /* DT_HASH: its second word counts the symbols */
+    const ElfW(Rela) * rela, *jmprel;
+    size_t relasz, jmprelsz;
+};
+
+/* glibc has relocated the dynamic section's pointers in place; other loaders leave them
+ * relative to the load address. */
+static const void *dyn_ptr(uintptr_t base, ElfW(Addr) p)
+{
+    return (const void *)(p < base ? base + p : p);
+}
+
+static bool read_dynamic(const struct dl_phdr_info *info, struct dynamic *d)
+{
+    memset(d, 0, sizeof *d);
+    const ElfW(Dyn) *dyn = NULL;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+            dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+    for (; dyn && dyn->d_tag != DT_NULL; dyn++) {
+        uintptr_t b = info->dlpi_addr;
+        switch (dyn->d_tag) {
+        case DT_SYMTAB:
+            d->symtab = dyn_ptr(b, dyn->d_un.d_ptr);
+            break;
+        case DT_STRTAB:
+            d->strtab = dyn_ptr(b, dyn->d_un.d_ptr);
+            break;
+        case DT_HASH:
+            d->hash = dyn_ptr(b, dyn->d_un.d_ptr);
+            break;
+        case DT_RELA:
+            d->rela = dyn_ptr(b, dyn->d_un.d_ptr);
+            break;
+        case DT_RELASZ:
+            d->relasz = dyn->d_un.d_val;
+            break;
+        case DT_JMPREL:
+            d->jmprel = dyn_ptr(b, dyn->d_un.d_ptr);
+            break;
+        case DT_PLTRELSZ:
+            d->jmprelsz = dyn->d_un.d_val;
+            break;
+        }
+    }
+    return d->symtab && d->strtab;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    return strcmp(pt.name[i], pt.name[j]);
+}
+
+/* The shim's own exported functions, from its symbol table (DT_HASH counts them; the shim
+ * is linked with both hash styles for that), but not its testfence_* entry points. */
+static int own_functions(const struct dl_phdr_info *info)
+{
+    struct dynamic d;
+    if (!read_dynamic(info, &d) || !d.hash)
+        return -1;
+    const char *name[MAX_FUNCS];
+    void *addr[MAX_FUNCS];
+    size_t order[MAX_FUNCS], n = 0;
+    for (Elf32_Word i = 0; i < d.hash[1]; i++) {
+        const ElfW(Sym) *s = &d.symtab[i];
+        const char *nm = d.strtab + s->st_name;
+        if (s->st_shndx == SHN_UNDEF || ELF64_ST_TYPE(s->st_info) != STT_FUNC ||
+            ELF64_ST_BIND(s->st_info) != STB_GLOBAL || !strncmp(nm, "testfence_", 10))
+            continue;
+        if (n == MAX_FUNCS)
+            return -1;
+        name[n] = nm;
+        addr[n] = (void *)(info->dlpi_addr + s->st_value);
+        order[n] = n;
+        n++;
+    }
+    memcpy(pt.name, name, n * sizeof *name); /* by_name reads pt.name */
+    qsort(order, n, sizeof *order, by_name);
+    for (size_t i = 0; i < n; i++) {
+        pt.name[i] = name[order[i]];
+        pt.addr[i] = addr[order[i]];
+    }
+    pt.n = n;
+    return 0;
+}
+
+static void *interposer(const char *nm)
+{
+    size_t lo = 0, hi = pt.n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = strcmp(nm, pt.name[mid]);
+        if (c == 0)
+            return pt.addr[mid];
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return NULL;
+}
+
+/* Python's ctypes finds a C function by name (ctypes.CDLL(None).open): the shim's, where it
+ * interposes the one dlsym finds. Only for ctypes, which never asks for RTLD_NEXT (the next
+ * object after the caller: this function cannot know the caller). */
+static void *ctypes_dlsym(void *handle, const char *name)
+{
+    void *p = dlsym(handle, name);
+    void *mine = p ? interposer(name) : NULL;
+    return mine && p == dlsym(RTLD_DEFAULT, name) ? mine : p;
+}
+
+/* Point each slot among the N relocations R that holds an interposed function the object
+ * imports at the shim's. A PLT slot always (it may still hold the lazy-binding stub); any
+ * other only while it holds the real function, so a pointer the program set itself stays. */
+static void patch_relocs(uintptr_t base, const struct dynamic *d, const ElfW(Rela) * r, size_t n,
+                         bool ctypes)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned long type = ELF64_R_TYPE(r[i].r_info);
+        const ElfW(Sym) *s = &d->symtab[ELF64_R_SYM(r[i].r_info)];
+        if ((type != GOT_JUMP_SLOT && type != GOT_GLOB_DAT && type != GOT_ABS64) ||
+            s->st_shndx != SHN_UNDEF || r[i].r_addend != 0)
+            continue;
+        const char *nm = d->strtab + s->st_name;
+        void *to = ctypes && !strcmp(nm, "dlsym") ? (void *)ctypes_dlsym : interposer(nm);
+        void **slot = (void **)(base + r[i].r_offset);
+        if (to && (type == GOT_JUMP_SLOT || *slot == dlsym(RTLD_DEFAULT, nm)))
+            __atomic_store_n(slot, to, __ATOMIC_RELEASE);
+    }
+}
+
+/* The object's read-only-after-relocation range is made writable while it is patched. */
+static void relro(const struct dl_phdr_info *info, int prot)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+        if (p->p_type != PT_GNU_RELRO)
+            continue;
+        uintptr_t start = (info->dlpi_addr + p->p_vaddr) & ~(uintptr_t)(page - 1);
+        uintptr_t end = info->dlpi_addr + p->p_vaddr + p->p_memsz;
+        mprotect((void *)start, end - start, prot);
+    }
+}
+
+/* Not patched: the shim and testfence's library (their own calls are testfence's, not the
+ * test's), libc and the loader (their calls inside libc do not go through a GOT anyway). */
+static const char *base_name(const struct dl_phdr_info *info)
+{
+    const char *nm = info->dlpi_name ? info->dlpi_name : "";
+    return strrchr(nm, '/') ? strrchr(nm, '/') + 1 : nm;
+}
+
+static bool skipped(const struct dl_phdr_info *info, uintptr_t self)
+{
+    const char *base = base_name(info);
+    return info->dlpi_addr == self || !strncmp(base, "libtestfence", 12) ||
+           !strncmp(base, "libc.so", 7) || !strncmp(base, "ld-linux", 8) ||
+           !strncmp(base, "linux-vdso", 10);
+}
+
+static int patch_object(struct dl_phdr_info *info, size_t size, void *self)
+{
+    (void)size;
+    struct dynamic d;
+    if (skipped(info, (uintptr_t)self) || !read_dynamic(info, &d))
+        return 0;
+    bool ctypes = !strncmp(base_name(info), "_ctypes.", 8);
+    relro(info, PROT_READ | PROT_WRITE);
+    patch_relocs(info->dlpi_addr, &d, d.jmprel, d.jmprelsz / sizeof(ElfW(Rela)), ctypes);
+    patch_relocs(info->dlpi_addr, &d, d.rela, d.relasz / sizeof(ElfW(Rela)), ctypes);
+    relro(info, PROT_READ);
+    return 0;
+}
+
+static int find_self(struct dl_phdr_info *info, size_t size, void *found)
+{
+    (void)size;
+    Dl_info me;
+    if (!dladdr((void *)find_self, &me) || (uintptr_t)me.dli_fbase != info->dlpi_addr)
+        return 0;
+    pt.adds = info->dlpi_adds;
+    pt.subs = info->dlpi_subs;
+    *(bool *)found = own_functions(info) == 0;
+    return 1;
+}
+
+static int counters(struct dl_phdr_info *info, size_t size, void *changed)
+{
+    (void)size;
+    *(bool *)changed = info->dlpi_adds != pt.adds || info->dlpi_subs != pt.subs;
+    pt.adds = info->dlpi_adds;
+    pt.subs = info->dlpi_subs;
+    return 1; /* the counters are the same in every entry: the first is enough */
+}
+
+static void patch_all(void)
+{
+    Dl_info me;
+    if (dladdr((void *)patch_all, &me))
+        dl_iterate_phdr(patch_object, me.dli_fbase);
+}
+
+int shim_patch_start(void)
+{
+    bool found = false;
+    if (pt.on)
+        return 0;
+    dl_iterate_phdr(find_self, &found);
+    if (!found)
+        return -1;
+    pt.on = true;
+    patch_all();
+    return 0;
+}
+
+__attribute__((visibility("default"))) int testfence_shim_patchable(void)
+{
+    return 1;
+}
+
+__attribute__((visibility("default"))) void testfence_shim_rescan(void)
+{
+    bool changed = false;
+    if (!__atomic_load_n(&pt.on, __ATOMIC_ACQUIRE))
+        return;
+    dl_iterate_phdr(counters, &changed);
+    if (changed)
+        patch_all();
+}
+
+#else /* neither x86_64 nor aarch64: no GOT layout known here */
+
+int shim_patch_start(void)
+{
+    return -1;
+}
+
+__attribute__((visibility("default"))) int testfence_shim_patchable(void)
+{
+    return 0;
+}
+
+__attribute__((visibility("default"))) void testfence_shim_rescan(void) {}
+
+#endif
