@@ -36,7 +36,8 @@ git archive "${snapshot:-HEAD}" | tar -x -C "$work/tree"
 
 export TF_INSTALL_WORK=$work TF_INSTALL_TREE=$work/tree TESTFENCE_SRC=$repo
 export TESTFENCE=$repo/build/testfence TF_PROBE=$repo/build/tf_probe \
-    TF_PROBE_STATIC=$repo/build/tf_probe_static TF_NOLANDLOCK=$repo/build/tf_nolandlock
+    TF_PROBE_STATIC=$repo/build/tf_probe_static TF_NOLANDLOCK=$repo/build/tf_nolandlock \
+    TF_WRITELIB=$repo/build/libtf_writelib.so
 
 for p in "${parts[@]}"; do
     case $p in

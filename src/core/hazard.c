@@ -344,8 +344,9 @@ static int check_pytest_config(struct scan *s, const struct walk_entry *e, bool 
 /* The modules whose stand-in would switch a fence off: the plugin, pytest and its plugin
  * manager, site start-up. A stand-in is a source file, bytecode without a source (Python
  * imports a .pyc found where the .py would be), an extension module, or a package. */
-static const char *const shadow_modules[] = {"testfence",     "pytest",        "_pytest", "pluggy",
-                                             "sitecustomize", "usercustomize", NULL};
+static const char *const shadow_modules[] = {"testfence",     "_testfence", "pytest",
+                                             "_pytest",       "pluggy",     "sitecustomize",
+                                             "usercustomize", NULL};
 static const char *const module_suffixes[] = {".py", ".pyc", ".so", ".pyd", NULL};
 
 static bool named(const char *name, const char *const *names)

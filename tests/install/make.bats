@@ -48,7 +48,9 @@ setup_file() {
 @test "the installed plugin fences pytest; pip sees its RECORD" {
     site=$(echo "$PREFIX"/lib/python3*/dist-packages)
     [ -e "$site/testfence.py" ]
+    [ -e "$site/_testfence.py" ]
     grep -qx 'testfence.py,,' "$site"/testfence-*.dist-info/RECORD
+    grep -qx '_testfence.py,,' "$site"/testfence-*.dist-info/RECORD
     clobberproject "$BATS_TEST_TMPDIR/p"
     cd "$BATS_TEST_TMPDIR/p"
     fingerprint >"$BATS_TEST_TMPDIR/before"

@@ -338,6 +338,11 @@ openai = "sk-secret"' ]
     expect_status 125
     expect_output_has "tests/testfence.py is a module inside the writable set"
     rm tests/testfence.py
+    echo "raise SystemExit" >tests/_testfence.py # where the plugin's code is
+    run "$TESTFENCE" run -- true
+    expect_status 125
+    expect_output_has "tests/_testfence.py is a module inside the writable set"
+    rm tests/_testfence.py
     mkdir -p tests/pluggy tests/sub && : >tests/pluggy/__init__.py && : >tests/sub/evil.pth
     run "$TESTFENCE" run -- true
     expect_status 125
