@@ -414,36 +414,13 @@ def _load_shim(path):
     return True
 
 
-def _rescan_after_loads(rescan):
-    """Code loaded after the shim was attached is pointed at it too: after each extension
-    module and each ctypes library is loaded, and at each test phase (pytest_runtest_*)."""
-    import importlib.machinery
-    loader = importlib.machinery.ExtensionFileLoader
-    create = loader.create_module
-
-    def create_module(self, spec):
-        module = create(self, spec)
-        rescan()
-        return module
-
-    loader.create_module = create_module
-    cdll_init = ctypes.CDLL.__init__
-
-    def cdll(self, *args, **kwargs):
-        cdll_init(self, *args, **kwargs)
-        rescan()
-
-    ctypes.CDLL.__init__ = cdll
-
-
 def _attach_shim(conf):
     """With this run's shim loaded here (started again with it, or loaded by _load_shim), let
     it look at this process too: it records each write the kernel refuses, whatever code made
     it. True when it does."""
     if conf and _state.shim is not None:
         if _state.shim.testfence_shim_patch(os.fsencode(conf)) == 0:
-            _rescan_after_loads(_state.shim.testfence_shim_rescan)
-            return True
+            return True  # what is loaded later, the shim patches itself (and _rescan)
         _state.notes.append("the shim cannot be attached to this process: writes refused here "
                             "that C code makes are not reported")
         return False

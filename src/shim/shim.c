@@ -46,11 +46,21 @@ static unsigned live_count;
 /* Set while the shim works, so the libc calls it makes itself are not looked at. */
 static __thread int busy __attribute__((tls_model("initial-exec")));
 
+/* Preloaded, the real function is the next definition after the shim's. Loaded late and
+ * patched in (shim_patch.c), the shim is in no search order: the real one is what the loader
+ * binds calls to, the first in the global scope (libc's, or fakeroot's before it). */
+static void *real_from = RTLD_NEXT;
+
+void shim_real_from_default(void)
+{
+    __atomic_store_n(&real_from, RTLD_DEFAULT, __ATOMIC_RELEASE);
+}
+
 void *shim_real(void **slot, const char *name)
 {
     void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
     if (!p) {
-        p = dlsym(RTLD_NEXT, name);
+        p = dlsym(__atomic_load_n(&real_from, __ATOMIC_ACQUIRE), name);
         __atomic_store_n(slot, p, __ATOMIC_RELEASE);
     }
     return p;

@@ -64,7 +64,12 @@ void shim_spawn_open(const void *fa, const char *path, unsigned how);
 void shim_spawn_forget(const void *fa);
 int shim_spawn_post(int err, const void *fa);
 
-/* The real function NAME, looked up once (dlsym RTLD_NEXT) and cached in *SLOT. */
+/* The real function NAME, looked up once (dlsym RTLD_NEXT; RTLD_DEFAULT once patched in)
+ * and cached in *SLOT. */
 void *shim_real(void **slot, const char *name);
+
+/* Patched in (shim_patch.c): from now on the real functions are the global scope's. Before
+ * any call reaches the shim. */
+void shim_real_from_default(void);
 
 #endif

@@ -1,7 +1,8 @@
 /* Attaching the shim to a process it was not preloaded into (the pytest plugin, which
  * otherwise had to start pytest again with LD_PRELOAD): every loaded object's GOT entries for
  * the functions the shim interposes are pointed at the shim's own, so their calls reach it
- * as if it were preloaded. Objects loaded later are patched at the next testfence_shim_rescan. */
+ * as if it were preloaded. What Python and ctypes load later is patched once loaded; what
+ * other code loads, at the next testfence_shim_rescan (the plugin calls it at each test phase). */
 #include "shim.h"
 
 #include <dlfcn.h>
@@ -146,21 +147,63 @@ static void *interposer(const char *nm)
     return NULL;
 }
 
-/* Python's ctypes finds a C function by name (ctypes.CDLL(None).open): the shim's, where it
- * interposes the one dlsym finds. Only for ctypes, which never asks for RTLD_NEXT (the next
- * object after the caller: this function cannot know the caller). */
-static void *ctypes_dlsym(void *handle, const char *name)
+/* Python's ctypes (and cffi) find a C function by name (ctypes.CDLL(None).open): the
+ * shim's, where it interposes the one dlsym finds. Only for them: they never ask for
+ * RTLD_NEXT (the next object after the caller, which this function cannot know). */
+static void *ffi_dlsym(void *handle, const char *name)
 {
     void *p = dlsym(handle, name);
     void *mine = p ? interposer(name) : NULL;
     return mine && p == dlsym(RTLD_DEFAULT, name) ? mine : p;
 }
 
-/* Point each slot among the N relocations R that holds an interposed function the object
- * imports at the shim's. A PLT slot always (it may still hold the lazy-binding stub); any
- * other only while it holds the real function, so a pointer the program set itself stays. */
-static void patch_relocs(uintptr_t base, const struct dynamic *d, const ElfW(Rela) * r, size_t n,
-                         bool ctypes)
+/* What Python (its extension modules: a full path) and ctypes load is patched before
+ * anything in it runs but its constructors: an extension's PyInit_ writes too. */
+static void *loader_dlopen(const char *file, int mode)
+{
+    void *h = dlopen(file, mode);
+    if (h)
+        testfence_shim_rescan();
+    return h;
+}
+
+/* Which of the object's calls to dlsym and dlopen go through the shim: Python's own loader
+ * (the executable, libpython) and the foreign-function modules, whose calls name full paths
+ * or the library search path alike from any caller; never another library's (a dlopen
+ * there may rely on its caller's RUNPATH or $ORIGIN). */
+enum object_kind { OBJ_PLAIN, OBJ_LOADER, OBJ_FFI };
+
+static void *replacement(enum object_kind kind, const char *nm)
+{
+    if (kind != OBJ_PLAIN && !strcmp(nm, "dlopen"))
+        return (void *)loader_dlopen;
+    if (kind == OBJ_FFI && !strcmp(nm, "dlsym"))
+        return (void *)ffi_dlsym;
+    return interposer(nm);
+}
+
+/* Is ADDR in one of the object's segments of type TYPE (with PF_W when WRITABLE)? */
+static bool in_segment(const struct dl_phdr_info *info, uintptr_t addr, unsigned type,
+                       bool writable)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+        uintptr_t start = info->dlpi_addr + p->p_vaddr;
+        if (p->p_type == type && (!writable || (p->p_flags & PF_W)) && addr >= start &&
+            addr < start + p->p_memsz)
+            return true;
+    }
+    return false;
+}
+
+/* Point each slot among the N relocations R that holds a function the object imports and
+ * the shim replaces at the shim's: only while it holds what the loader would bind (the
+ * first definition in the global scope: libc's, or an LD_PRELOADed interposer's, fakeroot
+ * say, which the shim then calls) or, for a PLT slot, still the lazy-binding stub in the
+ * object itself; so a pointer the program set itself stays. Only slots in writable memory
+ * or RELRO (made writable meanwhile): never text (a library with text relocations). */
+static void patch_relocs(const struct dl_phdr_info *info, const struct dynamic *d,
+                         const ElfW(Rela) * r, size_t n, enum object_kind kind)
 {
     for (size_t i = 0; i < n; i++) {
         unsigned long type = ELF64_R_TYPE(r[i].r_info);
@@ -169,35 +212,43 @@ static void patch_relocs(uintptr_t base, const struct dynamic *d, const ElfW(Rel
             s->st_shndx != SHN_UNDEF || r[i].r_addend != 0)
             continue;
         const char *nm = d->strtab + s->st_name;
-        void *to = ctypes && !strcmp(nm, "dlsym") ? (void *)ctypes_dlsym : interposer(nm);
-        void **slot = (void **)(base + r[i].r_offset);
-        if (to && (type == GOT_JUMP_SLOT || *slot == dlsym(RTLD_DEFAULT, nm)))
+        void *to = replacement(kind, nm);
+        uintptr_t at = info->dlpi_addr + r[i].r_offset;
+        if (!to ||
+            (!in_segment(info, at, PT_LOAD, true) && !in_segment(info, at, PT_GNU_RELRO, false)))
+            continue;
+        void **slot = (void **)at;
+        void *now = *slot;
+        bool lazy = type == GOT_JUMP_SLOT && in_segment(info, (uintptr_t)now, PT_LOAD, false);
+        if (now != to && (lazy || now == dlsym(RTLD_DEFAULT, nm)))
             __atomic_store_n(slot, to, __ATOMIC_RELEASE);
     }
 }
 
-/* The object's read-only-after-relocation range is made writable while it is patched. */
+/* The object's read-only-after-relocation range is made writable while it is patched. Its
+ * end is rounded down, as the loader does: a page it shares with data stays writable. */
 static void relro(const struct dl_phdr_info *info, int prot)
 {
-    long page = sysconf(_SC_PAGESIZE);
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *p = &info->dlpi_phdr[i];
         if (p->p_type != PT_GNU_RELRO)
             continue;
-        uintptr_t start = (info->dlpi_addr + p->p_vaddr) & ~(uintptr_t)(page - 1);
-        uintptr_t end = info->dlpi_addr + p->p_vaddr + p->p_memsz;
-        mprotect((void *)start, end - start, prot);
+        uintptr_t start = (info->dlpi_addr + p->p_vaddr) & ~(page - 1);
+        uintptr_t end = (info->dlpi_addr + p->p_vaddr + p->p_memsz) & ~(page - 1);
+        if (end > start)
+            mprotect((void *)start, end - start, prot);
     }
 }
 
-/* Not patched: the shim and testfence's library (their own calls are testfence's, not the
- * test's), libc and the loader (their calls inside libc do not go through a GOT anyway). */
 static const char *base_name(const struct dl_phdr_info *info)
 {
     const char *nm = info->dlpi_name ? info->dlpi_name : "";
     return strrchr(nm, '/') ? strrchr(nm, '/') + 1 : nm;
 }
 
+/* Not patched: the shim and testfence's library (their own calls are testfence's, not the
+ * test's), libc and the loader (their calls inside libc do not go through a GOT anyway). */
 static bool skipped(const struct dl_phdr_info *info, uintptr_t self)
 {
     const char *base = base_name(info);
@@ -206,16 +257,26 @@ static bool skipped(const struct dl_phdr_info *info, uintptr_t self)
            !strncmp(base, "linux-vdso", 10);
 }
 
+static enum object_kind kind_of(const struct dl_phdr_info *info)
+{
+    const char *base = base_name(info);
+    if (!strncmp(base, "_ctypes.", 8) || !strncmp(base, "_cffi_backend.", 14))
+        return OBJ_FFI;
+    if (!info->dlpi_name || !info->dlpi_name[0] || !strncmp(base, "libpython", 9))
+        return OBJ_LOADER; /* the executable has no name here */
+    return OBJ_PLAIN;
+}
+
 static int patch_object(struct dl_phdr_info *info, size_t size, void *self)
 {
     (void)size;
     struct dynamic d;
     if (skipped(info, (uintptr_t)self) || !read_dynamic(info, &d))
         return 0;
-    bool ctypes = !strncmp(base_name(info), "_ctypes.", 8);
+    enum object_kind kind = kind_of(info);
     relro(info, PROT_READ | PROT_WRITE);
-    patch_relocs(info->dlpi_addr, &d, d.jmprel, d.jmprelsz / sizeof(ElfW(Rela)), ctypes);
-    patch_relocs(info->dlpi_addr, &d, d.rela, d.relasz / sizeof(ElfW(Rela)), ctypes);
+    patch_relocs(info, &d, d.jmprel, d.jmprelsz / sizeof(ElfW(Rela)), kind);
+    patch_relocs(info, &d, d.rela, d.relasz / sizeof(ElfW(Rela)), kind);
     relro(info, PROT_READ);
     return 0;
 }
@@ -257,6 +318,7 @@ int shim_patch_start(void)
     if (!found)
         return -1;
     pt.on = true;
+    shim_real_from_default();
     patch_all();
     return 0;
 }

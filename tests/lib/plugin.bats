@@ -363,6 +363,65 @@ EOF2
     assert_outside_unchanged
 }
 
+@test "the shim patched into pytest: an LD_PRELOADed interposer still gets the calls, text relocations load, an extension's init is reached" {
+    [[ "${LD_PRELOAD:-}" != *libtestfence_preload* ]] || skip "preloaded already: nothing is patched"
+    cat >"$BATS_TEST_TMPDIR/interpose.c" <<'EOF2'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <sys/stat.h>
+static int calls;
+int tf_interposed_calls(void) { return calls; }
+int mkdir(const char *p, mode_t m)
+{
+    int (*real)(const char *, mode_t) = (int (*)(const char *, mode_t))dlsym(RTLD_NEXT, "mkdir");
+    calls++;
+    return real(p, m);
+}
+EOF2
+    printf '.section .rodata\n.globl tf_table\ntf_table:\n.quad open\n.section .note.GNU-stack,"",@progbits\n' >"$BATS_TEST_TMPDIR/textrel.S"
+    cat >"$BATS_TEST_TMPDIR/initwrite.c" <<'EOF2'
+#include <Python.h>
+#include <fcntl.h>
+#include <stdlib.h>
+static struct PyModuleDef def = {PyModuleDef_HEAD_INIT, "initwrite", NULL, -1, NULL};
+PyMODINIT_FUNC PyInit_initwrite(void)
+{
+    open(getenv("TF_INIT_TARGET"), O_WRONLY | O_CREAT, 0644); /* refused, and swallowed */
+    return PyModule_Create(&def);
+}
+EOF2
+    inc=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+    suffix=$("$PY" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
+    mkdir "$BATS_TEST_TMPDIR/ext"
+    cc -shared -fPIC -o "$BATS_TEST_TMPDIR/interpose.so" "$BATS_TEST_TMPDIR/interpose.c" -ldl
+    cc -shared -fPIC -o "$BATS_TEST_TMPDIR/textrel.so" "$BATS_TEST_TMPDIR/textrel.S" -Wl,-z,notext
+    cc -shared -fPIC -I"$inc" -o "$BATS_TEST_TMPDIR/ext/initwrite$suffix" "$BATS_TEST_TMPDIR/initwrite.c"
+    cat >tests/test_patch.py <<'EOF2'
+import ctypes, os, sys
+
+def test_interposer_still_called(tmp_path):
+    calls = ctypes.CDLL(None).tf_interposed_calls
+    before = calls()
+    os.mkdir(tmp_path / "d")
+    assert calls() == before + 1
+
+def test_textrel_library_loads():
+    ctypes.CDLL(os.environ["TF_TEXTREL"])
+
+def test_extension_init_swallowed():
+    sys.path.insert(0, os.environ["TF_EXT_DIR"])
+    import initwrite  # its PyInit_ writes outside
+EOF2
+    TF_TEXTREL="$BATS_TEST_TMPDIR/textrel.so" TF_EXT_DIR="$BATS_TEST_TMPDIR/ext" TF_INIT_TARGET="$P/init.txt" \
+        LD_PRELOAD="$BATS_TEST_TMPDIR/interpose.so" run "$PY" -m pytest -p no:cacheprovider tests/test_patch.py
+    expect_status 1
+    expect_output_has "1 failed, 2 passed"
+    expect_output_has "FAILED tests/test_patch.py::test_extension_init_swallowed"
+    expect_output_has "TEST_SANDBOX_VIOLATION: tests/test_patch.py::test_extension_init_swallowed attempted to write to $P/init.txt"
+    [ ! -e init.txt ]
+    assert_outside_unchanged
+}
+
 @test "a test that plants a module of the standard library's name (or its bytecode) fails the run; one imported before the fence is refused" {
     cat >tests/test_stdlib_plant.py <<'EOF'
 from pathlib import Path
