@@ -28,15 +28,19 @@
 
 #ifdef GOT_JUMP_SLOT
 
-enum { MAX_FUNCS = 160 };
+enum { MAX_FUNCS = 160, MAX_SEEN = 1024 };
 
 /* The functions the shim exports (its interposers), sorted by name; and the load counter
  * dl_iterate_phdr reported at the last pass (unchanged: nothing new to patch). */
 static struct {
     const char *name[MAX_FUNCS];
     void *addr[MAX_FUNCS];
+    void *bound[MAX_FUNCS]; /* what the loader binds the name to (dlsym RTLD_DEFAULT) */
+    bool bound_known[MAX_FUNCS];
     size_t n;
     unsigned long long adds, subs;
+    uintptr_t seen[MAX_SEEN]; /* objects patched already, by load address */
+    size_t nseen;
     bool on;
 } pt;
 
@@ -131,20 +135,41 @@ static int own_functions(const struct dl_phdr_info *info)
     return 0;
 }
 
-static void *interposer(const char *nm)
+/* The index of the shim's function NM, or -1. */
+static long find(const char *nm)
 {
     size_t lo = 0, hi = pt.n;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
         int c = strcmp(nm, pt.name[mid]);
         if (c == 0)
-            return pt.addr[mid];
+            return (long)mid;
         if (c < 0)
             hi = mid;
         else
             lo = mid + 1;
     }
-    return NULL;
+    return -1;
+}
+
+static void *interposer(const char *nm)
+{
+    long i = find(nm);
+    return i < 0 ? NULL : pt.addr[i];
+}
+
+/* What the loader binds NM to: looked up once (the global scope only grows at its end, so
+ * the first definition stays the first). */
+static void *bound(const char *nm)
+{
+    long i = find(nm);
+    if (i < 0)
+        return dlsym(RTLD_DEFAULT, nm);
+    if (!pt.bound_known[i]) {
+        pt.bound[i] = dlsym(RTLD_DEFAULT, nm);
+        pt.bound_known[i] = true;
+    }
+    return pt.bound[i];
 }
 
 /* Python's ctypes (and cffi) find a C function by name (ctypes.CDLL(None).open): the
@@ -220,7 +245,7 @@ static void patch_relocs(const struct dl_phdr_info *info, const struct dynamic *
         void **slot = (void **)at;
         void *now = *slot;
         bool lazy = type == GOT_JUMP_SLOT && in_segment(info, (uintptr_t)now, PT_LOAD, false);
-        if (now != to && (lazy || now == dlsym(RTLD_DEFAULT, nm)))
+        if (now != to && (lazy || now == bound(nm)))
             __atomic_store_n(slot, to, __ATOMIC_RELEASE);
     }
 }
@@ -271,8 +296,13 @@ static int patch_object(struct dl_phdr_info *info, size_t size, void *self)
 {
     (void)size;
     struct dynamic d;
+    for (size_t i = 0; i < pt.nseen; i++)
+        if (pt.seen[i] == info->dlpi_addr)
+            return 0;
     if (skipped(info, (uintptr_t)self) || !read_dynamic(info, &d))
         return 0;
+    if (pt.nseen < MAX_SEEN) /* else patched again at the next pass: harmless */
+        pt.seen[pt.nseen++] = info->dlpi_addr;
     enum object_kind kind = kind_of(info);
     relro(info, PROT_READ | PROT_WRITE);
     patch_relocs(info, &d, d.jmprel, d.jmprelsz / sizeof(ElfW(Rela)), kind);
@@ -293,10 +323,14 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *found)
     return 1;
 }
 
+/* Anything loaded since the last pass? An object unloaded meanwhile may have left its
+ * address to a new one: then every object is looked at again. */
 static int counters(struct dl_phdr_info *info, size_t size, void *changed)
 {
     (void)size;
     *(bool *)changed = info->dlpi_adds != pt.adds || info->dlpi_subs != pt.subs;
+    if (info->dlpi_subs != pt.subs)
+        pt.nseen = 0;
     pt.adds = info->dlpi_adds;
     pt.subs = info->dlpi_subs;
     return 1; /* the counters are the same in every entry: the first is enough */
