@@ -752,6 +752,11 @@ _EVENTS = {
 }
 
 
+# Every event _audit looks at; it is called for every audit event of the process (each id()
+# and object.__getattr__ too: freezegun makes 100,000 a run), so it ends at once for the rest.
+_WATCHED = frozenset(_EVENTS) | {"open", "fcntl.ioctl"}
+
+
 def _targets(event, args):
     """[(op, target, nofollow, meta, flags, source)] a write-like event aims at (see _target);
     SOURCE is the old name of a rename (a target too), FLAGS the open(2) flags."""
@@ -856,13 +861,13 @@ def _ioctl(st, args):
 
 
 def _audit(event, args):
+    if event not in _WATCHED:
+        return
     st = _state
     if st.session is None:
         return
     if event == "fcntl.ioctl":
         _ioctl(st, args)
-        return
-    if event != "open" and not event.startswith("os."):
         return
     if not st.record_in_process and not st.fixtures:
         return  # this run's shim is loaded here: it records, and refuses metadata itself
