@@ -30,8 +30,10 @@
 
 enum { MAX_FUNCS = 160, MAX_SEEN = 1024 };
 
-/* The functions the shim exports (its interposers), sorted by name; and the load counter
- * dl_iterate_phdr reported at the last pass (unchanged: nothing new to patch). */
+/* The functions the shim exports (its interposers), sorted by name; the load counters
+ * dl_iterate_phdr reported at the last pass (unchanged: nothing new to patch); the objects
+ * patched. Changed only inside dl_iterate_phdr's callbacks, which the loader runs one at a
+ * time (its lock), so two threads loading at once do not race here. */
 static struct {
     const char *name[MAX_FUNCS];
     void *addr[MAX_FUNCS];
