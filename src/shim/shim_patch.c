@@ -7,7 +7,9 @@
 
 #include <dlfcn.h>
 #include <elf.h>
+#include <limits.h>
 #include <link.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +30,7 @@
 
 #ifdef GOT_JUMP_SLOT
 
-enum { MAX_FUNCS = 160, MAX_SEEN = 1024 };
+enum { MAX_FUNCS = 160 };
 
 /* The functions the shim exports (its interposers), sorted by name; the load counters
  * dl_iterate_phdr reported at the last pass (unchanged: nothing new to patch); the objects
@@ -38,11 +40,12 @@ static struct {
     const char *name[MAX_FUNCS];
     void *addr[MAX_FUNCS];
     void *bound[MAX_FUNCS]; /* what the loader binds the name to (dlsym RTLD_DEFAULT) */
-    bool bound_known[MAX_FUNCS];
+    void *bound_dlopen, *bound_dlsym;
     size_t n;
     unsigned long long adds, subs;
-    uintptr_t seen[MAX_SEEN]; /* objects patched already, by load address */
-    size_t nseen;
+    uintptr_t *seen; /* objects patched already, by load address */
+    size_t nseen, cap;
+    uintptr_t self; /* the shim's load address */
     bool on;
 } pt;
 
@@ -53,6 +56,7 @@ struct dynamic {
     const Elf32_Word *hash; /* DT_HASH: its second word counts the symbols */
     const ElfW(Rela) * rela, *jmprel;
     size_t relasz, jmprelsz;
+    bool search_path; /* DT_RUNPATH or DT_RPATH: its dlopen of a bare name looks there */
 };
 
 /* glibc has relocated the dynamic section's pointers in place; other loaders leave them
@@ -92,6 +96,10 @@ static bool read_dynamic(const struct dl_phdr_info *info, struct dynamic *d)
             break;
         case DT_PLTRELSZ:
             d->jmprelsz = dyn->d_un.d_val;
+            break;
+        case DT_RUNPATH:
+        case DT_RPATH:
+            d->search_path = true;
             break;
         }
     }
@@ -160,18 +168,23 @@ static void *interposer(const char *nm)
     return i < 0 ? NULL : pt.addr[i];
 }
 
-/* What the loader binds NM to: looked up once (the global scope only grows at its end, so
- * the first definition stays the first). */
+/* What the loader binds NM to, as looked up when the patching started (the global scope only
+ * grows at its end, so the first definition stays the first). Never dlsym here: this runs
+ * inside dl_iterate_phdr, holding a loader lock that dlsym would take in the other order. */
 static void *bound(const char *nm)
 {
     long i = find(nm);
-    if (i < 0)
-        return dlsym(RTLD_DEFAULT, nm);
-    if (!pt.bound_known[i]) {
-        pt.bound[i] = dlsym(RTLD_DEFAULT, nm);
-        pt.bound_known[i] = true;
-    }
-    return pt.bound[i];
+    if (i >= 0)
+        return pt.bound[i];
+    return !strcmp(nm, "dlopen") ? pt.bound_dlopen : !strcmp(nm, "dlsym") ? pt.bound_dlsym : NULL;
+}
+
+static void look_up_bound(void)
+{
+    for (size_t i = 0; i < pt.n; i++)
+        pt.bound[i] = dlsym(RTLD_DEFAULT, pt.name[i]);
+    pt.bound_dlopen = dlsym(RTLD_DEFAULT, "dlopen");
+    pt.bound_dlsym = dlsym(RTLD_DEFAULT, "dlsym");
 }
 
 /* Python's ctypes (and cffi) find a C function by name (ctypes.CDLL(None).open): the
@@ -184,10 +197,44 @@ static void *ffi_dlsym(void *handle, const char *name)
     return mine && p == dlsym(RTLD_DEFAULT, name) ? mine : p;
 }
 
+/* FILE with each $ORIGIN (or ${ORIGIN}) made the directory of the object at CALLER, into
+ * OUT; false when it cannot be (then FILE is used as it is). */
+static bool with_origin(const char *file, const void *caller, char *out, size_t len)
+{
+    Dl_info who;
+    char obj[PATH_MAX], dir[PATH_MAX];
+    if (!dladdr(caller, &who))
+        return false;
+    const char *name = who.dli_fname && who.dli_fname[0] == '/' ? who.dli_fname : "/proc/self/exe";
+    if (!realpath(name, obj))
+        return false;
+    snprintf(dir, sizeof dir, "%.*s", (int)(strrchr(obj, '/') - obj), obj);
+    size_t n = 0;
+    for (const char *p = file; *p && n < len - 1;) {
+        size_t skip = !strncmp(p, "${ORIGIN}", 9) ? 9 : !strncmp(p, "$ORIGIN", 7) ? 7 : 0;
+        if (skip) {
+            n += (size_t)snprintf(out + n, len - n, "%s", dir);
+            p += skip;
+        } else {
+            out[n++] = *p++;
+        }
+    }
+    if (n >= len - 1)
+        return false;
+    out[n] = '\0';
+    return true;
+}
+
 /* What Python (its extension modules: a full path) and ctypes load is patched before
- * anything in it runs but its constructors: an extension's PyInit_ writes too. */
+ * anything in it runs but its constructors: an extension's PyInit_ writes too. glibc takes
+ * its caller (this function) for where $ORIGIN is: said for the real caller here; a caller
+ * with its own RUNPATH is never routed here (replacement). */
 static void *loader_dlopen(const char *file, int mode)
 {
+    char expanded[PATH_MAX];
+    if (file && strstr(file, "ORIGIN") &&
+        with_origin(file, __builtin_return_address(0), expanded, sizeof expanded))
+        file = expanded;
     void *h = dlopen(file, mode);
     if (h)
         testfence_shim_rescan();
@@ -200,10 +247,10 @@ static void *loader_dlopen(const char *file, int mode)
  * there may rely on its caller's RUNPATH or $ORIGIN). */
 enum object_kind { OBJ_PLAIN, OBJ_LOADER, OBJ_FFI };
 
-static void *replacement(enum object_kind kind, const char *nm)
+static void *replacement(enum object_kind kind, bool search_path, const char *nm)
 {
-    if (kind != OBJ_PLAIN && !strcmp(nm, "dlopen"))
-        return (void *)loader_dlopen;
+    if (!strcmp(nm, "dlopen"))
+        return kind != OBJ_PLAIN && !search_path ? (void *)loader_dlopen : NULL;
     if (kind == OBJ_FFI && !strcmp(nm, "dlsym"))
         return (void *)ffi_dlsym;
     return interposer(nm);
@@ -239,7 +286,7 @@ static void patch_relocs(const struct dl_phdr_info *info, const struct dynamic *
             s->st_shndx != SHN_UNDEF || r[i].r_addend != 0)
             continue;
         const char *nm = d->strtab + s->st_name;
-        void *to = replacement(kind, nm);
+        void *to = replacement(kind, d->search_path, nm);
         uintptr_t at = info->dlpi_addr + r[i].r_offset;
         if (!to ||
             (!in_segment(info, at, PT_LOAD, true) && !in_segment(info, at, PT_GNU_RELRO, false)))
@@ -303,7 +350,15 @@ static int patch_object(struct dl_phdr_info *info, size_t size, void *self)
             return 0;
     if (skipped(info, (uintptr_t)self) || !read_dynamic(info, &d))
         return 0;
-    if (pt.nseen < MAX_SEEN) /* else patched again at the next pass: harmless */
+    if (pt.nseen == pt.cap) {
+        size_t cap = pt.cap ? 2 * pt.cap : 256;
+        uintptr_t *grown = realloc(pt.seen, cap * sizeof *grown);
+        if (grown) {
+            pt.seen = grown;
+            pt.cap = cap;
+        }
+    }
+    if (pt.nseen < pt.cap) /* else (out of memory) patched again at the next pass: harmless */
         pt.seen[pt.nseen++] = info->dlpi_addr;
     enum object_kind kind = kind_of(info);
     relro(info, PROT_READ | PROT_WRITE);
@@ -316,8 +371,7 @@ static int patch_object(struct dl_phdr_info *info, size_t size, void *self)
 static int find_self(struct dl_phdr_info *info, size_t size, void *found)
 {
     (void)size;
-    Dl_info me;
-    if (!dladdr((void *)find_self, &me) || (uintptr_t)me.dli_fbase != info->dlpi_addr)
+    if (info->dlpi_addr != pt.self)
         return 0;
     pt.adds = info->dlpi_adds;
     pt.subs = info->dlpi_subs;
@@ -340,19 +394,22 @@ static int counters(struct dl_phdr_info *info, size_t size, void *changed)
 
 static void patch_all(void)
 {
-    Dl_info me;
-    if (dladdr((void *)patch_all, &me))
-        dl_iterate_phdr(patch_object, me.dli_fbase);
+    dl_iterate_phdr(patch_object, (void *)pt.self);
 }
 
 int shim_patch_start(void)
 {
     bool found = false;
+    Dl_info me;
     if (pt.on)
         return 0;
+    if (!dladdr((void *)shim_patch_start, &me)) /* outside dl_iterate_phdr: it takes a lock */
+        return -1;
+    pt.self = (uintptr_t)me.dli_fbase;
     dl_iterate_phdr(find_self, &found);
     if (!found)
         return -1;
+    look_up_bound();
     pt.on = true;
     shim_real_from_default();
     patch_all();

@@ -363,7 +363,7 @@ EOF2
     assert_outside_unchanged
 }
 
-@test "the shim patched into pytest: an LD_PRELOADed interposer still gets the calls, text relocations load, an extension's init is reached" {
+@test "the shim patched into pytest: an LD_PRELOADed interposer still gets the calls, text relocations load, \$ORIGIN is the caller's, an extension's init is reached" {
     [[ "${LD_PRELOAD:-}" != *libtestfence_preload* ]] || skip "preloaded already: nothing is patched"
     cat >"$BATS_TEST_TMPDIR/interpose.c" <<'EOF2'
 #define _GNU_SOURCE
@@ -408,6 +408,11 @@ def test_interposer_still_called(tmp_path):
 def test_textrel_library_loads():
     ctypes.CDLL(os.environ["TF_TEXTREL"])
 
+def test_origin_is_the_callers():
+    import _ctypes  # $ORIGIN in what ctypes loads is _ctypes' directory, as without the shim
+    here, name = os.path.split(os.path.realpath(_ctypes.__file__))
+    ctypes.CDLL("$ORIGIN/../%s/%s" % (os.path.basename(here), name))  # nowhere else
+
 def test_extension_init_swallowed():
     sys.path.insert(0, os.environ["TF_EXT_DIR"])
     import initwrite  # its PyInit_ writes outside
@@ -415,7 +420,7 @@ EOF2
     TF_TEXTREL="$BATS_TEST_TMPDIR/textrel.so" TF_EXT_DIR="$BATS_TEST_TMPDIR/ext" TF_INIT_TARGET="$P/init.txt" \
         LD_PRELOAD="$BATS_TEST_TMPDIR/interpose.so" run "$PY" -m pytest -p no:cacheprovider tests/test_patch.py
     expect_status 1
-    expect_output_has "1 failed, 2 passed"
+    expect_output_has "1 failed, 3 passed"
     expect_output_has "FAILED tests/test_patch.py::test_extension_init_swallowed"
     expect_output_has "TEST_SANDBOX_VIOLATION: tests/test_patch.py::test_extension_init_swallowed attempted to write to $P/init.txt"
     [ ! -e init.txt ]
