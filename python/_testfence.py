@@ -353,12 +353,13 @@ def _is_pytest_command():
 
 
 def _reexec_with_shim(config, opt, s):
-    """Start this pytest again, from the beginning, with the shim preloaded: an LD_PRELOAD
-    cannot be added to a running process, and only the shim sees the kernel refuse a write
-    that C code makes in this process (sqlite3.connect, coverage's data file); the audit hook
-    sees Python's own calls only. Once, before any conftest or test ran. Returns only when it
-    does not: then such writes are refused all the same, and the header says they are not
-    reported."""
+    """Get the shim into this process: only it sees the kernel refuse a write that C code
+    makes here (sqlite3.connect, coverage's data file); the audit hook sees Python's own calls
+    only. With --testfence-reexec=auto it is loaded now and patched in by _attach_shim. Where
+    it cannot be (or with =always), start this pytest again, from the beginning, with the
+    shim preloaded (an LD_PRELOAD cannot be added to a running process): once, before any
+    conftest or test ran. Returns only when it does not start again: without the shim such
+    writes are refused all the same, and the header says they are not reported."""
     if os.environ.pop(ENV_REEXEC, None) == "1":
         _state.reexeced = True  # this is the new process
         return

@@ -193,8 +193,8 @@ static void look_up_bound(void)
 static void *ffi_dlsym(void *handle, const char *name)
 {
     void *p = dlsym(handle, name);
-    void *mine = p ? interposer(name) : NULL;
-    return mine && p == dlsym(RTLD_DEFAULT, name) ? mine : p;
+    long i = p ? find(name) : -1;
+    return i >= 0 && p == pt.bound[i] ? pt.addr[i] : p; /* bound[]: looked up at the start */
 }
 
 /* FILE with each $ORIGIN (or ${ORIGIN}) made the directory of the object at CALLER, into
