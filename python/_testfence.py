@@ -440,11 +440,16 @@ def _attach_shim(conf):
 
 
 def _inside(s, path):
-    """Is the file PATH inside the writable set? (A module in a zip archive is no file.)"""
-    if not os.path.isfile(path):
-        return False
+    """Might the module file PATH lie inside the writable set? Asked of the nearest part of it
+    that exists (a module in a zip archive is where the archive is; one whose file went since
+    it was imported, where its directory is). What cannot be told counts as inside: the
+    tripwire fails closed."""
+    if not os.path.isabs(path):
+        return False  # no file name at all (a frozen or built-in module's)
+    while not os.path.lexists(path) and os.path.dirname(path) != path:
+        path = os.path.dirname(path)
     verdict, _ = s.path_check_at(AT_FDCWD, os.fsencode(path), 0)
-    return verdict == 1
+    return verdict in (1, None)
 
 
 def _module_inside(s, path, dirs):
@@ -455,13 +460,13 @@ def _module_inside(s, path, dirs):
     try:
         plain = stat.S_ISREG(os.lstat(path).st_mode)
     except OSError:
-        return False
+        plain = False  # gone, or not a file (in a zip): asked by its nearest part
     if not plain:
         return _inside(s, path)
     d = os.path.dirname(os.path.abspath(path))
     if d not in dirs:
         verdict, _ = s.path_check_at(AT_FDCWD, os.fsencode(d), 0)
-        dirs[d] = verdict == 1
+        dirs[d] = verdict in (1, None)
     return dirs[d]
 
 

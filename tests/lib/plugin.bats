@@ -470,6 +470,13 @@ EOF
     PYTHONPATH="$BATS_TEST_TMPDIR/outside${PYTHONPATH:+:$PYTHONPATH}" run $PY -m pytest -p testfence tests/test_stdlib_plant.py
     expect_status 4
     expect_output_has "testfence: argparse was imported from $BATS_TEST_TMPDIR/outside/argparse.py, inside the writable set, before the fence"
+    # From a zip archive in tests/ (no file of its own: judged where the archive is).
+    rm tests/argparse.py
+    (cd tests && $PY -c 'import os, sysconfig, zipfile; src = open(os.path.join(sysconfig.get_paths()["stdlib"], "argparse.py")).read(); zipfile.ZipFile("mods.zip", "w").writestr("argparse.py", src)')
+    PYTHONPATH="$P/tests/mods.zip${PYTHONPATH:+:$PYTHONPATH}" run $PY -m pytest -p testfence tests/test_stdlib_plant.py
+    expect_status 4
+    expect_output_has "testfence: argparse was imported from $P/tests/mods.zip/argparse.py, inside the writable set, before the fence"
+    rm tests/mods.zip
     assert_outside_unchanged
 }
 
