@@ -574,13 +574,18 @@ TF_PUBLIC char *tf_summary(tf_session *s, int status)
         tf_errf(&s->err, "out of memory");
         return NULL;
     }
-    struct report_run run = {.run_id = s->run_id,
-                             .root = tf_root(s),
-                             .workspace = s->workspace,
-                             .backend = "landlock",
-                             .home = getenv("HOME"),
-                             .command_status = status};
-    diag_finish(d, f, &run, true, false);
+    if (s->loaded) { /* the caller decides its status: the report says what it is given */
+        session_finish(&s->ses, f, NULL, status, true, NULL);
+    } else { /* joined a run another process owns: its report, written with these records */
+        struct report_run run = {.run_id = s->run_id,
+                                 .root = tf_root(s),
+                                 .workspace = s->workspace,
+                                 .backend = "landlock",
+                                 .home = getenv("HOME"),
+                                 .command_status = status,
+                                 .status = status};
+        diag_finish(d, f, &run, true, false);
+    }
     fclose(f);
     return text;
 }

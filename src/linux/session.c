@@ -429,7 +429,18 @@ void session_records(void *s)
     channel_drain(&((struct session *)s)->ch);
 }
 
+static int left_hazards(struct session *s, FILE *out);
+
 int session_left_hazards(struct session *s, FILE *out)
+{
+    if (!s->hazards_checked) {
+        s->planted = left_hazards(s, out);
+        s->hazards_checked = true;
+    }
+    return s->planted;
+}
+
+static int left_hazards(struct session *s, FILE *out)
 {
     const char *who = s->pl.in_process ? "the tests" : "the command";
     char *text = NULL;

@@ -54,6 +54,10 @@ struct session {
     bool scan_pending, scan_allow;
     const char *scan_override;
     bool refused; /* session_ready's scan refused the run: nothing ran, nothing to report */
+    /* session_left_hazards' answer, once it has looked (it moves what it finds away, so a
+     * second look would find less): how many more hazards than before the run. */
+    bool hazards_checked;
+    int planted;
 };
 
 /* Where in the workspace what a run made that would switch the next run's fence off is
@@ -111,13 +115,16 @@ void session_records(void *s);
  * the writable set (a module shadowing pytest, a config switching the plugin off, a link
  * leading out), which would make the next run refuse or a plain pytest run unfenced. Said on
  * OUT; returns how many more there are than before the run (what could not be checked counts
- * as one: fail closed). */
+ * as one: fail closed). Looks once: later calls (session_finish's) return the same count and
+ * say nothing. */
 int session_left_hazards(struct session *s, FILE *out);
 
 /* After the command: the summary to OUT (coloured on a terminal), report.json, the
  * outputs OUTS asks for (NULL: none), and the status to exit with (see diag_finish); a
  * violation log the command deleted or rewrote fails the run (120 when the command exited
- * 0). ARGV is the command, NULL when the caller is the command. */
+ * 0). ARGV is the command, NULL when the caller is the command (it may finish again, with
+ * records that came late: report.json is written anew). The run is reported: session_free
+ * leaves report.json as it is. */
 int session_finish(struct session *s, FILE *out, char *const *argv, int command_status,
                    bool allow_violations, const struct report_outputs *outs);
 
