@@ -4,12 +4,12 @@
 #include "audit/audit_output.h"
 #include "audit/audit_python.h"
 #include "cmds.h"
+#include "opts.h"
 #include "core/config.h"
 #include "core/project.h"
 #include "base/vec.h"
 
 #include <dirent.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,47 +26,30 @@
  * every testfence command says it (125, TF_EXIT_OWN_ERROR; see testfence --help). */
 enum { AUDIT_CLEAN = 0, AUDIT_FINDINGS = 1, AUDIT_USAGE = TF_EXIT_OWN_ERROR };
 
-static const char usage_text[] =
-    "usage: testfence audit [OPTIONS] [PATH...]\n"
-    "\n"
-    "Scan Python test sources for code that would write outside the project's tests/\n"
-    "directory. PATH is a file or a directory (walked for *.py); default: <root>/tests.\n"
-    "Only files a test runner collects (test_*.py, *_test.py, conftest.py) and the modules\n"
-    "they import are judged; each finding is an error (a provable write into the project\n"
-    "or HOME), a warning (a likely one) or style (only when selected).\n"
-    "\n"
-    "options:\n"
-    "  --strict            exit 1 when there is any finding (CI gate)\n"
-    "  --format text|json|sarif|github\n"
-    "                      text (default), json, sarif (2.1.0) or github (annotations)\n"
-    "  --select CODES      only these rules (comma list; prefixes like TF1 allowed); the\n"
-    "                      style rules TF105 and TF201 run only when selected\n"
-    "  --ignore CODES      never these rules\n"
-    "  --cwd WHERE         the working directory the test runner gives tests: root (the\n"
-    "                      default: pytest, unittest) or temporary (CPython's regrtest);\n"
-    "                      [audit] cwd in the config says the same\n"
-    "  --no-cache          scan every file (default: reuse facts cached by content hash in\n"
-    "                      $XDG_CACHE_HOME/testfence/audit or ~/.cache/testfence/audit)\n"
-    "  --cache-dir DIR     keep the cache in DIR (never inside the project)\n"
-    "  --protect NAME      also protect root file NAME (repeatable)\n"
-    "  --explain CODE      describe a rule, with an example and the fix\n"
-    "  --jobs N, -j N      files scanned in parallel (default: CPUs, at most 8)\n"
-    "  --root DIR          project root (default: nearest dir with testfence.toml,\n"
-    "                      pyproject.toml or .git)\n"
-    "  --config FILE       config file (default: <root>/testfence.toml, else\n"
-    "                      [tool.testfence] in <root>/pyproject.toml); [audit] include,\n"
-    "                      exclude, protected and cwd apply\n"
-    "  -h, --help          print this help\n"
-    "  -V, --version       print the version\n"
-    "\n"
-    "rules: TF000 syntax error, TF101 protected root file, TF102 __file__ path climbing\n"
-    "out of tests/, TF103 absolute path, TF104 fixed name in the system temp dir, TF106\n"
-    "relative path outside tests/, TF107 Python started without the bytecode settings;\n"
-    "style: TF105 tests/artifacts literal, TF201 prefer tmp_path. Suppress one line with\n"
-    "'# testfence: ignore[TF101]' on it or on the line above.\n"
-    "\n"
-    "exit status: 0 no findings or not --strict; 1 --strict and findings; 125 usage\n"
-    "or I/O error.\n";
+static const struct opts_command command = {
+    .name = "audit",
+    .cmd = CMD_AUDIT,
+    .about =
+        "usage: testfence audit [OPTIONS] [PATH...]\n"
+        "\n"
+        "Scan Python test sources for code that would write outside the project's tests/\n"
+        "directory. PATH is a file or a directory (walked for *.py); default: <root>/tests.\n"
+        "Only files a test runner collects (test_*.py, *_test.py, conftest.py) and the modules\n"
+        "they import are judged; each finding is an error (a provable write into the project\n"
+        "or HOME), a warning (a likely one) or style (only when selected). The configuration's\n"
+        "[audit] include, exclude, protected and cwd apply.\n"
+        "\n",
+    .after = "rules: TF000 syntax error, TF101 protected root file, TF102 __file__ path climbing\n"
+             "out of tests/, TF103 absolute path, TF104 fixed name in the system temp dir, TF106\n"
+             "relative path outside tests/, TF107 Python started without the bytecode settings;\n"
+             "style: TF105 tests/artifacts literal, TF201 prefer tmp_path. Suppress one line with\n"
+             "'# testfence: ignore[TF101]' on it or on the line above.\n"
+             "\n"
+             "exit status: 0 no findings or not --strict; 1 --strict and findings; 125 usage\n"
+             "or I/O error.\n",
+    .operands = OPERANDS_ANY,
+    .permute = true,
+};
 
 /* Names worth protecting in any project, beyond the files found at its root. */
 static const char *const default_protected[] = {
@@ -78,185 +61,8 @@ static const char *const default_protected[] = {
     "testfence.toml",
 };
 
-typedef struct audit_opts {
-    bool strict, no_cache, cwd_given;
-    tf_audit_format format;
-    tf_audit_cwd cwd;
-    unsigned select, ignore;
-    const char *root, *config, *explain, *cache_dir;
-    int jobs;
-    char **protect;
-    size_t n_protect, cap_protect;
-} audit_opts;
-
-static int add_name(audit_opts *o, const char *name)
-{
-    char **nv = vec_grow(o->protect, &o->cap_protect, o->n_protect, sizeof *nv);
-    if (!nv)
-        return -1;
-    o->protect = nv;
-    if (!(o->protect[o->n_protect] = strdup(name)))
-        return -1;
-    o->n_protect++;
-    return 0;
-}
-
-static void free_opts(audit_opts *o)
-{
-    for (size_t i = 0; i < o->n_protect; i++)
-        free(o->protect[i]);
-    free(o->protect);
-}
-
-static int default_jobs(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 8 ? 8 : (int)n;
-}
-
-static int parse_codes(const char *opt, const char *list, unsigned *mask)
-{
-    char bad[64];
-    if (tf_rule_parse_list(list, mask, bad, sizeof bad) && *mask)
-        return 0;
-    fprintf(stderr, "testfence audit: %s: unknown rule code '%s' (see --help)\n", opt,
-            *mask ? bad : list);
-    return -1;
-}
-
-enum {
-    O_STRICT = 256,
-    O_FORMAT,
-    O_SELECT,
-    O_IGNORE,
-    O_PROTECT,
-    O_EXPLAIN,
-    O_ROOT,
-    O_CONFIG,
-    O_HELP,
-    O_VERSION,
-    O_CWD,
-    O_NO_CACHE,
-    O_CACHE_DIR
-};
-
-static const struct option long_opts[] = {{"strict", no_argument, NULL, O_STRICT},
-                                          {"format", required_argument, NULL, O_FORMAT},
-                                          {"select", required_argument, NULL, O_SELECT},
-                                          {"ignore", required_argument, NULL, O_IGNORE},
-                                          {"protect", required_argument, NULL, O_PROTECT},
-                                          {"explain", required_argument, NULL, O_EXPLAIN},
-                                          {"jobs", required_argument, NULL, 'j'},
-                                          {"root", required_argument, NULL, O_ROOT},
-                                          {"config", required_argument, NULL, O_CONFIG},
-                                          {"cwd", required_argument, NULL, O_CWD},
-                                          {"no-cache", no_argument, NULL, O_NO_CACHE},
-                                          {"cache-dir", required_argument, NULL, O_CACHE_DIR},
-                                          {"help", no_argument, NULL, O_HELP},
-                                          {"version", no_argument, NULL, O_VERSION},
-                                          {NULL, 0, NULL, 0}};
-
-/* Options whose value needs checking. */
-static int apply_value(int c, const char *arg, audit_opts *o)
-{
-    char *end;
-    switch (c) {
-    case O_FORMAT:
-        if (tf_audit_format_parse(arg, &o->format))
-            return 0;
-        fprintf(stderr, "testfence audit: --format must be text, json, sarif or github\n");
-        return -1;
-    case O_SELECT:
-        return parse_codes("--select", arg, &o->select);
-    case O_CWD:
-        if (!strcmp(arg, "root") || !strcmp(arg, "temporary")) {
-            o->cwd = arg[0] == 'r' ? TF_CWD_ROOT : TF_CWD_TEMPORARY;
-            o->cwd_given = true;
-            return 0;
-        }
-        fprintf(stderr, "testfence audit: --cwd must be root or temporary\n");
-        return -1;
-    case O_CACHE_DIR:
-        if (arg[0] == '/')
-            return o->cache_dir = arg, 0;
-        fprintf(stderr, "testfence audit: --cache-dir takes an absolute path\n");
-        return -1;
-    case O_IGNORE:
-        return parse_codes("--ignore", arg, &o->ignore);
-    case O_PROTECT:
-        if (!strchr(arg, '/') && arg[0] && add_name(o, arg) == 0)
-            return 0;
-        fprintf(stderr, "testfence audit: --protect takes a file name at the root\n");
-        return -1;
-    default: { /* 'j'; the range is checked before the cast: 2^32+1 must not become 1 */
-        long jobs = strtol(arg, &end, 10);
-        if (*arg && !*end && jobs >= 1 && jobs <= 64) {
-            o->jobs = (int)jobs;
-            return 0;
-        }
-        fprintf(stderr, "testfence audit: --jobs takes a number from 1 to 64\n");
-        return -1;
-    }
-    }
-}
-
-/* Returns 0 to go on, 1 when answered (--help/--version), -1 on a usage error. */
-static int apply_opt(int c, char **argv, audit_opts *o)
-{
-    switch (c) {
-    case O_STRICT:
-        o->strict = true;
-        return 0;
-    case O_EXPLAIN:
-        o->explain = optarg;
-        return 0;
-    case O_ROOT:
-        o->root = optarg;
-        return 0;
-    case O_CONFIG:
-        o->config = optarg;
-        return 0;
-    case O_NO_CACHE:
-        o->no_cache = true;
-        return 0;
-    case 'h':
-    case O_HELP:
-        fputs(usage_text, stdout);
-        return 1;
-    case 'V':
-    case O_VERSION:
-        printf("testfence %s\n", TESTFENCE_VERSION);
-        return 1;
-    case O_FORMAT:
-    case O_SELECT:
-    case O_IGNORE:
-    case O_PROTECT:
-    case O_CWD:
-    case O_CACHE_DIR:
-    case 'j':
-        return apply_value(c, optarg, o);
-    case ':':
-        fprintf(stderr, "testfence audit: %s needs a value\n", argv[optind - 1]);
-        return -1;
-    default:
-        fprintf(stderr, "testfence audit: unknown option '%s'; see --help\n", argv[optind - 1]);
-        return -1;
-    }
-}
-
-/* Options may come before, between or after the paths (GNU getopt permutes). */
-static int parse_args(int argc, char **argv, audit_opts *o)
-{
-    int c, rc = 0;
-    optind = 1;
-    opterr = 0;
-    while (rc == 0 && (c = getopt_long(argc, argv, ":j:hV", long_opts, NULL)) != -1)
-        rc = apply_opt(c, argv, o);
-    return rc;
-}
-
 /* Every regular file at the root is the user's: configs, data, history. */
-static int protect_root_files(audit_opts *o, const char *root)
+static int protect_root_files(struct opts *o, const char *root)
 {
     DIR *d = opendir(root);
     if (!d)
@@ -268,7 +74,7 @@ static int protect_root_files(audit_opts *o, const char *root)
         struct stat st;
         if (snprintf(p, sizeof p, "%s/%s", root, e->d_name) < (int)sizeof p && lstat(p, &st) == 0 &&
             S_ISREG(st.st_mode))
-            rc = add_name(o, e->d_name);
+            rc = opts_protect_add(o, e->d_name);
     }
     closedir(d);
     return rc;
@@ -390,24 +196,24 @@ static bool python_project_root(char *root, size_t len)
 }
 
 /* Root, config (--config, testfence.toml, [tool.testfence], defaults), protected names. */
-static int setup(audit_opts *o, audit_setup *su, bool need_paths)
+static int setup(struct opts *o, audit_setup *su, bool need_paths)
 {
     tf_err err = {{0}};
-    if (project_find_root(o->root, su->root, sizeof su->root, &err) < 0 &&
-        (o->root || !python_project_root(su->root, sizeof su->root))) {
+    if (project_find_root(o->req.root, su->root, sizeof su->root, &err) < 0 &&
+        (o->req.root || !python_project_root(su->root, sizeof su->root))) {
         fprintf(stderr, "testfence audit: %s\n", err.msg);
         return -1;
     }
     su->conf_loaded = true; /* config_free also releases what a failed load allocated */
-    if (config_load(&su->conf, su->root, o->config, &err) < 0) {
+    if (config_load(&su->conf, su->root, o->req.config, &err) < 0) {
         fprintf(stderr, "testfence audit: %s\n", err.msg);
         return -1;
     }
     for (size_t i = 0; i < sizeof default_protected / sizeof *default_protected; i++)
-        if (add_name(o, default_protected[i]) < 0)
+        if (opts_protect_add(o, default_protected[i]) < 0)
             return -1;
     for (size_t i = 0; i < su->conf.audit_protected.n; i++)
-        if (add_name(o, su->conf.audit_protected.v[i]) < 0)
+        if (opts_protect_add(o, su->conf.audit_protected.v[i]) < 0)
             return -1;
     if (protect_root_files(o, su->root) < 0 ||
         add_root_paths(&su->excludes, &su->n_excludes, su->root,
@@ -419,28 +225,28 @@ static int setup(audit_opts *o, audit_setup *su, bool need_paths)
     return need_paths ? scan_paths(su, tests_dir_of(&su->conf)) : 0;
 }
 
-static int scan_and_report(const audit_opts *o, const tf_audit_cfg *cfg, char **paths,
+static int scan_and_report(const struct opts *o, const tf_audit_cfg *cfg, char **paths,
                            size_t n_paths)
 {
     tf_audit_result res = {0};
     tf_err err = {{0}};
-    if (tf_audit_run(cfg, &tf_audit_python, paths, n_paths, o->jobs, &res, &err) < 0) {
+    if (tf_audit_run(cfg, &tf_audit_python, paths, n_paths, o->audit.jobs, &res, &err) < 0) {
         fprintf(stderr, "testfence audit: %s\n", err.msg);
         tf_audit_result_free(&res);
         return AUDIT_USAGE;
     }
-    tf_audit_report rep = {&res, cfg, TESTFENCE_VERSION, o->strict,
-                           o->format == TF_AUDIT_TEXT && isatty(STDOUT_FILENO) &&
+    tf_audit_report rep = {&res, cfg, TESTFENCE_VERSION, o->audit.strict,
+                           o->audit.format == TF_AUDIT_TEXT && isatty(STDOUT_FILENO) &&
                                !getenv("NO_COLOR")};
-    int rc = tf_audit_print(stdout, o->format, &rep);
+    int rc = tf_audit_print(stdout, o->audit.format, &rep);
     for (size_t i = 0; i < res.n_notes; i++)
         fprintf(stderr, "testfence audit: note: %s\n", res.notes[i]);
     for (size_t i = 0; i < res.n_errors; i++)
         fprintf(stderr, "testfence audit: cannot read %s\n", res.errors[i]);
     tf_audit_print_summary(stderr, &rep);
-    int status = rc < 0 || res.n_errors                           ? AUDIT_USAGE
-                 : o->strict && res.n_findings > res.n_suppressed ? AUDIT_FINDINGS
-                                                                  : AUDIT_CLEAN;
+    int status = rc < 0 || res.n_errors                                 ? AUDIT_USAGE
+                 : o->audit.strict && res.n_findings > res.n_suppressed ? AUDIT_FINDINGS
+                                                                        : AUDIT_CLEAN;
     if (rc < 0)
         fprintf(stderr, "testfence audit: cannot write the report\n");
     tf_audit_result_free(&res);
@@ -449,34 +255,36 @@ static int scan_and_report(const audit_opts *o, const tf_audit_cfg *cfg, char **
 
 /* The cache directory to use, or NULL: --no-cache, none to be had, or one inside the project
  * (said on stderr when the user chose it). */
-static const char *cache_dir(const audit_opts *o, const char *root, char *buf, size_t len)
+static const char *cache_dir(const struct opts *o, const char *root, char *buf, size_t len)
 {
     char why[PATH_MAX + 64];
-    if (o->no_cache)
+    if (o->audit.no_cache)
         return NULL;
-    if (o->cache_dir)
-        snprintf(buf, len, "%s", o->cache_dir);
+    if (o->audit.cache_dir)
+        snprintf(buf, len, "%s", o->audit.cache_dir);
     else if (!tf_cache_default_dir(buf, len))
         return NULL;
     if (tf_cache_usable(buf, root, why, sizeof why))
         return buf;
-    if (o->cache_dir)
+    if (o->audit.cache_dir)
         fprintf(stderr, "testfence audit: not using the cache: %s\n", why);
     return NULL;
 }
 
 int cmd_audit(int argc, char **argv)
 {
-    audit_opts o = {
-        .format = TF_AUDIT_TEXT, .select = tf_rule_default_mask(), .jobs = default_jobs()};
+    struct opts o;
     audit_setup su = {0};
-    int rc = parse_args(argc, argv, &o);
-    if (rc != 0 || o.explain) {
-        int status = rc > 0 ? AUDIT_CLEAN : rc < 0 ? AUDIT_USAGE : explain(o.explain);
-        free_opts(&o);
+    tf_err err = {{0}};
+    int rc = opts_parse(argc, argv, &command, &o, &err);
+    if (rc != 0 || o.audit.explain) {
+        if (rc < 0)
+            fprintf(stderr, "testfence audit: %s\n", err.msg);
+        int status = rc > 0 ? AUDIT_CLEAN : rc < 0 ? AUDIT_USAGE : explain(o.audit.explain);
+        opts_free(&o);
         return status;
     }
-    bool own = optind < argc;
+    bool own = o.nargs > 0;
     if (setup(&o, &su, !own) < 0) {
         rc = AUDIT_USAGE;
     } else {
@@ -487,19 +295,19 @@ int cmd_audit(int argc, char **argv)
             .root = su.root,
             .tests_dir = tests_dir_of(&su.conf),
             .artifacts_dir = su.conf.artifacts ? su.conf.artifacts : "tests/artifacts",
-            .protected_names = (const char *const *)o.protect,
-            .n_protected = o.n_protect,
-            .rules = o.select & ~o.ignore,
+            .protected_names = (const char *const *)o.audit.protect,
+            .n_protected = o.audit.n_protect,
+            .rules = o.audit.select & ~o.audit.ignore,
             .excludes = (const char *const *)su.excludes,
             .n_excludes = su.n_excludes,
-            .cwd = o.cwd_given || !su.conf.audit_cwd_temporary ? o.cwd : TF_CWD_TEMPORARY,
+            .cwd =
+                o.audit.cwd_given || !su.conf.audit_cwd_temporary ? o.audit.cwd : TF_CWD_TEMPORARY,
             .home = have_home ? home : NULL,
             .cache_dir = cache_dir(&o, su.root, cache, sizeof cache),
         };
-        rc = scan_and_report(&o, &cfg, own ? argv + optind : su.paths,
-                             own ? (size_t)(argc - optind) : su.n_paths);
+        rc = scan_and_report(&o, &cfg, own ? o.args : su.paths, own ? (size_t)o.nargs : su.n_paths);
     }
     free_setup(&su);
-    free_opts(&o);
+    opts_free(&o);
     return rc;
 }

@@ -10,23 +10,25 @@
 
 extern char **environ;
 
-static const char help[] =
-    "usage: testfence clean [OPTIONS]\n"
-    "\n"
-    "Remove old runs (tests/artifacts/_isolation_workspace_<run_id>/, with their\n"
-    "tmp/<run_id>/ and _pytest_tmp/<run_id>/) beyond the newest N (the config's\n"
-    "retain, 3), or all of them with --all. Only runs testfence made are touched\n"
-    "(recognised by name and by the marker file in the workspace); nothing is\n"
-    "followed through a symlink, and the artifacts dir must lie inside the\n"
-    "writable set, as for run; a run still going is never removed; caches kept\n"
-    "across runs (.pytest_cache, pycache) stay. A run that did not finish\n"
-    "(testfence was killed) is said first, with what its log held.\n"
-    "\n"
-    "options:\n" OPTS_HELP_ROOT OPTS_HELP_CONFIG
-    "  --retain N      keep the newest N run workspaces (default: the config's)\n"
-    "  --all           remove every run workspace\n" OPTS_HELP_HELP_VERSION "\n"
-    "exit status: 0 done; 125 usage error or error (including an old run that could\n"
-    "not be removed).\n";
+static const struct opts_command command = {
+    .name = "clean",
+    .cmd = CMD_CLEAN,
+    .about = "usage: testfence clean [OPTIONS]\n"
+             "\n"
+             "Remove old runs (tests/artifacts/_isolation_workspace_<run_id>/, with their\n"
+             "tmp/<run_id>/ and _pytest_tmp/<run_id>/) beyond the newest N (the config's\n"
+             "retain, 3), or all of them with --all. Only runs testfence made are touched\n"
+             "(recognised by name and by the marker file in the workspace); nothing is\n"
+             "followed through a symlink, and the artifacts dir must lie inside the\n"
+             "writable set, as for run; a run still going is never removed; caches kept\n"
+             "across runs (.pytest_cache, pycache) stay. A run that did not finish\n"
+             "(testfence was killed) is said first, with what its log held.\n"
+             "\n",
+    .after = "exit status: 0 done; 125 usage error or error (including an old run that could\n"
+             "not be removed).\n",
+    .operands = OPERANDS_NONE,
+    .missing = NULL,
+};
 
 /* Prune the artifacts dir ARTIFACTS, open on AFD. */
 static int prune(const struct opts *o, const struct plan *pl, int afd, const char *artifacts,
@@ -71,9 +73,7 @@ int cmd_clean(int argc, char **argv)
 {
     struct opts o;
     tf_err err = {{0}};
-    int r = opts_parse(argc, argv, OPT_CLEAN, help, &o, &err);
-    if (r == 0 && o.argi < argc)
-        r = tf_errf(&err, "unexpected argument \"%s\"; see 'testfence clean --help'", argv[o.argi]);
+    int r = opts_parse(argc, argv, &command, &o, &err);
     if (r == 0 && o.all && o.retain)
         r = tf_errf(&err, "--all and --retain contradict each other; choose one");
     if (r == 0)

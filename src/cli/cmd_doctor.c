@@ -16,21 +16,26 @@
 
 extern char **environ;
 
-static const char help[] =
-    "usage: testfence doctor [OPTIONS]\n"
-    "\n"
-    "Print the kernel, its Landlock ABI and which classes of filesystem write the\n"
-    "fence enforces on it, whether user namespaces and seccomp are available and the\n"
-    "namespace layer can be had (tried in a throwaway child), the\n"
-    "project root and writable set 'testfence run' would use from here, and whether\n"
-    "it could create its run workspace there.\n"
-    "\n"
-    "options:\n" OPTS_HELP_ROOT OPTS_HELP_CONFIG OPTS_HELP_ALLOW OPTS_HELP_HELP_VERSION "\n"
-    "exit status: 0 'testfence run' would work here; 1 it would refuse (the kernel\n"
-    "cannot enforce the fence, no project root or tests/ directory, a hazard in the\n"
-    "writable set, the workspace cannot be created, as on a read-only root, or the config\n"
-    "requires the namespace layer and it cannot be had); 125\n"
-    "usage error.\n";
+static const struct opts_command command = {
+    .name = "doctor",
+    .cmd = CMD_DOCTOR,
+    .about = "usage: testfence doctor [OPTIONS]\n"
+             "\n"
+             "Print the kernel, its Landlock ABI and which classes of filesystem write the\n"
+             "fence enforces on it, whether user namespaces and seccomp are available and the\n"
+             "namespace layer can be had (tried in a throwaway child), the\n"
+             "project root and writable set 'testfence run' would use from here, and whether\n"
+             "it could create its run workspace there.\n"
+             "\n",
+    .after =
+        "exit status: 0 'testfence run' would work here; 1 it would refuse (the kernel\n"
+        "cannot enforce the fence, no project root or tests/ directory, a hazard in the\n"
+        "writable set, the workspace cannot be created, as on a read-only root, or the config\n"
+        "requires the namespace layer and it cannot be had); 125\n"
+        "usage error.\n",
+    .operands = OPERANDS_NONE,
+    .missing = NULL,
+};
 
 static void print_caps(const struct fence_caps *c)
 {
@@ -164,12 +169,9 @@ int cmd_doctor(int argc, char **argv)
 {
     struct opts o;
     tf_err err = {{0}}, perr = {{0}};
-    int r = opts_parse(argc, argv, 0, help, &o, &err);
+    int r = opts_parse(argc, argv, &command, &o, &err);
     if (r == 1)
         return 0;
-    if (r == 0 && o.argi < argc)
-        r = tf_errf(&err, "unexpected argument \"%s\"; see 'testfence doctor --help'",
-                    argv[o.argi]);
     if (r < 0) {
         fprintf(stderr, "testfence: %s\n", err.msg);
         opts_free(&o);

@@ -7,21 +7,24 @@
 
 extern char **environ;
 
-static const char help[] =
-    "usage: testfence explain [OPTIONS] PATH...\n"
-    "\n"
-    "Say whether a write to each PATH would be allowed under 'testfence run', and\n"
-    "which entry of the writable set allows it. PATH is resolved as the kernel\n"
-    "would (relative to the current directory, symlinks followed, including a\n"
-    "dangling final one); it need not exist. The answer comes from the same policy\n"
-    "code the fence is built from. Declared outputs (the config's outputs, and\n"
-    "--output) are writable; harmless tool state (git's index lock, ...) is blocked\n"
-    "quietly; each run's private temp dir (TMPDIR) is writable too.\n"
-    "\n"
-    "options:\n" OPTS_HELP_ROOT OPTS_HELP_CONFIG OPTS_HELP_ALLOW OPTS_HELP_OUTPUT
-        OPTS_HELP_HELP_VERSION "\n"
-    "exit status: 0 every PATH is writable; 1 some PATH is not; 125 usage error or\n"
-    "no usable project.\n";
+static const struct opts_command command = {
+    .name = "explain",
+    .cmd = CMD_EXPLAIN,
+    .about = "usage: testfence explain [OPTIONS] PATH...\n"
+             "\n"
+             "Say whether a write to each PATH would be allowed under 'testfence run', and\n"
+             "which entry of the writable set allows it. PATH is resolved as the kernel\n"
+             "would (relative to the current directory, symlinks followed, including a\n"
+             "dangling final one); it need not exist. The answer comes from the same policy\n"
+             "code the fence is built from. Declared outputs (the config's outputs, and\n"
+             "--output) are writable; harmless tool state (git's index lock, ...) is blocked\n"
+             "quietly; each run's private temp dir (TMPDIR) is writable too.\n"
+             "\n",
+    .after = "exit status: 0 every PATH is writable; 1 some PATH is not; 125 usage error or\n"
+             "no usable project.\n",
+    .operands = OPERANDS_SOME,
+    .missing = "no PATH given; usage: testfence explain PATH...",
+};
 
 static int explain_one(const struct plan *pl, const char *path, tf_err *err)
 {
@@ -50,16 +53,14 @@ int cmd_explain(int argc, char **argv)
     struct opts o;
     struct plan pl = {0};
     tf_err err = {{0}};
-    int r = opts_parse(argc, argv, OPT_EXPLAIN, help, &o, &err);
+    int r = opts_parse(argc, argv, &command, &o, &err);
     if (r == 1)
         return 0;
-    if (r == 0 && o.argi >= argc)
-        r = tf_errf(&err, "no PATH given; usage: testfence explain PATH...");
     if (r == 0)
         r = plan_policy(&pl, &o.req, environ, &err);
     int status = 0;
-    for (int i = o.argi; r == 0 && i < argc; i++) {
-        int one = explain_one(&pl, argv[i], &err);
+    for (int i = 0; r == 0 && i < o.nargs; i++) {
+        int one = explain_one(&pl, o.args[i], &err);
         if (one < 0)
             r = -1;
         else if (one)

@@ -14,19 +14,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char help[] =
-    "usage: testfence init [OPTIONS]\n"
-    "\n"
-    "Write a commented starter configuration for the project: a [tool.testfence]\n"
-    "table appended to pyproject.toml when there is one (the rest of the file is\n"
-    "kept byte for byte), else a new testfence.toml. Refuses when the project is\n"
-    "already configured.\n"
-    "\n"
-    "options:\n" OPTS_HELP_ROOT
-    "  --dry-run       print what would be written instead of writing it\n" OPTS_HELP_HELP_VERSION
-    "\n"
-    "exit status: 0 written (or printed); 125 usage error, error or already\n"
-    "configured.\n";
+static const struct opts_command command = {
+    .name = "init",
+    .cmd = CMD_INIT,
+    .about = "usage: testfence init [OPTIONS]\n"
+             "\n"
+             "Write a commented starter configuration for the project: a [tool.testfence]\n"
+             "table appended to pyproject.toml when there is one (the rest of the file is\n"
+             "kept byte for byte), else a new testfence.toml. Refuses when the project is\n"
+             "already configured.\n"
+             "\n",
+    .after = "exit status: 0 written (or printed); 125 usage error, error or already\n"
+             "configured.\n",
+    .operands = OPERANDS_NONE,
+    .missing = NULL,
+};
 
 /* The starter text: the table header, the test directory twice, then the table prefix
  * ("tool.testfence." or "") four times. */
@@ -172,9 +174,7 @@ int cmd_init(int argc, char **argv)
 {
     struct opts o;
     tf_err err = {{0}};
-    int r = opts_parse(argc, argv, OPT_INIT, help, &o, &err);
-    if (r == 0 && o.argi < argc)
-        r = tf_errf(&err, "unexpected argument \"%s\"; see 'testfence init --help'", argv[o.argi]);
+    int r = opts_parse(argc, argv, &command, &o, &err);
     if (r == 0)
         r = init(&o, &err);
     if (r < 0)

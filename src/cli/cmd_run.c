@@ -19,87 +19,55 @@
 
 extern char **environ;
 
-static const char help[] =
-    "usage: testfence run [OPTIONS] [--] COMMAND [ARG...]\n"
-    "\n"
-    "Run COMMAND so that neither it nor any process it starts can write outside the\n"
-    "project's tests/ directory. The Linux kernel enforces it (Landlock): static\n"
-    "binaries, raw syscalls and children with a cleared environment are fenced too.\n"
-    "Reading and executing are not restricted.\n"
-    "\n"
-    "options:\n" OPTS_HELP_ROOT OPTS_HELP_CONFIG OPTS_HELP_ALLOW OPTS_HELP_OUTPUT
-    "  --backend landlock|preload|none\n"
-    "                  how to fence: landlock (default); preload, for kernels without\n"
-    "                  Landlock: the LD_PRELOAD shim refuses the writes itself\n"
-    "                  (WEAKER: static binaries, raw syscalls and cleared environments\n"
-    "                  escape it); none: run unfenced, with a warning\n"
-    "  --allow-violations  exit with the command's status even when writes were\n"
-    "                  blocked (default: 120 if the command exited 0)\n"
-    "  --require namespace\n"
-    "                  refuse to run (125) rather than fall back to the seccomp guard\n"
-    "                  where the namespace layer cannot be had (as the config's\n"
-    "                  require = [\"namespace\"])\n"
-    "  --test-env NAME\n"
-    "                  the variable naming the running test in the violation report\n"
-    "                  (default: the config's [report] test_env, PYTEST_CURRENT_TEST)\n"
-    "  --report FILE   also write the JSON report to FILE (its directory must exist);\n"
-    "                  testfence writes it after the command, never through a\n"
-    "                  symlink inside the writable set\n"
-    "  --junit FILE    write a JUnit XML report to FILE: one failing testcase per\n"
-    "                  test whose writes were blocked, named by its test id\n"
-    "  --format text|github\n"
-    "                  the summary as text (default), or also one ::error annotation\n"
-    "                  per blocked write for GitHub Actions\n"
-    "  --retain N      run workspaces to keep, counting this one (default: the\n"
-    "                  config's retain, 3)\n"
-    "  --verify        fingerprint every file under the root outside the writable\n"
-    "                  set before and after, and report any change (the ground truth\n"
-    "                  for what the kernel cannot see); a change counts as a violation\n"
-    "  --allow-hazards\n"
-    "                  run even when the writable set holds a hard link to a file\n"
-    "                  outside it, or a symlink leading out (refused by default)\n"
-    "  --keep-tmp      keep the run's private temp dir (TMPDIR; pytest's tmp_path\n"
-    "                  too) instead of removing it at the end\n"
-    "  --keep-fd N     let the command inherit descriptor N (besides 0, 1, 2 and\n"
-    "                  make's jobserver, which MAKEFLAGS names and is kept anyway)\n"
-    "  --dry-run       print the plan (root, writable set, workspace, environment)\n"
-    "                  and exit without running or creating anything\n" OPTS_HELP_HELP_VERSION "\n"
-    "Always writable (the system set, which holds no user data):\n"
-    "  /dev/null /dev/zero /dev/full /dev/tty /dev/ptmx /dev/pts/ /dev/shm/\n"
-    "\n"
-    "Each run gets a workspace under tests/artifacts/ (an ignore file keeps it out\n"
-    "of git status):\n"
-    "  _isolation_workspace_<run_id>/      exported as TESTFENCE_WORKSPACE\n"
-    "  .pytest_cache/ pycache/ .hypothesis/ .coverage ...  tool state, kept\n"
-    "and a private temp dir outside the project, /tmp/testfence-<uid>/<run_id>/\n"
-    "(TMPDIR, TMP, TEMP; pytest's tmp_path follows), removed at the end: inside\n"
-    "the project, a pytest started by a test would find the project's config.\n"
-    "Tool state (pip, npm, mypy, ruff, matplotlib, IPython, pre-commit, XDG dirs)\n"
-    "is redirected into the workspace; git's index lock, pytest-benchmark's\n"
-    "storage and the Python REPL history are refused quietly (docs/run.md).\n"
-    "Tool-state variables you already point inside the writable set are kept.\n"
-    "Old workspaces beyond --retain are removed; nothing else ever is.\n"
-    "\n"
-    "The command runs in its own mount and PID namespaces (a user namespace too when\n"
-    "not root): every mount is read-only but the writable set, so the kernel refuses\n"
-    "chmod, chown, utime, xattrs and inode flags outside with EROFS. Files of other\n"
-    "users show as nobody (65534) to a non-root run. When the command exits, every\n"
-    "process it left running is killed and reported; if testfence is killed, so is\n"
-    "the whole tree. Where namespaces are refused, a seccomp guard stands in (weaker)\n"
-    "and run says so.\n"
-    "\n"
-    "Every blocked write is reported as it happens (TEST_SANDBOX_VIOLATION: on\n"
-    "stderr), sent to testfence, which keeps it out of the command's reach and logs\n"
-    "it with its test in the workspace (violations.jsonl), summarised at the end,\n"
-    "and written to the workspace's report.json. On a terminal the lines are\n"
-    "coloured, unless NO_COLOR is set.\n"
-    "\n"
-    "exit status: the command's own (128+N if killed by signal N); 120 the command\n"
-    "exited 0 but writes were blocked or processes it started were still running\n"
-    "(see --allow-violations), or the violation log\n"
-    "was deleted or rewritten during the run; 125 usage error or\n"
-    "testfence failed (no root, fence not enforceable); 126 COMMAND cannot be\n"
-    "executed; 127 COMMAND not found.\n";
+static const struct opts_command command = {
+    .name = "run",
+    .cmd = CMD_RUN,
+    .about = "usage: testfence run [OPTIONS] [--] COMMAND [ARG...]\n"
+             "\n"
+             "Run COMMAND so that neither it nor any process it starts can write outside the\n"
+             "project's tests/ directory. The Linux kernel enforces it (Landlock): static\n"
+             "binaries, raw syscalls and children with a cleared environment are fenced too.\n"
+             "Reading and executing are not restricted.\n"
+             "\n",
+    .after = "Always writable (the system set, which holds no user data):\n"
+             "  /dev/null /dev/zero /dev/full /dev/tty /dev/ptmx /dev/pts/ /dev/shm/\n"
+             "\n"
+             "Each run gets a workspace under tests/artifacts/ (an ignore file keeps it out\n"
+             "of git status):\n"
+             "  _isolation_workspace_<run_id>/      exported as TESTFENCE_WORKSPACE\n"
+             "  .pytest_cache/ pycache/ .hypothesis/ .coverage ...  tool state, kept\n"
+             "and a private temp dir outside the project, /tmp/testfence-<uid>/<run_id>/\n"
+             "(TMPDIR, TMP, TEMP; pytest's tmp_path follows), removed at the end: inside\n"
+             "the project, a pytest started by a test would find the project's config.\n"
+             "Tool state (pip, npm, mypy, ruff, matplotlib, IPython, pre-commit, XDG dirs)\n"
+             "is redirected into the workspace; git's index lock, pytest-benchmark's\n"
+             "storage and the Python REPL history are refused quietly (docs/run.md).\n"
+             "Tool-state variables you already point inside the writable set are kept.\n"
+             "Old workspaces beyond --retain are removed; nothing else ever is.\n"
+             "\n"
+             "The command runs in its own mount and PID namespaces (a user namespace too when\n"
+             "not root): every mount is read-only but the writable set, so the kernel refuses\n"
+             "chmod, chown, utime, xattrs and inode flags outside with EROFS. Files of other\n"
+             "users show as nobody (65534) to a non-root run. When the command exits, every\n"
+             "process it left running is killed and reported; if testfence is killed, so is\n"
+             "the whole tree. Where namespaces are refused, a seccomp guard stands in (weaker)\n"
+             "and run says so.\n"
+             "\n"
+             "Every blocked write is reported as it happens (TEST_SANDBOX_VIOLATION: on\n"
+             "stderr), sent to testfence, which keeps it out of the command's reach and logs\n"
+             "it with its test in the workspace (violations.jsonl), summarised at the end,\n"
+             "and written to the workspace's report.json. On a terminal the lines are\n"
+             "coloured, unless NO_COLOR is set.\n"
+             "\n"
+             "exit status: the command's own (128+N if killed by signal N); 120 the command\n"
+             "exited 0 but writes were blocked or processes it started were still running\n"
+             "(see --allow-violations), or the violation log\n"
+             "was deleted or rewritten during the run; 125 usage error or\n"
+             "testfence failed (no root, fence not enforceable); 126 COMMAND cannot be\n"
+             "executed; 127 COMMAND not found.\n",
+    .operands = OPERANDS_SOME,
+    .missing = "no command given; usage: testfence run [OPTIONS] -- COMMAND [ARG...]",
+};
 
 static enum session_backend backend_of(const struct opts *o)
 {
@@ -316,13 +284,8 @@ int cmd_run(int argc, char **argv)
     struct opts o;
     tf_err err = {{0}};
     int status = TF_EXIT_OWN_ERROR;
-    int r = opts_parse(argc, argv, OPT_RUN, help, &o, &err);
-    if (r == 0 && o.argi >= argc) {
-        r = -1;
-        snprintf(err.msg, sizeof err.msg,
-                 "no command given; usage: testfence run [OPTIONS] -- COMMAND [ARG...]");
-    }
-    if (r == 0 && run(&o, argv + o.argi, &err, &status) < 0)
+    int r = opts_parse(argc, argv, &command, &o, &err);
+    if (r == 0 && run(&o, o.args, &err, &status) < 0)
         r = -1;
     if (r < 0)
         fprintf(stderr, "testfence: %s\n", err.msg);

@@ -1,22 +1,57 @@
-/* opts: the command-line options the commands share (--root, --config, --allow, --help, --version).
- * Each command parses its own extra options through the same table-driven loop. */
+/* opts: every command-line option of every command, in one table (name, the commands that
+ * take it, its help, how it is applied), and the one parser and help printer over it. */
 #ifndef TESTFENCE_OPTS_H
 #define TESTFENCE_OPTS_H
 
+#include "audit/audit.h"
+#include "audit/audit_output.h"
 #include "core/plan.h"
 
 #include <stdbool.h>
 
-/* Extra options a command accepts beyond --root/--allow/--help/--version. */
-enum {
-    OPT_RUN = 1 << 0,     /* --backend, --dry-run, --retain, --report, --junit, --format, --output,
-                             --keep-tmp, --keep-fd */
-    OPT_CLEAN = 1 << 1,   /* --all, --retain */
-    OPT_INIT = 1 << 2,    /* --dry-run */
-    OPT_EXPLAIN = 1 << 3, /* --output */
+/* The commands, as the table names the ones each option applies to. */
+enum opts_cmd {
+    CMD_RUN = 1 << 0,
+    CMD_DOCTOR = 1 << 1,
+    CMD_EXPLAIN = 1 << 2,
+    CMD_INIT = 1 << 3,
+    CMD_CLEAN = 1 << 4,
+    CMD_AUDIT = 1 << 5,
+};
+
+/* What a command takes besides options. */
+enum opts_operands {
+    OPERANDS_NONE, /* none: an operand is a usage error */
+    OPERANDS_SOME, /* at least one (run's command, explain's paths) */
+    OPERANDS_ANY,  /* any number (audit's paths) */
+};
+
+/* A command as the parser and its --help see it. */
+struct opts_command {
+    const char *name;  /* "run" */
+    enum opts_cmd cmd; /* its bit in the table */
+    const char *about; /* --help up to its "options:" section ("usage: ...", paragraphs) */
+    const char *after; /* --help after the options ("exit status: ..." last) */
+    enum opts_operands operands;
+    const char *missing; /* OPERANDS_SOME: the error when none is given */
+    bool permute;        /* options may come between and after the operands (audit) */
+};
+
+/* audit's own options. */
+struct opts_audit {
+    bool strict, no_cache, cwd_given;
+    tf_audit_format format;
+    tf_audit_cwd cwd;
+    unsigned select, ignore; /* rule masks */
+    const char *explain;     /* --explain CODE */
+    const char *cache_dir;
+    int jobs;
+    char **protect; /* --protect NAME..., and what cmd_audit adds (owned) */
+    size_t n_protect, cap_protect;
 };
 
 struct opts {
+    const struct opts_command *command;
     struct plan_request req;
     const char *backend;    /* "landlock", "preload" or "none" */
     bool allow_violations;  /* --allow-violations: keep the command's status */
@@ -35,34 +70,27 @@ struct opts {
     size_t nkeep_fds, keep_fds_cap;
     size_t allow_cap;   /* room in req.allow */
     size_t outputs_cap; /* room in req.outputs */
-    int argi;           /* index of the first operand in argv */
+    struct opts_audit audit;
+    char **args; /* the operands (run: the command and its arguments), NULL-terminated */
+    int nargs;
+    char **own_args; /* args when the parser collected them (permute) */
+    size_t own_cap;
 };
 
-/* The --help lines of the options commands share, concatenated into each command's help
- * (so share/gen-docs.py and the completions see them there too). */
-#define OPTS_HELP_ROOT                                                                             \
-    "  --root DIR      project root (default: the nearest directory upward holding\n"              \
-    "                  testfence.toml, pyproject.toml or .git)\n"
-#define OPTS_HELP_CONFIG                                                                           \
-    "  --config FILE   read the configuration from FILE (default: testfence.toml,\n"               \
-    "                  else [tool.testfence] in pyproject.toml; never an env var)\n"
-#define OPTS_HELP_ALLOW                                                                            \
-    "  --allow PATH    also allow writes beneath PATH; repeatable; PATH must exist\n"              \
-    "                  and may be outside the root\n"
-#define OPTS_HELP_OUTPUT                                                                           \
-    "  --output PATH   a file outside the writable set the run may write (created if\n"            \
-    "                  missing), or with a trailing '/' a directory; repeatable; like\n"           \
-    "                  the config's outputs (a CI report: --output report.xml)\n"
-#define OPTS_HELP_HELP_VERSION                                                                     \
-    "  -h, --help      print this help\n"                                                          \
-    "  -V, --version   print the version\n"
-
-/* Parse ARGV (argv[0] is the command name). Returns 0 to go on, 1 when --help or
- * --version (-h, -V) was answered, -1 on a usage error (err filled; the command exits
- * TF_EXIT_OWN_ERROR, the one status for usage errors of every command). Stops at the first
- * operand or at "--" so the test command's own options are never touched. */
-int opts_parse(int argc, char **argv, unsigned accepted, const char *help, struct opts *o,
+/* Parse ARGV (argv[0] is the command's name) for COMMAND. Returns 0 to go on, 1 when
+ * --help or --version (-h, -V) was answered on stdout, -1 on a usage error (err filled;
+ * the command exits TF_EXIT_OWN_ERROR, the one status for usage errors of every command).
+ * An option COMMAND does not take is an error, as is a missing or unexpected operand. Unless
+ * COMMAND permutes, the first operand or "--" ends the options, so a test command's own
+ * options are never touched. */
+int opts_parse(int argc, char **argv, const struct opts_command *command, struct opts *o,
                tf_err *err);
+
+/* COMMAND's whole --help: its about text, the options section from the table, the rest. */
+void opts_print_help(FILE *f, const struct opts_command *command);
+
+/* Add NAME to audit's protected names (copied). Returns 0 or -1 (out of memory). */
+int opts_protect_add(struct opts *o, const char *name);
 
 unsigned opts_retain(const struct opts *o, const struct config *cfg);
 

@@ -63,20 +63,3 @@ setup() { mkproject; }
     run "$TESTFENCE" --help
     expect_output_has "exit status: 125 for a usage error"
 }
-
-@test "every option a --help lists is accepted by its command" {
-    for cmd in run doctor explain init clean audit; do
-        "$TESTFENCE" "$cmd" --help >"$BATS_TEST_TMPDIR/help"
-        sed -n '/^options:$/,/^$/p' "$BATS_TEST_TMPDIR/help" | grep -oE '^  -[^ ]+( [^ ]+)?' |
-            while read -r opt value; do
-                opt=${opt%,}
-                case $opt in -h | -V) continue ;; esac
-                case $value in *'|'*) value=${value%%|*} ;; '' | -*) value= ;; *) value=x ;; esac
-                out=$("$TESTFENCE" "$cmd" "$opt" ${value:+"$value"} --help 2>&1) || true
-                if [[ $out == *"unknown option"* ]]; then
-                    echo "testfence $cmd --help lists $opt, which it refuses: $out"
-                    exit 1
-                fi
-            done
-    done
-}
