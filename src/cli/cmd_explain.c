@@ -28,17 +28,22 @@ static const struct opts_command command = {
 
 static int explain_one(const struct plan *pl, const char *path, tf_err *err)
 {
-    char resolved[PATH_MAX];
-    const struct policy_entry *e;
-    if (policy_check(&pl->policy, path, resolved, sizeof resolved, &e, err) < 0)
+    /* Resolved as text, so a path whose directories do not exist yet is still answered by
+     * the set it would fall in (the fence's own resolver would say "fails anyway"). */
+    struct path_res res = {.kind = PATH_FILE};
+    struct policy_decision d;
+    if (path_resolve(path, res.path, sizeof res.path, err) < 0)
         return -1;
+    const char *resolved = res.path;
+    policy_decide(&pl->policy, &res, NULL, 0, &d);
+    const struct policy_entry *e = d.entry;
     if (e) {
         printf("%s: allowed: %s %s %s (%s", path, resolved,
                e->is_dir ? "is beneath" : "is the file", e->path, policy_origin_name(e->origin));
         printf(e->origin == POLICY_SYSTEM ? ")\n" : " \"%s\")\n", e->given);
         return 0;
     }
-    const struct policy_quiet *q = policy_quiet(&pl->policy, resolved);
+    const struct policy_quiet *q = d.quiet; /* quiet for everyone, or for these commands */
     if (q) {
         printf("%s: blocked quietly: %s is harmless state of %s%s%s (refused, not reported)\n",
                path, resolved, q->tool, q->commands ? " " : "", q->commands ? q->commands : "");

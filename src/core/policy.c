@@ -259,6 +259,22 @@ int policy_check(const struct policy *p, const char *path, char *resolved, size_
     return 0;
 }
 
+enum policy_verdict policy_decide(const struct policy *p, const struct path_res *res,
+                                  const char *cmdline, size_t len, struct policy_decision *d)
+{
+    d->entry = NULL;
+    d->quiet = NULL;
+    if (res->kind != PATH_FILE || res->errnum)
+        return d->verdict = POLICY_NO_TARGET;
+    if ((d->entry = policy_match_res(p, res)))
+        return d->verdict = POLICY_ALLOWED;
+    /* A target too deep to name is beneath res->path, which no quiet entry names. */
+    d->quiet = res->beneath ? NULL : policy_quiet(p, res->path);
+    if (d->quiet && (!d->quiet->commands || (cmdline && policy_quiet_for(d->quiet, cmdline, len))))
+        return d->verdict = POLICY_QUIET;
+    return d->verdict = POLICY_BLOCKED;
+}
+
 const char *policy_origin_name(enum policy_origin origin)
 {
     switch (origin) {

@@ -88,6 +88,31 @@ const struct policy_entry *policy_match(const struct policy *p, const char *reso
  * too deep to name is beneath res->path: only a directory entry can then hold it. */
 const struct policy_entry *policy_match_res(const struct policy *p, const struct path_res *res);
 
+/* The one verdict on a write, for every place that judges one: the shim, libtestfence (the
+ * plugin), explain and the seccomp guard. */
+enum policy_verdict {
+    POLICY_ALLOWED,   /* inside the writable set (decision.entry says which entry) */
+    POLICY_BLOCKED,   /* outside it: refused and reported */
+    POLICY_QUIET,     /* outside it, harmless state of a tool (decision.quiet): refused, never
+                         reported */
+    POLICY_NO_TARGET, /* nothing that could change: not a file (a pipe, a socket), or a call
+                         the kernel fails anyway (a directory on the way is missing) */
+};
+
+struct policy_decision {
+    enum policy_verdict verdict;
+    const struct policy_entry *entry; /* POLICY_ALLOWED */
+    /* The tool state the target is: for POLICY_QUIET, and for POLICY_BLOCKED when that state
+     * is quiet only for some of the tool's commands and CMDLINE was not one of them. */
+    const struct policy_quiet *quiet;
+};
+
+/* Decide a write to the target RES names (path_resolve_at's answer). CMDLINE (argv,
+ * NUL-separated, LEN bytes) is the writer's command line for tool state quiet only for some
+ * commands (git describe's index lock); NULL when unknown: such state is then blocked. */
+enum policy_verdict policy_decide(const struct policy *p, const struct path_res *res,
+                                  const char *cmdline, size_t len, struct policy_decision *d);
+
 /* Like policy_match, resolving PATH first (relative to the current directory). */
 int policy_check(const struct policy *p, const char *path, char *resolved, size_t len,
                  const struct policy_entry **match, tf_err *err);

@@ -372,14 +372,18 @@ TF_PUBLIC int tf_path_check_at(tf_session *s, int dirfd, const char *path, int f
                  rc == 0 && res.beneath ? "/..." : "");
     if (rc < 0)
         return -1;
-    /* No file, or a call the kernel fails anyway: nothing outside can change. */
-    if (res.kind != PATH_FILE || res.errnum)
+    /* The caller is Python, never git: a git subcommand's quiet state is not its. */
+    struct policy_decision d;
+    switch (policy_decide(s->policy, &res, NULL, 0, &d)) {
+    case POLICY_ALLOWED:
+    case POLICY_NO_TARGET:
         return 1;
-    if (policy_match_res(s->policy, &res))
-        return 1;
-    /* Harmless tool state; the caller is not git, so a git subcommand's entry is not its. */
-    const struct policy_quiet *q = res.beneath ? NULL : policy_quiet(s->policy, res.path);
-    return q && !q->commands ? 2 : 0;
+    case POLICY_QUIET:
+        return 2;
+    case POLICY_BLOCKED:
+        break;
+    }
+    return 0;
 }
 
 TF_PUBLIC int tf_path_check(tf_session *s, const char *path, int nofollow, char *resolved,

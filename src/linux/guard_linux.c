@@ -301,9 +301,9 @@ static int decide(const struct seccomp_notif *req, const struct policy *p, struc
         res->path[0] = '\0';
         return EACCES;
     }
-    if (res->kind != PATH_FILE || res->errnum)
-        return 0;
-    return policy_match_res(p, res) ? 0 : EACCES;
+    struct policy_decision d; /* quiet or not, a metadata change outside is refused */
+    enum policy_verdict v = policy_decide(p, res, NULL, 0, &d);
+    return v == POLICY_ALLOWED || v == POLICY_NO_TARGET ? 0 : EACCES;
 }
 
 /* The name of the guarded call NR, for a record, and whether the shim interposes libc's

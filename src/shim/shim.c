@@ -217,37 +217,39 @@ static void record(const char *op, const char *given, const char *resolved, int 
     live_line(&r);
 }
 
-/* Is RESOLVED harmless tool state for this process (git's index lock, for git describe)?
- * Refused like any other write, but not recorded. */
-static bool quiet_here(const char *resolved)
+/* The verdict on a write to RES by this process. Tool state quiet only for some commands
+ * (git's index lock, for git describe) needs this process's command line: read only then. */
+static enum policy_verdict decide(const struct path_res *res)
 {
-    const struct policy_quiet *q = policy_quiet(&shim.conf.policy, resolved);
-    if (!q || !q->commands)
-        return q != NULL;
+    struct policy_decision d;
+    enum policy_verdict v = policy_decide(&shim.conf.policy, res, NULL, 0, &d);
+    if (v != POLICY_BLOCKED || !d.quiet)
+        return v;
     char argv[4096];
     long fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return false;
+        return v;
     long n = syscall(SYS_read, (int)fd, argv, sizeof argv - 1);
     syscall(SYS_close, (int)fd);
     if (n <= 0)
-        return false;
+        return v;
     argv[n] = '\0';
-    return policy_quiet_for(q, argv, (size_t)n);
+    return policy_decide(&shim.conf.policy, res, argv, (size_t)n, &d);
 }
 
 /* ---- the two hooks --------------------------------------------------------- */
 
 /* Is the target of PATH (or the fd DIRFD) outside the writable set? With STRICT (the shim
  * decides), a target it cannot resolve counts as outside; else (reporting what the kernel
- * refused) it does not. */
-static bool one_outside(unsigned how, int dirfd, const char *path, bool strict, char *name)
+ * refused) it does not. *QUIET: it is harmless tool state (refused, not recorded). */
+static bool one_outside(unsigned how, int dirfd, const char *path, bool strict, char *name,
+                        bool *quiet)
 {
     struct path_res res;
     int rc = resolve_at(dirfd, path, how, &res);
-    bool out =
-        rc < 0 ? strict
-               : res.kind == PATH_FILE && !res.errnum && !policy_match_res(&shim.conf.policy, &res);
+    enum policy_verdict v = rc < 0 ? (strict ? POLICY_BLOCKED : POLICY_NO_TARGET) : decide(&res);
+    *quiet = v == POLICY_QUIET;
+    bool out = v == POLICY_BLOCKED || v == POLICY_QUIET;
     if (out)
         target_name(&res, rc, path, name);
     return out;
@@ -256,11 +258,11 @@ static bool one_outside(unsigned how, int dirfd, const char *path, bool strict, 
 /* The first of the call's paths that lies outside the writable set (the second path, the
  * new name of a rename or link, is the one written, so it goes first), named in RESOLVED. */
 static const char *outside(unsigned how, int dirfd, const char *path, int dirfd2, const char *path2,
-                           bool strict, char *resolved)
+                           bool strict, char *resolved, bool *quiet)
 {
-    if (path2 && one_outside(how, dirfd2, path2, strict, resolved))
+    if (path2 && one_outside(how, dirfd2, path2, strict, resolved, quiet))
         return path2;
-    if ((path || dirfd >= 0) && one_outside(how, dirfd, path, strict, resolved))
+    if ((path || dirfd >= 0) && one_outside(how, dirfd, path, strict, resolved, quiet))
         return path ? path : "";
     return NULL;
 }
@@ -288,9 +290,10 @@ bool shim_pre(const char *op, unsigned how, int dirfd, const char *path, int dir
     path = snap(path, copy);
     path2 = snap(path2, copy2);
     char resolved[PATH_MAX];
-    const char *given = outside(how, dirfd, path, dirfd2, path2, true, resolved);
+    bool quiet = false;
+    const char *given = outside(how, dirfd, path, dirfd2, path2, true, resolved, &quiet);
     /* Harmless tool state (git's index lock) is refused like the rest, without a record. */
-    if (given && !quiet_here(resolved))
+    if (given && !quiet)
         record(op, given, resolved, EACCES, "shim");
     busy--;
     if (given)
@@ -385,8 +388,9 @@ int shim_spawn_post(int err, const void *fa)
         if (mine)
             memcpy(path, spawn_opens[i].path, sizeof path);
         unlock_spawn();
-        if (mine && outside(how, AT_FDCWD, path, AT_FDCWD, NULL, false, resolved)) {
-            if (!quiet_here(resolved))
+        bool quiet = false;
+        if (mine && outside(how, AT_FDCWD, path, AT_FDCWD, NULL, false, resolved, &quiet)) {
+            if (!quiet)
                 record("posix_spawn", path, resolved, EACCES, "kernel");
             recorded = true;
         }
@@ -420,7 +424,8 @@ void shim_post(const char *op, unsigned how, int dirfd, const char *path, int di
     }
     busy++;
     char resolved[PATH_MAX];
-    const char *given = outside(how, dirfd, path, dirfd2, path2, false, resolved);
+    bool quiet = false;
+    const char *given = outside(how, dirfd, path, dirfd2, path2, false, resolved, &quiet);
     /* Under the namespace layer everything outside is a read-only mount, which the kernel
      * checks before Landlock: the program would see EROFS where the fence has always said
      * EACCES, and code that expects PermissionError for a refused write would change
@@ -428,7 +433,7 @@ void shim_post(const char *op, unsigned how, int dirfd, const char *path, int di
     if (given && e == EROFS)
         e = EACCES;
     /* Harmless tool state (git's index lock) is refused like the rest, without a record. */
-    if (given && !quiet_here(resolved))
+    if (given && !quiet)
         record(op, given, resolved, e, "kernel");
     busy--;
     errno = e;

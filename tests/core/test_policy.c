@@ -2,7 +2,9 @@
 #include "check.h"
 #include "core/policy.h"
 
+#include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -24,6 +26,36 @@ static const char *origin_of(const struct policy *p, const char *rel)
     if (policy_check(p, at(rel), resolved, sizeof resolved, &e, &err) < 0)
         return "error";
     return e ? policy_origin_name(e->origin) : "blocked";
+}
+
+/* The one verdict, on the policy main builds (tests/ writable, .benchmarks quiet for all,
+ * .git/index.lock quiet for git describe/status only). */
+static void check_decide(const struct policy *p, const char *describe, size_t dlen,
+                         const char *commit, size_t clen)
+{
+    struct path_res res = {.kind = PATH_FILE};
+    struct policy_decision d;
+    snprintf(res.path, sizeof res.path, "%s", at("project/tests/a.txt"));
+    CHECK(policy_decide(p, &res, NULL, 0, &d) == POLICY_ALLOWED && d.entry && !d.quiet);
+    snprintf(res.path, sizeof res.path, "%s", at("project/config.toml"));
+    CHECK(policy_decide(p, &res, NULL, 0, &d) == POLICY_BLOCKED && !d.entry && !d.quiet);
+    res.errnum = ENOENT; /* a missing directory on the way: the call fails anyway */
+    CHECK(policy_decide(p, &res, NULL, 0, &d) == POLICY_NO_TARGET);
+    res.errnum = 0;
+    res.kind = PATH_NO_FILE; /* a pipe or a socket */
+    CHECK(policy_decide(p, &res, NULL, 0, &d) == POLICY_NO_TARGET);
+    res.kind = PATH_FILE;
+    snprintf(res.path, sizeof res.path, "%s", at("project/.benchmarks/x"));
+    CHECK(policy_decide(p, &res, NULL, 0, &d) == POLICY_QUIET && d.quiet);
+    res.beneath = true; /* too deep to name: beneath .benchmarks/x, not .benchmarks/x itself */
+    CHECK(policy_decide(p, &res, NULL, 0, &d) == POLICY_BLOCKED && !d.quiet);
+    res.beneath = false;
+    snprintf(res.path, sizeof res.path, "%s", at("project/.git/index.lock"));
+    CHECK(policy_decide(p, &res, NULL, 0, &d) == POLICY_BLOCKED && d.quiet); /* who? unknown */
+    CHECK(policy_decide(p, &res, describe, dlen, &d) == POLICY_QUIET && d.quiet);
+    CHECK(policy_decide(p, &res, commit, clen, &d) == POLICY_BLOCKED && d.quiet);
+    snprintf(res.path, sizeof res.path, "%s", at("project/pkg/__pycache__/m.cpython-311.pyc"));
+    CHECK(policy_decide(p, &res, NULL, 0, &d) == POLICY_QUIET); /* bytecode, anywhere */
 }
 
 int main(void)
@@ -114,6 +146,7 @@ int main(void)
     CHECK(q && !policy_quiet_for(q, commit, sizeof commit));
     CHECK(q && !policy_quiet_for(q, none, sizeof none));
     CHECK(policy_match(&p, at("project/.git/index.lock")) == NULL); /* still refused */
+    check_decide(&p, describe, sizeof describe, commit, sizeof commit);
     policy_free(&p);
 
     char cmd[PATH_MAX + 16];
