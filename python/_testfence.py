@@ -981,12 +981,23 @@ def pytest_runtest_makereport(item, call):
         _fail(outcome.get_result(), lines)
 
 
+def _names_collection(collector):
+    """Is COLLECTOR named in the test variable while it collects? In the run this process
+    fences or joined, and under `testfence run`, whose shim records what the import does."""
+    if not collector.nodeid or collector.config is not _state.config:
+        return False
+    return _state.session is not None or _state.mode == "outer-run"
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_make_collect_report(collector):
-    if _state.session is None or not collector.nodeid or collector.config is not _state.config:
+    if not _names_collection(collector):
         yield
         return
-    # Children started while a module is imported are attributed to it through the shim.
+    # pytest sets the variable only for a test's phases. While a module is imported it names
+    # the collector, with the phase "collect" that the one parser (core/testvar: the shim's,
+    # run's, tf_test_split) splits off: a write there, in this process or in a child that
+    # inherits the variable, is filed under the module's id, phase collect, not under a test.
     prev = os.environ.get("PYTEST_CURRENT_TEST")
     os.environ["PYTEST_CURRENT_TEST"] = collector.nodeid + " (collect)"
     try:
@@ -996,6 +1007,8 @@ def pytest_make_collect_report(collector):
             os.environ.pop("PYTEST_CURRENT_TEST", None)
         else:
             os.environ["PYTEST_CURRENT_TEST"] = prev
+    if _state.session is None:
+        return  # under testfence run: its summary says it, and it exits 120
     lines = _new_for(collector.nodeid)
     if lines:
         _fail(outcome.get_result(), lines)
