@@ -9,7 +9,8 @@
 extern "C" {
 #endif
 
-/* Bumped whenever a function's meaning changes; new functions keep it. */
+/* Bumped whenever a function's meaning changes; new functions keep it (a caller that needs
+ * one, tf_test_split say, looks the symbol up: the version does not tell it is there). */
 #define TF_API_VERSION 1
 
 /* One project's fence, in one process. Not thread-safe: use it from one thread. */
@@ -111,9 +112,16 @@ int tf_path_check_at(tf_session *s, int dirfd, const char *path, int flags, char
  * set, which tf_path_check_at with TF_PATH_EMPTY tells. */
 int tf_ioctl_class(unsigned long request);
 
+/* The test variable's value VALUE (PYTEST_CURRENT_TEST: "tests/t.py::test_x (call)") split
+ * as the shim splits it for its records: returns the phase, "setup", "call", "teardown" or
+ * "collect" (the plugin's while a module is imported; a static string), and sets *TEST_LEN
+ * (when not NULL) to the length of the test's id before it. NULL, and the whole length, when
+ * VALUE ends in no phase or is nothing but one (a NULL VALUE: length 0). Needs no session. */
+const char *tf_test_split(const char *value, size_t *test_len);
+
 /* Append a record of a blocked write to the run's violation log, as the shim does for
- * child processes. TEST and PHASE may be NULL. BY_US: refused by the caller itself
- * (not by the kernel). Returns 0 or -1. */
+ * child processes. TEST and PHASE may be NULL (tf_test_split gives both). BY_US: refused by the
+ * caller itself (not by the kernel). Returns 0 or -1. */
 int tf_record(tf_session *s, const char *op, const char *path, const char *resolved, int err,
               int by_us, const char *test, const char *phase);
 

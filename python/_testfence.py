@@ -90,6 +90,7 @@ def _load_library():
         "tf_path_check_at": (c_i, [c_p, c_i, c_s, c_i, c_s, c_sz]),
         "tf_fenced": (c_i, [c_p]),
         "tf_record": (c_i, [c_p, c_s, c_s, c_s, c_i, c_i, c_s, c_s]),
+        "tf_test_split": (c_s, [c_s, ctypes.POINTER(c_sz)]),
         "tf_ioctl_class": (c_i, [ctypes.c_ulong]),
         "tf_violations_load": (c_l, [c_p]),
         "tf_violation_str": (c_s, [c_p, c_sz, c_s]),
@@ -185,6 +186,13 @@ class Session:
     def ioctl_class(self, request):
         """0 harmless, 1 refused on any file (TIOCSTI), 2 judged by the file it is made on."""
         return self.lib.tf_ioctl_class(request & 0xFFFFFFFF)
+
+    def test_split(self, value):
+        """(test, phase) of the test variable's VALUE (bytes), split by the library's one
+        parser, the shim's: phase None when VALUE ends in none."""
+        n = ctypes.c_size_t(0)
+        phase = self.lib.tf_test_split(value, ctypes.byref(n))
+        return os.fsdecode(value[: n.value]), _s(phase)
 
     def record(self, op, path, resolved, err, by_us, test, phase):
         self.lib.tf_record(self.h, op.encode(), _b(path), _b(resolved), err, int(by_us), _b(test), _b(phase))
@@ -714,15 +722,12 @@ def pytest_report_header(config):
 # ---- in-process attribution: the kernel blocks; this hook says which test tried ----
 
 def _current():
-    """(test, phase) from PYTEST_CURRENT_TEST, as the shim reads it for children."""
-    v = os.environ.get("PYTEST_CURRENT_TEST")
+    """(test, phase) from PYTEST_CURRENT_TEST, split by the shim's own parser (the library's
+    tf_test_split), so a write in this process is filed as a child's would be."""
+    v = os.environb.get(b"PYTEST_CURRENT_TEST")
     if not v:
         return None, None
-    for phase in ("setup", "call", "teardown", "collect"):
-        suffix = " (%s)" % phase
-        if v.endswith(suffix):
-            return v[: -len(suffix)], phase
-    return v, None
+    return _state.session.test_split(v)
 
 
 def _target(p, dir_fd):
@@ -976,12 +981,23 @@ def pytest_runtest_makereport(item, call):
         _fail(outcome.get_result(), lines)
 
 
+def _names_collection(collector):
+    """Is COLLECTOR named in the test variable while it collects? In the run this process
+    fences or joined, and under `testfence run`, whose shim records what the import does."""
+    if not collector.nodeid or collector.config is not _state.config:
+        return False
+    return _state.session is not None or _state.mode == "outer-run"
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_make_collect_report(collector):
-    if _state.session is None or not collector.nodeid or collector.config is not _state.config:
+    if not _names_collection(collector):
         yield
         return
-    # Children started while a module is imported are attributed to it through the shim.
+    # pytest sets the variable only for a test's phases. While a module is imported it names
+    # the collector, with the phase "collect" that the one parser (core/testvar: the shim's,
+    # run's, tf_test_split) splits off: a write there, in this process or in a child that
+    # inherits the variable, is filed under the module's id, phase collect, not under a test.
     prev = os.environ.get("PYTEST_CURRENT_TEST")
     os.environ["PYTEST_CURRENT_TEST"] = collector.nodeid + " (collect)"
     try:
@@ -991,6 +1007,8 @@ def pytest_make_collect_report(collector):
             os.environ.pop("PYTEST_CURRENT_TEST", None)
         else:
             os.environ["PYTEST_CURRENT_TEST"] = prev
+    if _state.session is None:
+        return  # under testfence run: its summary says it, and it exits 120
     lines = _new_for(collector.nodeid)
     if lines:
         _fail(outcome.get_result(), lines)

@@ -652,19 +652,3 @@ int vlog_read(int dirfd, const char *path, size_t max_bytes,
     close(fd);
     return rc;
 }
-
-const char *vlog_split_test(char *test)
-{
-    /* pytest's three; "collect" is the plugin's, while a module is imported. */
-    static const char *const phases[] = {"setup", "call", "teardown", "collect"};
-    size_t n = strlen(test);
-    for (size_t i = 0; i < sizeof phases / sizeof phases[0]; i++) {
-        size_t k = strlen(phases[i]) + 3; /* " (" phase ")" */
-        if (n > k && test[n - 1] == ')' && !strncmp(test + n - k, " (", 2) &&
-            !strncmp(test + n - k + 2, phases[i], k - 3)) {
-            test[n - k] = '\0';
-            return phases[i];
-        }
-    }
-    return NULL;
-}

@@ -22,7 +22,7 @@ struct vlog_record {
     const char *time; /* UTC, "2026-11-29T10:14:38.123Z" */
     long pid;
     const char *test;       /* the test's id (pytest node id), NULL outside a test */
-    const char *phase;      /* pytest's phase: setup, call or teardown; NULL if unknown */
+    const char *phase;      /* setup, call, teardown or collect (core/testvar); NULL if unknown */
     const char *op;         /* the libc function: "open", "rename", ... */
     const char *path;       /* as the program gave it */
     const char *resolved;   /* absolute, symlinks resolved */
@@ -46,11 +46,6 @@ struct vlog_self {
  * the time, pid, /proc/self/exe and command line are filled (raw syscalls, so the shim's
  * own reads stay out of its interposers); every other field is cleared for the caller. */
 void vlog_record_self(struct vlog_record *r, struct vlog_self *self);
-
-/* Split the phase off a test variable's value in place: "tests/t.py::test_x (call)" leaves
- * "tests/t.py::test_x" in TEST and returns "call" (setup, call, teardown, or collect: the
- * plugin's while a module is imported), else NULL. */
-const char *vlog_split_test(char *test);
 
 /* Format R as one JSON line (newline included) into OUT (at least VLOG_MAX bytes).
  * Long fields are cut (at a character boundary) and "truncated" set. Returns the length. */

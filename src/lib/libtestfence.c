@@ -6,6 +6,7 @@
 #include "core/path.h"
 #include "core/report.h"
 #include "core/shimconf.h"
+#include "core/testvar.h"
 #include "base/vec.h"
 #include "core/vlog.h"
 #include "linux/ioctls.h"
@@ -404,6 +405,11 @@ TF_PUBLIC int tf_ioctl_class(unsigned long request)
     default:
         return 2;
     }
+}
+
+TF_PUBLIC const char *tf_test_split(const char *value, size_t *test_len)
+{
+    return testvar_split(value, test_len);
 }
 
 TF_PUBLIC int tf_record(tf_session *s, const char *op, const char *path, const char *resolved,

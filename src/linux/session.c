@@ -6,6 +6,7 @@
 #include "core/path.h"
 #include "core/report_ci.h"
 #include "core/shimconf.h"
+#include "core/testvar.h"
 #include "core/vlog.h"
 #include "core/workspace.h"
 
@@ -258,7 +259,7 @@ static void record_of(struct session *s, const struct leftover *l, const char *o
 {
     char test[sizeof l->test];
     snprintf(test, sizeof test, "%s", l->test);
-    const char *phase = vlog_split_test(test);
+    const char *phase = testvar_cut(test);
     struct vlog_record r = {.pid = l->pid,
                             .test = test[0] ? test : NULL,
                             .phase = phase,
@@ -279,7 +280,7 @@ static void on_leftover(void *ctx, const struct leftover *l)
     struct session *s = ctx;
     char test[sizeof l->test], shown[sizeof l->test], cmd[sizeof l->cmdline];
     snprintf(test, sizeof test, "%s", l->test);
-    vlog_split_test(test);
+    testvar_cut(test);
     vlog_printable(shown, sizeof shown, test[0] ? test : "(outside any test)");
     vlog_printable(cmd, sizeof cmd, l->cmdline); /* both are the process's own words */
     s->leftovers++;

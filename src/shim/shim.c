@@ -9,6 +9,7 @@
 #include "core/path.h"
 #include "core/policy.h"
 #include "core/shimconf.h"
+#include "core/testvar.h"
 #include "core/vlog.h"
 
 #include <dlfcn.h>
@@ -155,8 +156,9 @@ static void target_name(const struct path_res *res, int rc, const char *given, c
 
 /* ---- the record ------------------------------------------------------------ */
 
-/* The current test from the configured variable, read now (pytest sets it per phase):
- * "tests/t.py::test_x (call)" gives the id "tests/t.py::test_x" and the phase "call". */
+/* The current test from the configured variable, read now (pytest sets it per phase, the
+ * plugin while a module is imported): "tests/t.py::test_x (call)" gives the id
+ * "tests/t.py::test_x" and the phase "call", split as every record's (core/testvar). */
 static const char *current_test(char *test, size_t len, const char **phase)
 {
     const char *v = getenv(shim.conf.test_env);
@@ -164,7 +166,7 @@ static const char *current_test(char *test, size_t len, const char **phase)
     if (!v || !v[0])
         return NULL;
     snprintf(test, len, "%s", v);
-    *phase = vlog_split_test(test);
+    *phase = testvar_cut(test);
     return test;
 }
 

@@ -115,6 +115,37 @@ EOF
     assert_outside_unchanged
 }
 
+# collection_of_record: "test phase" of every record in the workspace's report.json.
+collection_of_record() {
+    $PY -c 'import json, sys
+for t in json.load(open(sys.argv[1]))["tests"]:
+    for w in t["writes"]:
+        print(t["test"], w["phase"])' tests/artifacts/_isolation_workspace_*/report.json
+}
+
+@test "a child's write while a module is imported: filed under that module's collection, by the plugin and under testfence run" {
+    # Issue 26: the test variable was split by two parsers, the shim's without the plugin's
+    # "(collect)", which filed the write under a test "tests/x.py (collect)" and failed
+    # nothing; and under testfence run nobody named the collection at all.
+    printf 'import subprocess\nsubprocess.run(["sh", "-c", "echo x > config.toml"])\n\ndef test_x():\n    pass\n' >tests/test_child_import.py
+    run $PY -m pytest tests/test_child_import.py
+    expect_status 2 # pytest's own: an error during collection
+    expect_output_has "ERROR collecting tests/test_child_import.py"
+    expect_output_has "TEST_SANDBOX_VIOLATION: tests/test_child_import.py attempted to write to $P/config.toml"
+    expect_output_has "  tests/test_child_import.py: 1 blocked write"
+    [ "$(collection_of_record)" = "tests/test_child_import.py collect" ]
+    assert_outside_unchanged
+    rm -rf tests/artifacts
+    # testfence run fences and reports; the plugin only names the module being collected.
+    run "$TESTFENCE" run -- $PY -m pytest tests/test_child_import.py
+    expect_status 120 # the tests passed, a write was blocked
+    expect_output_has "already fenced by \`testfence run\`"
+    expect_output_has "  tests/test_child_import.py: 1 blocked write"
+    [[ "$output" != *"(outside any test)"* ]]
+    [ "$(collection_of_record)" = "tests/test_child_import.py collect" ]
+    assert_outside_unchanged
+}
+
 @test "a blocked write outside any test: the run exits 120" {
     printf 'from pathlib import Path\ntry:\n    Path("manual_slop.toml").write_text("x")\nexcept OSError:\n    pass\n' >conftest.py
     fingerprint >"$BATS_TEST_TMPDIR/before"
