@@ -127,6 +127,18 @@ static void recorded_write_is_reported(const char *root)
     free(r);
 }
 
+/* The test variable split as the shim splits it, collection included. */
+static void test_variable_split(void)
+{
+    size_t n = 99;
+    CHECK_STR(tf_test_split("tests/t.py::test_x (call)", &n), "call");
+    CHECK(n == strlen("tests/t.py::test_x"));
+    CHECK_STR(tf_test_split("tests/t.py (collect)", &n), "collect");
+    CHECK(n == strlen("tests/t.py"));
+    CHECK(tf_test_split("tests/t.py::test_x", &n) == NULL && n == strlen("tests/t.py::test_x"));
+    CHECK(tf_test_split(NULL, &n) == NULL && n == 0);
+}
+
 /* Calls out of order fail with a message, never a crash. */
 static void out_of_order_calls_fail(void)
 {
@@ -152,5 +164,6 @@ int main(void)
     close_without_summary_says_so(root);
     recorded_write_is_reported(root);
     out_of_order_calls_fail();
+    test_variable_split();
     return check_done("test_api");
 }
