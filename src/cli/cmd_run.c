@@ -69,13 +69,6 @@ static const struct opts_command command = {
     .missing = "no command given; usage: testfence run [OPTIONS] -- COMMAND [ARG...]",
 };
 
-static enum session_backend backend_of(const struct opts *o)
-{
-    if (!strcmp(o->backend, "preload"))
-        return SESSION_PRELOAD;
-    return strcmp(o->backend, "none") ? SESSION_LANDLOCK : SESSION_NONE;
-}
-
 static void print_dry_run(const struct opts *o, const struct session *s, char **cmd)
 {
     printf("backend:   %s", o->backend);
@@ -100,47 +93,6 @@ static void print_dry_run(const struct opts *o, const struct session *s, char **
     for (char **a = cmd; *a; a++)
         printf(" %s", *a);
     printf("\n(dry run: nothing was created and nothing was run)\n");
-}
-
-/* The diagnostics shim: required by --backend preload, best effort behind Landlock
- * (the kernel fences without it), not used with --backend none. */
-static int find_shim(const struct opts *o, char *out, size_t len, tf_err *err)
-{
-    out[0] = '\0';
-    if (!strcmp(o->backend, "none") || shimconf_locate(out, len, err) == 0)
-        return 0;
-    if (!strcmp(o->backend, "preload"))
-        return -1;
-    fprintf(stderr, "testfence: warning: %s; blocked writes will not be reported\n", err->msg);
-    out[0] = '\0';
-    return 0;
-}
-
-/* Checks, workspace, shim configuration and ruleset; then say what is not fenced. */
-static int prepare(const struct opts *o, struct session *s, tf_err *err)
-{
-    if ((o->require_namespace || s->pl.cfg.require_namespace) && s->backend != SESSION_LANDLOCK)
-        return tf_errf(err,
-                       "--backend %s has no namespace layer, and this run requires it "
-                       "(require = [\"namespace\"] or --require namespace)",
-                       o->backend);
-    const char *test_env = o->test_env ? o->test_env : s->pl.cfg.test_env;
-    if (session_check(s, o->allow_hazards, "pass --allow-hazards to run anyway", true, stderr,
-                      err) < 0 ||
-        session_start(s, opts_retain(o, &s->pl.cfg), test_env, false, stderr, err) < 0)
-        return -1;
-    if (s->backend == SESSION_PRELOAD)
-        fprintf(stderr, "testfence: WARNING: --backend preload: %s\n", session_weak_label);
-    if (s->backend == SESSION_NONE)
-        fprintf(stderr, "testfence: WARNING: --backend none: NOTHING IS FENCED; the command "
-                        "can write anywhere you can\n");
-    /* Nested in another run, the outer guard holds the one listener slot; the
-     * outer policy then guards metadata (doctor says so; run stays quiet, as its
-     * stderr is the command's). */
-    if (s->backend == SESSION_LANDLOCK && !s->guard)
-        fprintf(stderr, "testfence: warning: seccomp user notification is unavailable; "
-                        "chmod/chown/utime/xattr outside the writable set are not blocked\n");
-    return 0;
 }
 
 /* --verify, after the run: report every change outside the writable set, and
@@ -181,16 +133,8 @@ static int launch(const struct opts *o, struct session *s, char **cmd, int *stat
      * testfence before it has swept the tree and written the report. */
     struct sigaction ignore = {.sa_handler = SIG_IGN}, was;
     sigaction(SIGPIPE, &ignore, &was);
-    struct spawn_opts so = {.argv = cmd,
-                            .sigpipe_ignored = was.sa_handler == SIG_IGN,
-                            .envp = env,
-                            .ruleset_fd = s->ruleset_fd,
-                            .guard = s->guard ? &pl->policy : NULL,
-                            .record_fd = s->ch.sock,
-                            .on_record = session_records,
-                            .keep_fds = o->keep_fds,
-                            .nkeep_fds = o->nkeep_fds};
-    int rc = session_launch(s, &so, o->require_namespace || pl->cfg.require_namespace, status, err);
+    struct spawn_opts so = {.argv = cmd, .sigpipe_ignored = was.sa_handler == SIG_IGN, .envp = env};
+    int rc = session_launch(s, &so, status, err);
     if (rc == 0 && o->verify)
         rc = verify_after(o, pl, &before, status, err);
     verify_free(&before);
@@ -198,83 +142,46 @@ static int launch(const struct opts *o, struct session *s, char **cmd, int *stat
     return rc;
 }
 
-/* The descriptors the command keeps: --keep-fd (each must be open), and make's jobserver
- * when MAKEFLAGS names one and it is open (make -jN running `testfence run -- $(MAKE)`). */
-static int keep_fds(struct opts *o, tf_err *err)
+/* The request the session is driven by, from the options. */
+static struct session_request request_of(const struct opts *o)
 {
-    for (size_t i = 0; i < o->nkeep_fds; i++)
-        if (fcntl(o->keep_fds[i], F_GETFD) < 0)
-            return tf_errf(err, "--keep-fd %d: not an open descriptor", o->keep_fds[i]);
-    struct jobserver js;
-    jobserver_parse(getenv("MAKEFLAGS"), &js);
-    for (int i = 0; js.kind == JOBSERVER_FDS && i < 2; i++) {
-        if (fcntl(js.fds[i], F_GETFD) < 0)
-            continue; /* not passed down: make says so itself, as without testfence */
-        int *nv = vec_grow(o->keep_fds, &o->keep_fds_cap, o->nkeep_fds, sizeof *nv);
-        if (!nv)
-            return tf_errf(err, "out of memory");
-        o->keep_fds = nv;
-        nv[o->nkeep_fds++] = js.fds[i];
-    }
-    return 0;
-}
-
-/* After the command: the private temp dir goes, unless --keep-tmp (a run refused before the
- * command started has nothing in it to keep). */
-static void finish_tmp(const struct opts *o, struct session *s)
-{
-    tf_err e = {{0}};
-    bool keep = o->keep_tmp && !s->refused;
-    if (plan_finish_tmp(&s->pl, keep, &e) < 0)
-        fprintf(stderr, "testfence: warning: %s\n", e.msg);
-    else if (keep)
-        fprintf(stderr, "testfence: kept the run's temp dir %s\n", s->pl.tmp.dir);
-}
-
-/* --report, --junit, --format github: the files' directories opened now, before the
- * command can plant anything, and checked against the writable set. */
-static int open_outputs(const struct opts *o, const struct session *s, struct report_outputs *outs,
-                        tf_err *err)
-{
-    outs->github = o->github;
-    if (o->report && outpath_open(&outs->json, o->report, &s->pl.policy, err) < 0)
-        return -1;
-    if (o->junit && outpath_open(&outs->junit, o->junit, &s->pl.policy, err) < 0)
-        return -1;
-    return 0;
+    return (struct session_request){
+        .plan = o->req,
+        .backend = (enum session_backend)session_backend_of(o->backend), /* checked by opts */
+        .test_env = o->test_env,
+        .retain = o->retain,
+        .require_namespace = o->require_namespace,
+        .allow_hazards = o->allow_hazards,
+        .hazard_override = "pass --allow-hazards to run anyway",
+        .allow_violations = o->allow_violations,
+        .keep_tmp = o->keep_tmp,
+        .keep_fds = o->keep_fds,
+        .nkeep_fds = o->nkeep_fds,
+        .report = o->report,
+        .junit = o->junit,
+        .github = o->github,
+        .warn = stderr,
+    };
 }
 
 static int run(struct opts *o, char **cmd, tf_err *err, int *status)
 {
-    char shim[PATH_MAX];
     struct session s;
-    struct report_outputs outs;
-    struct plan_request req = o->req;
-    report_outputs_init(&outs);
-    if (find_shim(o, shim, sizeof shim, err) < 0 || keep_fds(o, err) < 0)
-        return -1;
-    req.shim = shim[0] ? shim : NULL;
-    int rc = session_plan(&s, &req, backend_of(o), err);
-    if (rc == 0)
-        rc = open_outputs(o, &s, &outs, err);
+    struct session_request req = request_of(o);
+    int rc = session_plan(&s, &req, err);
     if (rc == 0 && o->dry_run) {
         print_dry_run(o, &s, cmd);
         *status = 0;
-    } else if (rc == 0) {
-        rc = prepare(o, &s, err);
-        if (rc == 0) {
-            rc = launch(o, &s, cmd, status, err);
-            if (rc == 0)
-                plan_print_outputs(stderr, &s.pl);
-            /* Also when the command could not start: its status (126, 127) is the report's. */
-            int finished = session_finish(&s, stderr, cmd, *status, o->allow_violations, &outs);
-            if (rc == 0)
-                *status = finished;
-        }
-        if (s.pl.tmp.fd >= 0)
-            finish_tmp(o, &s);
+    } else if (rc == 0 && (rc = session_check(&s, err)) == 0 &&
+               (rc = session_start(&s, err)) == 0) {
+        rc = launch(o, &s, cmd, status, err);
+        if (rc == 0)
+            plan_print_outputs(stderr, &s.pl);
+        /* Also when the command could not start: its status (126, 127) is the report's. */
+        int finished = session_finish(&s, stderr, cmd, *status);
+        if (rc == 0)
+            *status = finished;
     }
-    report_outputs_close(&outs);
     session_free(&s);
     return rc;
 }

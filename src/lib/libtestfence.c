@@ -35,8 +35,11 @@ struct tf_viol {
 struct tf_session {
     tf_err err;
     char *warnings; /* what the caller should show, one line each (NULL: none) */
-    bool loaded;    /* tf_load: ses is valid */
-    bool attached;  /* tf_attach: conf and d are valid */
+    FILE *warn;     /* the session's warnings as they are made (a memory stream, or NULL) */
+    char *wbuf;     /* its text so far, and how much of it is in warnings already */
+    size_t wlen, wseen;
+    bool loaded;   /* tf_load: ses is valid */
+    bool attached; /* tf_attach: conf and d are valid */
     struct session ses;
     struct shimconf conf;
     const struct policy *policy; /* ses.pl.policy or conf.policy */
@@ -85,19 +88,13 @@ static void add_warnings(tf_session *s, const char *text)
     s->warnings = w;
 }
 
-/* Run STEP with a stream for its warnings, which are kept for tf_warning. */
-static int with_warnings(tf_session *s, int (*step)(tf_session *, FILE *))
+/* Keep what the session warned of since the last look for tf_warning. */
+static void take_warnings(tf_session *s)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f)
-        return tf_errf(&s->err, "out of memory");
-    int rc = step(s, f);
-    fclose(f);
-    add_warnings(s, text ? text : "");
-    free(text);
-    return rc;
+    if (!s->warn || fflush(s->warn) != 0 || s->wlen <= s->wseen)
+        return;
+    add_warnings(s, s->wbuf + s->wseen);
+    s->wseen = s->wlen;
 }
 
 /* The directory libtestfence.so was loaded from: the shim is installed beside it. */
@@ -170,17 +167,28 @@ TF_PUBLIC int tf_load(tf_session *s, const char *root, const char *config, const
         list[i] = allow[i];
     for (size_t i = 0; i < s->noutputs; i++)
         list[nallow + i] = s->outputs[i];
-    struct plan_request req = {.root = root,
-                               .config = config,
-                               .allow = list,
-                               .nallow = nallow,
-                               .outputs = list + nallow,
-                               .noutputs = s->noutputs,
-                               .shim = s->shim[0] ? s->shim : NULL,
-                               .in_process = true};
+    /* The caller decides its status (the plugin: 120 when the tests passed but writes were
+     * blocked), and empties its temp dir itself: it is fenced, and cannot remove it. */
+    struct session_request req = {.plan = {.root = root,
+                                           .config = config,
+                                           .allow = list,
+                                           .nallow = nallow,
+                                           .outputs = list + nallow,
+                                           .noutputs = s->noutputs,
+                                           .shim = s->shim[0] ? s->shim : NULL},
+                                  .backend = SESSION_LANDLOCK,
+                                  .in_process = true,
+                                  .allow_violations = true,
+                                  .warn = s->warn};
+    if (!s->warn && !(s->warn = open_memstream(&s->wbuf, &s->wlen))) {
+        free(list);
+        return tf_errf(&s->err, "out of memory");
+    }
+    req.warn = s->warn;
     s->loaded = true; /* session_free is safe on a partly built plan */
-    int rc = session_plan(&s->ses, &req, SESSION_LANDLOCK, &s->err);
+    int rc = session_plan(&s->ses, &req, &s->err);
     free(list);
+    take_warnings(s);
     if (rc < 0)
         return -1;
     snprintf(s->run_id, sizeof s->run_id, "%s", s->ses.pl.ws.run_id);
@@ -190,16 +198,13 @@ TF_PUBLIC int tf_load(tf_session *s, const char *root, const char *config, const
     return final_env(s);
 }
 
-static int check(tf_session *s, FILE *warn)
-{
-    return session_check(&s->ses, false, NULL, false, warn, &s->err);
-}
-
 TF_PUBLIC int tf_check(tf_session *s)
 {
     if (!s->loaded)
         return tf_errf(&s->err, "tf_check before tf_load");
-    return with_warnings(s, check);
+    int rc = session_check(&s->ses, &s->err);
+    take_warnings(s);
+    return rc;
 }
 
 TF_PUBLIC int tf_fenced(tf_session *s)
@@ -209,19 +214,15 @@ TF_PUBLIC int tf_fenced(tf_session *s)
     return fence_in_force(&s->ses.pl.policy, &s->err);
 }
 
-static int prepare(tf_session *s, FILE *warn)
-{
-    /* No seccomp guard in-process (it needs a supervisor outside the fence): the shim
-     * refuses metadata changes in children itself. */
-    return session_start(&s->ses, s->ses.pl.cfg.retain, s->ses.pl.cfg.test_env, true, warn,
-                         &s->err);
-}
-
 TF_PUBLIC int tf_prepare(tf_session *s)
 {
     if (!s->loaded)
         return tf_errf(&s->err, "tf_prepare before tf_load");
-    return with_warnings(s, prepare);
+    /* No seccomp guard in-process (it needs a supervisor outside the fence): the shim
+     * refuses metadata changes in children itself. */
+    int rc = session_start(&s->ses, &s->err);
+    take_warnings(s);
+    return rc;
 }
 
 /* Landlock restricts the calling thread only: a thread started before would escape. */
@@ -585,7 +586,8 @@ TF_PUBLIC char *tf_summary(tf_session *s, int status)
         return NULL;
     }
     if (s->loaded) { /* the caller decides its status: the report says what it is given */
-        session_finish(&s->ses, f, NULL, status, true, NULL);
+        session_finish(&s->ses, f, NULL, status);
+        take_warnings(s);
     } else { /* joined a run another process owns: its report, written with these records */
         struct report_run run = {.run_id = s->run_id,
                                  .root = tf_root(s),
@@ -620,6 +622,9 @@ TF_PUBLIC void tf_close(tf_session *s)
     viols_clear(s);
     free(s->v);
     free(s->warnings);
+    if (s->warn)
+        fclose(s->warn);
+    free(s->wbuf);
     diag_close(&s->d);
     for (size_t i = 0; i < s->noutputs; i++)
         free(s->outputs[i]);

@@ -1,8 +1,10 @@
 #include "session.h"
 
+#include "base/vec.h"
 #include "core/colour.h"
 #include "core/exitcode.h"
 #include "core/hazard.h"
+#include "core/jobserver.h"
 #include "core/path.h"
 #include "core/report_ci.h"
 #include "core/shimconf.h"
@@ -37,24 +39,105 @@ static pid_t run_number(void)
     return (pid_t)(r % 10000000);
 }
 
-int session_plan(struct session *s, const struct plan_request *req, enum session_backend b,
-                 tf_err *err)
+static const char *const backend_names[] = {"landlock", "preload", "none"};
+
+int session_backend_of(const char *name)
+{
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(name, backend_names[i]))
+            return i;
+    return -1;
+}
+
+/* The diagnostics shim of a command: required by the preload backend, best effort behind
+ * Landlock (the kernel fences without it), not used unfenced. A process that fences itself
+ * found its own (beside libtestfence.so). */
+static int find_shim(struct session *s, tf_err *err)
+{
+    tf_err why = {{0}};
+    if (s->req.in_process) {
+        snprintf(s->shim, sizeof s->shim, "%s", s->req.plan.shim ? s->req.plan.shim : "");
+        return 0;
+    }
+    if (s->backend == SESSION_NONE || shimconf_locate(s->shim, sizeof s->shim, &why) == 0)
+        return 0;
+    s->shim[0] = '\0';
+    if (s->backend == SESSION_PRELOAD)
+        return tf_errf(err, "%s", why.msg);
+    fprintf(s->warn, "testfence: warning: %s; blocked writes will not be reported\n", why.msg);
+    return 0;
+}
+
+static int keep_fd(struct session *s, int fd, tf_err *err)
+{
+    int *nv = vec_grow(s->keep_fds, &s->keep_cap, s->nkeep_fds, sizeof *nv);
+    if (!nv)
+        return tf_errf(err, "out of memory");
+    s->keep_fds = nv;
+    nv[s->nkeep_fds++] = fd;
+    return 0;
+}
+
+/* The descriptors the command keeps: the request's (each must be open), and make's
+ * jobserver when MAKEFLAGS names one and it is open (make -jN running `testfence run --
+ * $(MAKE)`). */
+static int keep_fds(struct session *s, tf_err *err)
+{
+    for (size_t i = 0; i < s->req.nkeep_fds; i++)
+        if (fcntl(s->req.keep_fds[i], F_GETFD) < 0)
+            return tf_errf(err, "--keep-fd %d: not an open descriptor", s->req.keep_fds[i]);
+        else if (keep_fd(s, s->req.keep_fds[i], err) < 0)
+            return -1;
+    struct jobserver js;
+    jobserver_parse(getenv("MAKEFLAGS"), &js);
+    for (int i = 0; js.kind == JOBSERVER_FDS && i < 2; i++)
+        if (fcntl(js.fds[i], F_GETFD) >= 0 && keep_fd(s, js.fds[i], err) < 0)
+            return -1; /* not passed down: make says so itself, as without testfence */
+    return 0;
+}
+
+/* --report, --junit, --format github: the files' directories opened now, before the
+ * command can plant anything, and checked against the writable set. */
+static int open_outputs(struct session *s, tf_err *err)
+{
+    s->outs.github = s->req.github;
+    if (s->req.report && outpath_open(&s->outs.json, s->req.report, &s->pl.policy, err) < 0)
+        return -1;
+    if (s->req.junit && outpath_open(&s->outs.junit, s->req.junit, &s->pl.policy, err) < 0)
+        return -1;
+    return 0;
+}
+
+int session_plan(struct session *s, const struct session_request *req, tf_err *err)
 {
     char run_id[32];
     memset(s, 0, sizeof *s);
+    s->req = *req;
+    s->warn = req->warn;
     s->d.wsfd = s->d.logdir = -1;
     s->ruleset_fd = -1;
     channel_init(&s->ch);
-    s->backend = b;
+    report_outputs_init(&s->outs);
+    s->backend = req->backend;
+    s->pl.tmp.fd = s->pl.tmp.userfd = -1; /* plan_free is safe on a plan never built */
+    if (find_shim(s, err) < 0 || keep_fds(s, err) < 0)
+        return -1;
+    struct plan_request pr = req->plan;
+    pr.shim = s->shim[0] ? s->shim : NULL;
+    pr.in_process = req->in_process;
     ws_run_id(run_id, sizeof run_id, time(NULL), run_number());
     fence_probe(&s->caps);
-    return plan_build(&s->pl, req, run_id, environ, err);
+    if (plan_build(&s->pl, &pr, run_id, environ, err) < 0)
+        return -1;
+    return open_outputs(s, err);
 }
 
 /* Something already in the writable set that would let a write escape it. */
-static int check_hazards(struct session *s, bool allow, const char *override, FILE *warn,
-                         tf_err *err)
+static int check_hazards(struct session *s, tf_err *err)
 {
+    bool allow = s->req.allow_hazards;
+    const char *override = s->req.hazard_override;
+    FILE *warn = s->warn;
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
@@ -77,18 +160,26 @@ static int check_hazards(struct session *s, bool allow, const char *override, FI
     return n < 0 || (n > 0 && !allow) ? -1 : 0;
 }
 
-int session_check(struct session *s, bool allow_hazards, const char *override, bool beside,
-                  FILE *warn, tf_err *err)
+/* Does this run require the namespace layer (the request, or the config)? */
+static bool requires_ns(const struct session *s)
 {
+    return s->req.require_namespace || s->pl.cfg.require_namespace;
+}
+
+int session_check(struct session *s, tf_err *err)
+{
+    if (requires_ns(s) && s->backend != SESSION_LANDLOCK)
+        return tf_errf(err,
+                       "--backend %s has no namespace layer, and this run requires it "
+                       "(require = [\"namespace\"] or --require namespace)",
+                       backend_names[s->backend]);
     if (s->backend == SESSION_LANDLOCK && fence_require_complete(&s->caps, err) < 0)
         return -1;
-    if (beside && plan_places_exist(&s->pl)) {
+    if (!s->req.in_process && plan_places_exist(&s->pl)) {
         s->scan_pending = true;
-        s->scan_allow = allow_hazards;
-        s->scan_override = override;
         return 0;
     }
-    return check_hazards(s, allow_hazards, override, warn, err);
+    return check_hazards(s, err);
 }
 
 /* Old runs beyond s->retain go; what a test left behind that resists removal is said on
@@ -171,13 +262,28 @@ static int start_diag(struct session *s, tf_err *err)
     return diag_prepare(&s->d, &s->pl, &sh, err);
 }
 
-int session_start(struct session *s, unsigned retain, const char *test_env, bool in_process,
-                  FILE *warn, tf_err *err)
+/* What is not fenced, said before the command runs (its stderr is the user's). */
+static void say_unfenced(const struct session *s)
 {
-    bool fenced = s->backend == SESSION_LANDLOCK;
-    s->test_env = test_env;
-    s->warn = warn;
-    s->retain = retain;
+    if (s->backend == SESSION_PRELOAD)
+        fprintf(s->warn, "testfence: WARNING: --backend preload: %s\n", session_weak_label);
+    if (s->backend == SESSION_NONE)
+        fprintf(s->warn, "testfence: WARNING: --backend none: NOTHING IS FENCED; the command "
+                         "can write anywhere you can\n");
+    /* Nested in another run, the outer guard holds the one listener slot; the outer policy
+     * then guards metadata (doctor says so; run stays quiet, as its stderr is the
+     * command's). */
+    if (s->backend == SESSION_LANDLOCK && !s->guard)
+        fprintf(s->warn, "testfence: warning: seccomp user notification is unavailable; "
+                         "chmod/chown/utime/xattr outside the writable set are not blocked\n");
+}
+
+int session_start(struct session *s, tf_err *err)
+{
+    bool fenced = s->backend == SESSION_LANDLOCK, in_process = s->req.in_process;
+    FILE *warn = s->warn;
+    s->test_env = s->req.test_env ? s->req.test_env : s->pl.cfg.test_env;
+    s->retain = s->req.retain ? s->req.retain : s->pl.cfg.retain;
     s->in_process = in_process;
     if (plan_create_places(&s->pl, time(NULL), err) < 0)
         return -1;
@@ -196,7 +302,10 @@ int session_start(struct session *s, unsigned retain, const char *test_env, bool
             return -1;
         s->ns_on = true;
     }
-    return in_process ? session_ready(s, err) : 0;
+    if (in_process)
+        return session_ready(s, err);
+    say_unfenced(s);
+    return 0;
 }
 
 int session_ready(void *session, tf_err *err)
@@ -208,7 +317,7 @@ int session_ready(void *session, tf_err *err)
     /* Before the workspace: a refused run leaves nothing in the project. */
     if (s->scan_pending) {
         s->scan_pending = false;
-        if (check_hazards(s, s->scan_allow, s->scan_override, s->warn, err) < 0) {
+        if (check_hazards(s, err) < 0) {
             s->refused = true;
             return -1;
         }
@@ -376,9 +485,14 @@ static bool reaches_outside(const struct session *s, const struct spawn_opts *so
     return false;
 }
 
-int session_launch(struct session *s, struct spawn_opts *so, bool require_ns, int *status,
-                   tf_err *err)
+int session_launch(struct session *s, struct spawn_opts *so, int *status, tf_err *err)
 {
+    so->ruleset_fd = s->ruleset_fd;
+    so->guard = s->guard ? &s->pl.policy : NULL;
+    so->record_fd = s->ch.sock;
+    so->on_record = session_records;
+    so->keep_fds = s->keep_fds;
+    so->nkeep_fds = s->nkeep_fds;
     so->refuse_uring = s->backend == SESSION_LANDLOCK && reaches_outside(s, so);
     bool contained = s->backend != SESSION_NONE;
     so->ns = s->ns_on ? &s->ns : NULL;
@@ -394,7 +508,7 @@ int session_launch(struct session *s, struct spawn_opts *so, bool require_ns, in
         return rc;
     s->ns_on = false;
     snprintf(s->ns_why, sizeof s->ns_why, "%s", err->msg);
-    if (require_ns)
+    if (requires_ns(s))
         return tf_errf(err,
                        "refusing to run: %s, and this run requires it (require = [\"namespace\"] "
                        "or --require namespace); %s",
@@ -408,8 +522,6 @@ int session_launch(struct session *s, struct spawn_opts *so, bool require_ns, in
     so->refuse_uring = s->backend == SESSION_LANDLOCK && reaches_outside(s, so); /* no view */
     return spawn_run(so, status, err);
 }
-
-static const char *const backend_names[] = {"landlock", "preload", "none"};
 
 /* Every run that ends leaves report.json, so the next one can tell a killed run from one
  * that finished: this one, when no violation log made one (nothing to report from), and
@@ -497,9 +609,34 @@ static int left_hazards(struct session *s, FILE *out)
     return more > 0 ? more : 0;
 }
 
-int session_finish(struct session *s, FILE *out, char *const *argv, int command_status,
-                   bool allow_violations, const struct report_outputs *outs)
+/* After the command: the private temp dir goes, unless the request keeps it (a run refused
+ * before the command started has nothing in it to keep). A process that fenced itself
+ * cannot remove it: it empties it at exit (the plugin), the next run prunes it. */
+static void finish_tmp(struct session *s)
 {
+    tf_err e = {{0}};
+    bool keep = s->req.keep_tmp && !s->refused;
+    if (s->tmp_done || s->req.in_process || s->pl.tmp.fd < 0)
+        return;
+    s->tmp_done = true;
+    if (plan_finish_tmp(&s->pl, keep, &e) < 0)
+        fprintf(s->warn, "testfence: warning: %s\n", e.msg);
+    else if (keep)
+        fprintf(s->warn, "testfence: kept the run's temp dir %s\n", s->pl.tmp.dir);
+}
+
+static int finish(struct session *s, FILE *out, char *const *argv, int command_status);
+
+int session_finish(struct session *s, FILE *out, char *const *argv, int command_status)
+{
+    int status = finish(s, out, argv, command_status);
+    finish_tmp(s);
+    return status;
+}
+
+static int finish(struct session *s, FILE *out, char *const *argv, int command_status)
+{
+    bool allow_violations = s->req.allow_violations;
     if (s->refused)
         return command_status; /* said already; nothing ran, no workspace */
     /* What the command left for the next run fails this one, as a tampered record does
@@ -529,7 +666,7 @@ int session_finish(struct session *s, FILE *out, char *const *argv, int command_
                              .command_status = command_status,
                              .status = command_status,
                              .colour = colour_wanted(fileno(out)),
-                             .outs = outs};
+                             .outs = &s->outs};
     if (!s->d.on) { /* no log: leftovers, said as they were killed, fail the run here */
         report_plain(s, &run, out);
         bool fails = planted || (s->leftovers && !allow_violations);
@@ -554,6 +691,10 @@ void session_free(struct session *s)
                                  .status = TF_EXIT_OWN_ERROR};
         report_plain(s, &run, NULL);
     }
+    finish_tmp(s);
+    report_outputs_close(&s->outs);
+    free(s->keep_fds);
+    s->keep_fds = NULL;
     if (s->ruleset_fd >= 0)
         close(s->ruleset_fd);
     s->ruleset_fd = -1;

@@ -8,6 +8,7 @@
 #include "core/hazard.h"
 #include "base/err.h"
 #include "core/plan.h"
+#include "core/report_ci.h"
 #include "fence.h"
 #include "mountns.h"
 #include "spawn.h"
@@ -23,20 +24,52 @@ enum session_backend {
     SESSION_NONE,     /* unfenced */
 };
 
+/* The backend named NAME ("landlock", "preload", "none"), or -1. */
+int session_backend_of(const char *name);
+
+/* What a run is asked to be: the one input of its lifecycle. `testfence run` fills it from
+ * its options, libtestfence from its calls. Pointers are borrowed for the session's life. */
+struct session_request {
+    struct plan_request plan;     /* root, config, --allow, --output; plan.shim: see below */
+    enum session_backend backend; /* how to fence */
+    bool in_process;              /* the caller fences itself (libtestfence): plan.shim is the
+                                     shim it found; else session_plan finds it */
+    unsigned retain;              /* run workspaces to keep; 0: the config's */
+    const char *test_env;         /* the variable naming the current test; NULL: the config's */
+    bool require_namespace;       /* refuse rather than run without the namespace layer (or
+                                     the config's require = ["namespace"]) */
+    bool allow_hazards;           /* run despite hazards in the writable set, warning */
+    const char *hazard_override;  /* how the user chooses that ("pass --allow-hazards to run
+                                     anyway"), for the refusal; NULL: say nothing */
+    bool allow_violations;        /* keep the command's status though writes were blocked */
+    bool keep_tmp;                /* leave the private temp dir in place at the end */
+    const int *keep_fds;          /* descriptors the command inherits besides 0-2 */
+    size_t nkeep_fds;
+    const char *report, *junit; /* --report FILE, --junit FILE, or NULL */
+    bool github;                /* --format github: annotations too */
+    FILE *warn;                 /* where the run's own warnings go */
+};
+
 struct session {
+    struct session_request req;
+    char shim[PATH_MAX]; /* the shim session_plan found ("" none) */
+    int *keep_fds;       /* req's and make's jobserver's, checked open */
+    size_t nkeep_fds, keep_cap;
+    struct report_outputs outs; /* req's report files, opened when the run is planned */
+    bool tmp_done;              /* the private temp dir was removed (or kept, as asked) */
     struct plan pl;
     struct fence_caps caps;
     struct diag d;
-    struct channel ch; /* run's record channel (not in process) */
-    bool reported;     /* report.json was written: the run finished */
-    enum session_backend backend;
-    bool guard;     /* a seccomp guard watches the command's metadata calls */
-    int ruleset_fd; /* the Landlock ruleset (-1: none yet, or not fenced) */
+    struct channel ch;            /* run's record channel (not in process) */
+    bool reported;                /* report.json was written: the run finished */
+    enum session_backend backend; /* req.backend */
+    bool guard;                   /* a seccomp guard watches the command's metadata calls */
+    int ruleset_fd;               /* the Landlock ruleset (-1: none yet, or not fenced) */
     struct mountns ns;
     bool ns_on;           /* the command runs in the namespace layer (read-only mounts) */
     char ns_why[1024];    /* why it does not, when it was tried and failed ("" otherwise) */
-    const char *test_env; /* the variable naming the current test (borrowed) */
-    FILE *warn;           /* where the run's own warnings go (borrowed) */
+    const char *test_env; /* the variable naming the current test (req's or the config's) */
+    FILE *warn;           /* req.warn */
     size_t leftovers;     /* processes still running when the command exited, killed */
     int fence_off;        /* what would switch a fence off, in the writable set before the run */
     struct hazard_known known; /* module-named entries there before the run (hazard.h) */
@@ -50,9 +83,7 @@ struct session {
     pid_t unreaped;          /* the namespace's init, exiting while the report is written */
     bool in_process;         /* the caller fences itself (session_start's IN_PROCESS) */
     int channel;             /* open_channel's answer: 1 a channel, 0 the workspace, -1 none */
-    /* The scan for hazards, left to session_ready (session_check's BESIDE), and how. */
-    bool scan_pending, scan_allow;
-    const char *scan_override;
+    bool scan_pending;       /* the scan for hazards is left to session_ready (session_check) */
     bool refused; /* session_ready's scan refused the run: nothing ran, nothing to report */
     /* session_left_hazards' answer, once it has looked (it moves what it finds away, so a
      * second look would find less): how many more hazards than before the run. */
@@ -67,41 +98,40 @@ struct session {
 /* What a run prints when it is not fenced by the kernel; run and doctor say it alike. */
 extern const char session_weak_label[];
 
-/* Plan a new run (root, config, writable set, workspace paths, environment) and probe
- * the kernel. Nothing is created. session_free is safe after a failure. */
-int session_plan(struct session *s, const struct plan_request *req, enum session_backend b,
-                 tf_err *err);
+/* Plan the run REQ asks for (root, config, writable set, workspace paths, environment; the
+ * shim found, the descriptors the command keeps checked, the report files' directories
+ * opened before anything can plant a link) and probe the kernel. Nothing is created in the
+ * project. session_free is safe after a failure. */
+int session_plan(struct session *s, const struct session_request *req, tf_err *err);
 
-/* Refuse what cannot run safely: with the landlock backend, a kernel that cannot
- * enforce every write class; hazards already in the writable set. With ALLOW_HAZARDS
- * these are printed to WARN and the run goes on; OVERRIDE ("pass --allow-hazards to run
- * anyway"), when not NULL, tells the user how to choose that. BESIDE: where session_start
- * would create nothing in the project, the scan for hazards is left to session_ready, beside
- * the command's set-up (the command then never starts if it refuses; nothing was written). */
-int session_check(struct session *s, bool allow_hazards, const char *override, bool beside,
-                  FILE *warn, tf_err *err);
+/* Refuse what cannot run safely: a run that requires the namespace layer with a backend
+ * without one; with the landlock backend, a kernel that cannot enforce every write class;
+ * hazards already in the writable set (with req.allow_hazards said on req.warn instead).
+ * For a command (not in process), where session_start would create nothing in the project,
+ * the scan for hazards is left to session_ready, beside the command's set-up (the command
+ * then never starts if it refuses; nothing was written). */
+int session_check(struct session *s, tf_err *err);
 
 /* Create what the fence is built on (the temp dir, declared outputs), open the channel the
- * records come through, build the Landlock ruleset and plan the namespace layer; the rest
- * (session_ready) is left to run beside the command's set-up. Old runs beyond RETAIN are
- * pruned later (what cannot be pruned is a warning on WARN); TEST_ENV names the current
- * test. IN_PROCESS: the caller fences itself and records its own blocked writes, and is
+ * records come through, build the Landlock ruleset and plan the namespace layer, and say on
+ * req.warn what is not fenced; the rest (session_ready) is left to run beside the command's
+ * set-up. Old runs beyond the retention count are pruned later (what cannot be pruned is a
+ * warning). In process the caller fences itself and records its own blocked writes, and is
  * ready on return; no seccomp guard can watch it there, so the shim refuses metadata
  * changes in its children itself. */
-int session_start(struct session *s, unsigned retain, const char *test_env, bool in_process,
-                  FILE *warn, tf_err *err);
+int session_start(struct session *s, tf_err *err);
 
 /* The rest, which the command needs before it runs but its set-up does not: create the
  * workspace, say whether the last run was cut short, open the violation log and hand the
  * shim its configuration. Once (later calls return 0); spawn's before_exec. */
 int session_ready(void *session, tf_err *err);
 
-/* Run the command (SO says what and how; the session adds the fence's parts) and wait for
- * it and for every process it leaves, which is reported and killed. When the namespace layer
- * cannot be set up the command runs with the guard alone, said on the session's WARN, or
- * with REQUIRE_NS is refused (-1, 125). Returns spawn_run's answer. */
-int session_launch(struct session *s, struct spawn_opts *so, bool require_ns, int *status,
-                   tf_err *err);
+/* Run the command (SO says what and how: argv, environment; the session adds the fence's
+ * parts and the descriptors kept) and wait for it and for every process it leaves, which is
+ * reported and killed. When the namespace layer cannot be set up the command runs with the
+ * guard alone, said on req.warn, or, when the run requires the layer, is refused (-1, 125).
+ * Returns spawn_run's answer. */
+int session_launch(struct session *s, struct spawn_opts *so, int *status, tf_err *err);
 
 /* The metadata layer in force, for doctor, --dry-run and the report: "namespace", "guard"
  * or "none". */
@@ -119,15 +149,17 @@ void session_records(void *s);
  * say nothing. */
 int session_left_hazards(struct session *s, FILE *out);
 
-/* After the command: the summary to OUT (coloured on a terminal), report.json, the
- * outputs OUTS asks for (NULL: none), and the status to exit with (see diag_finish); a
- * violation log the command deleted or rewrote fails the run (120 when the command exited
- * 0). ARGV is the command, NULL when the caller is the command (it may finish again, with
- * records that came late: report.json is written anew). The run is reported: session_free
- * leaves report.json as it is. */
-int session_finish(struct session *s, FILE *out, char *const *argv, int command_status,
-                   bool allow_violations, const struct report_outputs *outs);
+/* After the command: the summary to OUT (coloured on a terminal), report.json, the report
+ * files req asks for, and the status to exit with (see diag_finish; req.allow_violations
+ * keeps COMMAND_STATUS); a violation log the command deleted or rewrote fails the run (120
+ * when the command exited 0). The private temp dir goes (or is kept, as asked). ARGV is the
+ * command, NULL when the caller is the command (it may finish again, with records that came
+ * late: report.json is written anew; its temp dir is its own to empty). The run is
+ * reported: session_free leaves report.json as it is. */
+int session_finish(struct session *s, FILE *out, char *const *argv, int command_status);
 
+/* The end of every session, finished or not: a run that stopped on an error of ours after
+ * its workspace was made says so in report.json; the temp dir goes; everything is let go. */
 void session_free(struct session *s);
 
 #endif
