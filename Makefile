@@ -1,5 +1,5 @@
 # A thin front for people who type make; CMake does the building. From a clean clone,
-# `make` fetches the pinned grammar itself (scripts/fetch-grammar.sh, at configure time).
+# `make` needs no script run first and fetches nothing (the audit has its own parser).
 #   make && make install [PREFIX=/usr/local] [DESTDIR=...]    make uninstall
 #   make check (the full suite, as CI)   make demo   make wheel   make deb
 PREFIX ?= /usr/local

@@ -15,7 +15,7 @@ out=build-fuzz
 mkdir -p "$out/corpus-$target" "$out/artifacts-$target"
 clang -std=c17 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer \
     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-    -Isrc src/base/err.c "src/$target/$target.c" "fuzz/${target}_fuzz.c" -o "$out/${target}_fuzz"
+    -Isrc src/base/err.c src/base/text.c "src/$target/$target.c" "fuzz/${target}_fuzz.c" -o "$out/${target}_fuzz"
 
 limit=()
 [ "$secs" -gt 0 ] && limit=(-max_total_time="$secs")

@@ -1,15 +1,14 @@
 #!/usr/bin/env bash
-# Build the Debian package (dpkg-buildpackage -b -us -uc) from a copy of this tree, with
-# the verified grammar in it so the build needs no network, and put the .deb, .changes
-# and .buildinfo in OUTDIR. A copy, because dpkg-buildpackage writes into the parent of
-# the tree it builds and into debian/ inside it.
+# Build the Debian package (dpkg-buildpackage -b -us -uc) from a copy of this tree and
+# put the .deb, .changes and .buildinfo in OUTDIR. A copy, because dpkg-buildpackage
+# writes into the parent of the tree it builds and into debian/ inside it. Nothing is
+# fetched: the package builds no benchmark, so it needs no tree-sitter grammar.
 # usage: scripts/build-deb.sh [OUTDIR]   (default: dist)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p "${1:-dist}"
 out=$(cd "${1:-dist}" && pwd)
 
-scripts/fetch-grammar.sh
 work=$(mktemp -d "$out/.deb-build.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 src=$work/testfence
@@ -20,9 +19,9 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
         [ -e "$f" ] && printf '%s\0' "$f"
     done | xargs -0 cp --parents -P -t "$src"
 else
-    tar -c --exclude='./build*' --exclude=./dist --exclude='*/tests/artifacts' . | tar -x -C "$src"
+    tar -c --exclude='./build*' --exclude=./dist --exclude=./third_party --exclude='*/tests/artifacts' . |
+        tar -x -C "$src"
 fi
-cp -a third_party "$src/"
 
 echo "build-deb.sh: dpkg-buildpackage -b -us -uc in $src" >&2
 (cd "$src" && dpkg-buildpackage -b -us -uc) >"$work/build.log" 2>&1 || {

@@ -24,7 +24,7 @@ if [ "${1:-}" != --force ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$name@$v
     exit 0
 fi
 
-command -v npm >/dev/null || { echo "fetch-grammar.sh: npm not found (scripts/deps.sh build installs it)" >&2; exit 1; }
+command -v npm >/dev/null || { echo "fetch-grammar.sh: npm not found (scripts/deps.sh bench installs it)" >&2; exit 1; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/tf-grammar.XXXXXX")
 trap 'rm -rf "$work"' EXIT

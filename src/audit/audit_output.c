@@ -1,5 +1,7 @@
 #include "audit_output.h"
 
+#include "base/text.h"
+
 #include <string.h>
 
 bool tf_audit_format_parse(const char *name, tf_audit_format *fmt)
@@ -211,25 +213,6 @@ static void print_sarif(FILE *out, const tf_audit_report *rep)
     fputs(rep->res->n_findings ? "\n      ]\n    }\n  ]\n}\n" : "]\n    }\n  ]\n}\n", out);
 }
 
-/* Workflow commands: data escapes %, CR, LF; properties also ':' and ','. */
-static void gh_escape(FILE *out, const char *s, bool property)
-{
-    for (; *s; s++) {
-        if (*s == '%')
-            fputs("%25", out);
-        else if (*s == '\r')
-            fputs("%0D", out);
-        else if (*s == '\n')
-            fputs("%0A", out);
-        else if (property && *s == ':')
-            fputs("%3A", out);
-        else if (property && *s == ',')
-            fputs("%2C", out);
-        else
-            fputc(*s, out);
-    }
-}
-
 static void print_github(FILE *out, const tf_audit_report *rep)
 {
     for (size_t i = 0; i < rep->res->n_findings; i++) {
@@ -240,10 +223,10 @@ static void print_github(FILE *out, const tf_audit_report *rep)
                 f->severity == TF_SEV_ERROR     ? "error"
                 : f->severity == TF_SEV_WARNING ? "warning"
                                                 : "notice");
-        gh_escape(out, f->rel ? f->rel : f->path, true);
+        tf_gh_escape(out, f->rel ? f->rel : f->path, true);
         fprintf(out, ",line=%d,col=%d,title=testfence %s::", f->line, f->col,
                 tf_rule_get(f->rule)->code);
-        gh_escape(out, f->message, false);
+        tf_gh_escape(out, f->message, false);
         fputc('\n', out);
     }
 }

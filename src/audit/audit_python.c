@@ -1,5 +1,6 @@
 #include "audit_python.h"
 
+#include "base/text.h"
 #include "base/vec.h"
 #include "py_parse.h"
 #include "py_source.h"
@@ -318,44 +319,19 @@ static void str_put(py_str *s, const char *p, size_t n)
     s->text[s->len] = '\0';
 }
 
+/* CP as UTF-8 (surrogates too, as Python keeps them); nothing beyond U+10FFFF. */
 static void str_utf8(py_str *s, unsigned long cp)
 {
     char b[4];
-    size_t n = 0;
-    if (cp < 0x80) {
-        b[n++] = (char)cp;
-    } else if (cp < 0x800) {
-        b[n++] = (char)(0xC0 | cp >> 6);
-        b[n++] = (char)(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        b[n++] = (char)(0xE0 | cp >> 12);
-        b[n++] = (char)(0x80 | (cp >> 6 & 0x3F));
-        b[n++] = (char)(0x80 | (cp & 0x3F));
-    } else if (cp < 0x110000) {
-        b[n++] = (char)(0xF0 | cp >> 18);
-        b[n++] = (char)(0x80 | (cp >> 12 & 0x3F));
-        b[n++] = (char)(0x80 | (cp >> 6 & 0x3F));
-        b[n++] = (char)(0x80 | (cp & 0x3F));
-    }
-    str_put(s, b, n);
+    str_put(s, b, tf_utf8_put(b, cp));
 }
 
 /* \xHH, \uXXXX, \UXXXXXXXX at P: the digits consumed, 0 when malformed. */
 static size_t str_hex_escape(py_str *s, const char *p, size_t n, size_t digits)
 {
-    unsigned long cp = 0;
-    if (n < digits)
+    unsigned long cp;
+    if (tf_hex_read(p, n, digits, &cp) < 0)
         return 0;
-    for (size_t i = 0; i < digits; i++) {
-        char c = p[i];
-        int v = c >= '0' && c <= '9'   ? c - '0'
-                : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                       : -1;
-        if (v < 0)
-            return 0;
-        cp = cp << 4 | (unsigned long)v;
-    }
     str_utf8(s, cp);
     return digits;
 }

@@ -3,6 +3,7 @@
 #include "colour.h"
 #include "hint.h"
 #include "outpath.h"
+#include "base/text.h"
 #include "base/vec.h"
 
 #include <errno.h>
@@ -361,7 +362,7 @@ static void json_str(FILE *f, const char *s)
         fputs("null", f);
         return;
     }
-    vlog_escape(buf, cap, s, &cut);
+    tf_json_escape(buf, cap, s, &cut);
     fputs(buf, f);
     free(buf);
 }

@@ -1,6 +1,7 @@
 #include "report_ci.h"
 
 #include "hint.h"
+#include "base/text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -123,25 +124,6 @@ static void fill_junit(FILE *f, const void *p)
 
 /* ---- GitHub annotations ------------------------------------------------------ */
 
-/* A workflow command's data: %, CR and LF escaped; in a property also : and ,. */
-static void gh_escape(FILE *f, const char *s, bool property)
-{
-    for (; *s; s++) {
-        if (*s == '%')
-            fputs("%25", f);
-        else if (*s == '\r')
-            fputs("%0D", f);
-        else if (*s == '\n')
-            fputs("%0A", f);
-        else if (property && *s == ':')
-            fputs("%3A", f);
-        else if (property && *s == ',')
-            fputs("%2C", f);
-        else
-            fputc(*s, f);
-    }
-}
-
 /* The file of a pytest id ("tests/t.py::test_x"), relative to the repository GitHub
  * checked out (GITHUB_WORKSPACE) when the project root lies inside it. */
 static bool gh_file(char *out, size_t len, const char *test, const char *root)
@@ -172,17 +154,17 @@ static void github(FILE *out, const struct report *r, const struct report_run *r
         fputs("::error ", out);
         if (gh_file(file, sizeof file, e->test, run->root)) {
             fputs("file=", out);
-            gh_escape(out, file, true);
+            tf_gh_escape(out, file, true);
             fputc(',', out);
         }
         fputs("title=", out);
-        gh_escape(out, "testfence: blocked write", true);
+        tf_gh_escape(out, "testfence: blocked write", true);
         char msg[2200];
         snprintf(msg, sizeof msg, "%s: %s %s (%s)%s. How to fix: %s", test, e->op, path,
                  vlog_errname(e->err, en, sizeof en), e->count > 1 ? ", repeated" : "",
                  hint_for(e->op, e->resolved, run->root, run->home, e->test));
         fputs("::", out);
-        gh_escape(out, msg, false);
+        tf_gh_escape(out, msg, false);
         fputc('\n', out);
     }
     if (r->n > GITHUB_MAX)

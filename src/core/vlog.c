@@ -1,5 +1,7 @@
 #include "vlog.h"
 
+#include "base/text.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -15,80 +17,14 @@
 #include <time.h>
 #include <unistd.h>
 
-/* ---- UTF-8 and escaping ---------------------------------------------------- */
-
-/* The length of the valid UTF-8 sequence at S (1 to 4), or 0 when it is not one
- * (overlong forms and surrogates included). */
-static size_t utf8_len(const unsigned char *s)
-{
-    if (s[0] < 0x80)
-        return 1;
-    size_t n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
-    if (n == 0 || s[0] > 0xf4)
-        return 0;
-    for (size_t i = 1; i < n; i++)
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-    if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) ||
-        (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
-        return 0;
-    return n;
-}
-
-/* The escaped form of the character at S into PIECE; returns its length and sets *adv. */
-static size_t escape_char(const unsigned char *s, char piece[8], size_t *adv)
-{
-    unsigned char c = s[0];
-    *adv = 1;
-    const char *two = c == '"'    ? "\\\""
-                      : c == '\\' ? "\\\\"
-                      : c == '\n' ? "\\n"
-                      : c == '\r' ? "\\r"
-                      : c == '\t' ? "\\t"
-                                  : NULL;
-    if (two) {
-        memcpy(piece, two, 2);
-        return 2;
-    }
-    if (c < 0x20 || c == 0x7f)
-        return (size_t)snprintf(piece, 8, "\\u%04x", c);
-    size_t n = utf8_len(s);
-    if (n == 0) {
-        memcpy(piece, "\\ufffd", 6);
-        return 6;
-    }
-    memcpy(piece, s, n);
-    *adv = n;
-    return n;
-}
-
-size_t vlog_escape(char *out, size_t cap, const char *s, bool *cut)
-{
-    size_t k = 0;
-    out[k++] = '"';
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
-        char piece[8];
-        size_t adv, pl = escape_char(p, piece, &adv);
-        if (k + pl + 2 > cap) { /* room for the closing quote and the NUL */
-            *cut = true;
-            break;
-        }
-        memcpy(out + k, piece, pl);
-        k += pl;
-        p += adv;
-    }
-    out[k++] = '"';
-    out[k] = '\0';
-    return k;
-}
+/* ---- text for a terminal (UTF-8 and JSON escaping are base/text's) --------- */
 
 void vlog_printable(char *out, size_t cap, const char *s)
 {
     size_t k = 0;
     const unsigned char *p = (const unsigned char *)s;
     while (*p && k + 1 < cap) {
-        size_t n = utf8_len(p);
+        size_t n = tf_utf8_len(p, SIZE_MAX);
         bool bad = n == 0 || p[0] < 0x20 || p[0] == 0x7f || (p[0] == 0xc2 && p[1] < 0xa0);
         if (bad || k + n >= cap) {
             out[k++] = '?';
@@ -141,7 +77,7 @@ static void put_str(struct sbuf *b, const char *key, const char *val, size_t bud
         put_raw(b, "null");
         return;
     }
-    vlog_escape(tmp, budget < sizeof tmp ? budget : sizeof tmp, val, &b->cut);
+    tf_json_escape(tmp, budget < sizeof tmp ? budget : sizeof tmp, val, &b->cut);
     put_raw(b, tmp);
 }
 
@@ -297,58 +233,22 @@ static bool eat(struct jp *j, char c)
     return false;
 }
 
-static int hex4(const char *s, const char *end, unsigned *v)
-{
-    *v = 0;
-    if (end - s < 4)
-        return -1;
-    for (int i = 0; i < 4; i++) {
-        char c = s[i];
-        int d = c >= '0' && c <= '9'   ? c - '0'
-                : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                       : -1;
-        if (d < 0)
-            return -1;
-        *v = *v << 4 | (unsigned)d;
-    }
-    return 0;
-}
-
-static void put_utf8(struct jp *j, unsigned cp)
-{
-    if (cp < 0x80) {
-        *j->out++ = (char)cp;
-    } else if (cp < 0x800) {
-        *j->out++ = (char)(0xc0 | cp >> 6);
-        *j->out++ = (char)(0x80 | (cp & 0x3f));
-    } else if (cp < 0x10000) {
-        *j->out++ = (char)(0xe0 | cp >> 12);
-        *j->out++ = (char)(0x80 | (cp >> 6 & 0x3f));
-        *j->out++ = (char)(0x80 | (cp & 0x3f));
-    } else {
-        *j->out++ = (char)(0xf0 | cp >> 18);
-        *j->out++ = (char)(0x80 | (cp >> 12 & 0x3f));
-        *j->out++ = (char)(0x80 | (cp >> 6 & 0x3f));
-        *j->out++ = (char)(0x80 | (cp & 0x3f));
-    }
-}
-
 /* \uXXXX (J->s after the 'u'), with surrogate pairs; a lone surrogate becomes U+FFFD. */
 static int unicode_escape(struct jp *j)
 {
-    unsigned cp, lo;
-    if (hex4(j->s, j->end, &cp) < 0 || cp == 0)
+    unsigned long cp, lo;
+    if (tf_hex_read(j->s, (size_t)(j->end - j->s), 4, &cp) < 0 || cp == 0)
         return -1;
     j->s += 4;
     if (cp >= 0xd800 && cp < 0xdc00 && j->end - j->s >= 6 && j->s[0] == '\\' && j->s[1] == 'u' &&
-        hex4(j->s + 2, j->end, &lo) == 0 && lo >= 0xdc00 && lo < 0xe000) {
+        tf_hex_read(j->s + 2, (size_t)(j->end - j->s - 2), 4, &lo) == 0 && lo >= 0xdc00 &&
+        lo < 0xe000) {
         j->s += 6;
         cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
     } else if (cp >= 0xd800 && cp < 0xe000) {
         cp = 0xfffd;
     }
-    put_utf8(j, cp);
+    j->out += tf_utf8_put(j->out, cp);
     return 0;
 }
 

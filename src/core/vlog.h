@@ -78,11 +78,6 @@ int vlog_read(int dirfd, const char *name, size_t max_bytes,
               int (*fn)(const struct vlog_record *r, void *ctx), void *ctx, struct vlog_stats *st,
               tf_err *err);
 
-/* Escape S as a JSON string (quotes included) into OUT; at most CAP - 1 bytes are
- * written and OUT is always terminated. Invalid UTF-8 becomes U+FFFD. Returns the
- * length written; *cut is set when S did not fit whole. */
-size_t vlog_escape(char *out, size_t cap, const char *s, bool *cut);
-
 /* A copy of S fit for a terminal: control characters (C0, DEL, C1) and invalid
  * UTF-8 become '?'. Writes at most CAP - 1 bytes into OUT. */
 void vlog_printable(char *out, size_t cap, const char *s);

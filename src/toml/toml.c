@@ -1,5 +1,7 @@
 #include "toml.h"
 
+#include "base/text.h"
+
 #include <errno.h>
 #include <locale.h>
 #include <math.h>
@@ -261,34 +263,6 @@ static int add_line(parser *p, size_t off)
     return 0;
 }
 
-/* Length of the UTF-8 sequence at s (n bytes available), or 0 if it is malformed,
- * overlong, a surrogate or beyond U+10FFFF. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0], cp, min;
-    size_t k;
-    if (c < 0x80)
-        return 1;
-    if ((c & 0xE0) == 0xC0)
-        k = 1, cp = c & 0x1F, min = 0x80;
-    else if ((c & 0xF0) == 0xE0)
-        k = 2, cp = c & 0x0F, min = 0x800;
-    else if ((c & 0xF8) == 0xF0)
-        k = 3, cp = c & 0x07, min = 0x10000;
-    else
-        return 0;
-    if (n <= k)
-        return 0;
-    for (size_t j = 1; j <= k; j++) {
-        if ((s[j] & 0xC0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[j] & 0x3Fu);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
-    return k + 1;
-}
-
 static int check_utf8(parser *p)
 {
     const unsigned char *s = (const unsigned char *)p->src;
@@ -297,7 +271,7 @@ static int check_utf8(parser *p)
     for (size_t i = 0; i < p->len;) {
         if (s[i] == '\n' && add_line(p, i + 1) < 0)
             return -1;
-        size_t k = utf8_len(s + i, p->len - i);
+        size_t k = tf_utf8_len(s + i, p->len - i);
         if (!k)
             return perr(p, i, "invalid UTF-8 byte 0x%02X", s[i]);
         i += k;
@@ -436,31 +410,14 @@ static int put_utf8(parser *p, unsigned long cp, size_t off)
     char b[4];
     if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
         return perr(p, off, "escape \\U%08lX is not a Unicode scalar value", cp);
-    if (cp < 0x80)
-        return buf_putc(p, (char)cp);
-    if (cp < 0x800) {
-        b[0] = (char)(0xC0 | cp >> 6), b[1] = (char)(0x80 | (cp & 0x3F));
-        return buf_put(p, b, 2);
-    }
-    if (cp < 0x10000) {
-        b[0] = (char)(0xE0 | cp >> 12), b[1] = (char)(0x80 | (cp >> 6 & 0x3F));
-        b[2] = (char)(0x80 | (cp & 0x3F));
-        return buf_put(p, b, 3);
-    }
-    b[0] = (char)(0xF0 | cp >> 18), b[1] = (char)(0x80 | (cp >> 12 & 0x3F));
-    b[2] = (char)(0x80 | (cp >> 6 & 0x3F)), b[3] = (char)(0x80 | (cp & 0x3F));
-    return buf_put(p, b, 4);
+    return buf_put(p, b, tf_utf8_put(b, cp));
 }
 
 static int hex_escape(parser *p, size_t ndigits, size_t off)
 {
     unsigned long cp = 0;
     for (size_t i = 0; i < ndigits; i++) {
-        int c = peek(p);
-        int d = is_digit(c)            ? c - '0'
-                : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                       : -1;
+        int d = tf_hex_digit(peek(p));
         if (d < 0)
             return perr(p, off, "escape \\%c needs %zu hex digits", p->src[off + 1], ndigits);
         cp = cp * 16 + (unsigned long)d;
@@ -983,7 +940,7 @@ static int header(parser *p)
 static bool is_base_digit(int c, int base)
 {
     if (base == 16)
-        return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+        return tf_hex_digit(c) >= 0;
     return c >= '0' && c < '0' + base;
 }
 

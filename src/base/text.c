@@ -1,0 +1,145 @@
+#include "text.h"
+
+#include <stdint.h>
+#include <string.h>
+
+size_t tf_utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0], cp, min;
+    size_t k;
+    if (c < 0x80)
+        return 1;
+    if ((c & 0xE0) == 0xC0)
+        k = 1, cp = c & 0x1F, min = 0x80;
+    else if ((c & 0xF0) == 0xE0)
+        k = 2, cp = c & 0x0F, min = 0x800;
+    else if ((c & 0xF8) == 0xF0)
+        k = 3, cp = c & 0x07, min = 0x10000;
+    else
+        return 0;
+    if (n <= k)
+        return 0;
+    for (size_t j = 1; j <= k; j++) {
+        if ((s[j] & 0xC0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[j] & 0x3Fu);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return k + 1;
+}
+
+size_t tf_utf8_put(char out[4], unsigned long cp)
+{
+    if (cp < 0x80) {
+        out[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        out[0] = (char)(0xC0 | cp >> 6);
+        out[1] = (char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        out[0] = (char)(0xE0 | cp >> 12);
+        out[1] = (char)(0x80 | (cp >> 6 & 0x3F));
+        out[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    if (cp < 0x110000) {
+        out[0] = (char)(0xF0 | cp >> 18);
+        out[1] = (char)(0x80 | (cp >> 12 & 0x3F));
+        out[2] = (char)(0x80 | (cp >> 6 & 0x3F));
+        out[3] = (char)(0x80 | (cp & 0x3F));
+        return 4;
+    }
+    return 0;
+}
+
+int tf_hex_digit(int c)
+{
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+int tf_hex_read(const char *s, size_t avail, size_t digits, unsigned long *v)
+{
+    *v = 0;
+    if (avail < digits)
+        return -1;
+    for (size_t i = 0; i < digits; i++) {
+        int d = tf_hex_digit((unsigned char)s[i]);
+        if (d < 0)
+            return -1;
+        *v = *v << 4 | (unsigned long)d;
+    }
+    return 0;
+}
+
+/* The escaped form of the character at S into PIECE; returns its length and sets *adv. */
+static size_t escape_char(const unsigned char *s, char piece[8], size_t *adv)
+{
+    unsigned char c = s[0];
+    *adv = 1;
+    const char *two = c == '"'    ? "\\\""
+                      : c == '\\' ? "\\\\"
+                      : c == '\n' ? "\\n"
+                      : c == '\r' ? "\\r"
+                      : c == '\t' ? "\\t"
+                                  : NULL;
+    if (two) {
+        memcpy(piece, two, 2);
+        return 2;
+    }
+    if (c < 0x20 || c == 0x7f)
+        return (size_t)snprintf(piece, 8, "\\u%04x", c);
+    size_t n = tf_utf8_len(s, SIZE_MAX);
+    if (n == 0) {
+        memcpy(piece, "\\ufffd", 6);
+        return 6;
+    }
+    memcpy(piece, s, n);
+    *adv = n;
+    return n;
+}
+
+size_t tf_json_escape(char *out, size_t cap, const char *s, bool *cut)
+{
+    size_t k = 0;
+    out[k++] = '"';
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        char piece[8];
+        size_t adv, pl = escape_char(p, piece, &adv);
+        if (k + pl + 2 > cap) { /* room for the closing quote and the NUL */
+            *cut = true;
+            break;
+        }
+        memcpy(out + k, piece, pl);
+        k += pl;
+        p += adv;
+    }
+    out[k++] = '"';
+    out[k] = '\0';
+    return k;
+}
+
+void tf_gh_escape(FILE *f, const char *s, bool property)
+{
+    for (; *s; s++) {
+        if (*s == '%')
+            fputs("%25", f);
+        else if (*s == '\r')
+            fputs("%0D", f);
+        else if (*s == '\n')
+            fputs("%0A", f);
+        else if (property && *s == ':')
+            fputs("%3A", f);
+        else if (property && *s == ',')
+            fputs("%2C", f);
+        else
+            fputc(*s, f);
+    }
+}
