@@ -164,7 +164,7 @@ void tf_facts_pathval(const tf_facts *f, const tf_fpath *fp, tf_pathval *out)
     out->wild = fp->wild;
     out->object = fp->obj;
     out->up = fp->up;
-    strcpy(out->text, text);
+    memcpy(out->text, text, strlen(text) + 1); /* fits: checked above */
     if (fp->kind == TF_PATH_CWD)
         out->state = fp->ref;
     else if (fp->kind == TF_PATH_EXTERN)

@@ -164,7 +164,7 @@ void tf_pv_parent(tf_pathval *pv)
     while (n > 0 && !is_sep(pv->text[n - 1]))
         n--;
     if (n == 0) {
-        strcpy(pv->text, ".");
+        memcpy(pv->text, ".", 2);
         return;
     }
     while (n > 1 && is_sep(pv->text[n - 1]))

@@ -743,8 +743,10 @@ static void eval_binop(py *P, uint32_t n, int depth, tf_pathval *out)
         join_value(out, &r);
     } else if (op == OP_PLUS && !out->object && out->kind == TF_PATH_LITERAL) {
         const char *add = r.kind == TF_PATH_LITERAL ? r.text : "*";
-        if (strlen(out->text) + strlen(add) < sizeof out->text)
-            strcat(out->text, add), out->wild |= r.kind != TF_PATH_LITERAL || r.wild;
+        size_t have = strlen(out->text), more = strlen(add);
+        if (have + more < sizeof out->text)
+            memcpy(out->text + have, add, more + 1),
+                out->wild |= r.kind != TF_PATH_LITERAL || r.wild;
         else
             tf_pv_unknown(out);
     } else if (op == OP_PLUS && out->kind == TF_PATH_FILE && r.kind == TF_PATH_LITERAL &&
@@ -1286,14 +1288,18 @@ static bool on_chdir(py *P, uint32_t call, uint32_t fn, const char *name)
 static bool may_be_project(const char *name)
 {
     static const char *const builtins[] = {
-        "print", "len", "str", "int", "float", "bool", "bytes", "list", "dict", "set", "tuple",
-        "isinstance", "issubclass", "getattr", "setattr", "hasattr", "delattr", "type", "super",
-        "range", "enumerate", "zip", "map", "filter", "sorted", "reversed", "min", "max", "sum",
-        "any", "all", "iter", "next", "repr", "format", "id", "hash", "vars", "dir", "object",
-        "callable", "abs", "round", "divmod", "pow", "chr", "ord", "hex", "oct", "bin", "open",
-        "bytearray", "memoryview", "frozenset", "slice", "property", "staticmethod",
-        "classmethod", "exec", "eval", "compile", "globals", "locals", "input", "complex",
-        "ascii", "breakpoint", "aiter", "anext", NULL};
+        "print",      "len",      "str",          "int",         "float",      "bool",
+        "bytes",      "list",     "dict",         "set",         "tuple",      "isinstance",
+        "issubclass", "getattr",  "setattr",      "hasattr",     "delattr",    "type",
+        "super",      "range",    "enumerate",    "zip",         "map",        "filter",
+        "sorted",     "reversed", "min",          "max",         "sum",        "any",
+        "all",        "iter",     "next",         "repr",        "format",     "id",
+        "hash",       "vars",     "dir",          "object",      "callable",   "abs",
+        "round",      "divmod",   "pow",          "chr",         "ord",        "hex",
+        "oct",        "bin",      "open",         "bytearray",   "memoryview", "frozenset",
+        "slice",      "property", "staticmethod", "classmethod", "exec",       "eval",
+        "compile",    "globals",  "locals",       "input",       "complex",    "ascii",
+        "breakpoint", "aiter",    "anext",        NULL};
     if (!strchr(name, '.') && name_in(name, builtins))
         return false;
     static const char *const libs[] = {
@@ -1458,7 +1464,7 @@ static void on_augmented(py *P, uint32_t n)
         join_value(&v, &r);
     else if (NODE(P, n)->op == OP_PLUSEQ && v.kind == TF_PATH_LITERAL && !v.object &&
              r.kind == TF_PATH_LITERAL && strlen(v.text) + strlen(r.text) < sizeof v.text)
-        strcat(v.text, r.text);
+        memcpy(v.text + strlen(v.text), r.text, strlen(r.text) + 1);
     else
         tf_pv_unknown(&v);
     bind_target(P, left, &v, 0);

@@ -11,15 +11,11 @@
 static bool under_home(const char *path, const char *home, const char *sub)
 {
     char dir[4096];
-    if (!home || home[0] != '/' || strlen(home) + strlen(sub) + 1 >= sizeof dir)
+    if (!home || home[0] != '/')
         return false;
-    strcpy(dir, home);
-    if (sub[0]) {
-        if (strcmp(home, "/"))
-            strcat(dir, "/");
-        strcat(dir, sub);
-    }
-    return path_is_within(path, dir);
+    const char *sep = sub[0] && strcmp(home, "/") ? "/" : "";
+    int n = snprintf(dir, sizeof dir, "%s%s%s", home, sep, sub);
+    return n > 0 && (size_t)n < sizeof dir && path_is_within(path, dir);
 }
 
 /* A pytest node id ("tests/t.py::test_x") or a module being collected ("tests/t.py"). */
