@@ -19,7 +19,7 @@ int main(int argc, char **argv)
 {
     if (argc < 3)
         return fprintf(stderr, "usage: verify_bench ROOT HASH_LIMIT [-v]\n"), 2;
-    tf_err err = {{0}};
+    tf_err err = {0};
     struct policy p;
     /* The writable set run would use: <root>/tests and the system set. */
     if (policy_init(&p, argv[1], &err) < 0 || policy_add(&p, "tests", POLICY_PROJECT, &err) < 0 ||

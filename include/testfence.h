@@ -24,6 +24,11 @@ void tf_close(tf_session *s);
 
 /* The message of the last failed call ("" when none); valid until the next call. */
 const char *tf_error(const tf_session *s);
+
+/* What kind of failure the last one was, for a caller that acts on it: */
+#define TF_ERROR_OTHER 0
+#define TF_ERROR_NO_ROOT 1 /* tf_load found no project root: nothing to fence from here */
+int tf_error_kind(const tf_session *s);
 /* The warnings so far the caller should show (the shim was not found, pytest configuration
  * in the writable set, an old run that could not be pruned): lines of text, each beginning
  * "testfence: warning: ", or NULL. The library prints nothing itself. */

@@ -34,7 +34,14 @@ _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
 
 class FenceError(Exception):
-    """A libtestfence call failed; the message is the library's."""
+    """A libtestfence call failed; the message is the library's, KIND its tf_error_kind."""
+
+    def __init__(self, message, kind=0):
+        super().__init__(message)
+        self.kind = kind
+
+
+TF_ERROR_NO_ROOT = 1  # include/testfence.h
 
 
 def _library_candidates():
@@ -67,6 +74,7 @@ def _load_library():
         "tf_open": (c_p, []),
         "tf_close": (None, [c_p]),
         "tf_error": (c_s, [c_p]),
+        "tf_error_kind": (c_i, [c_p]),
         "tf_warning": (c_s, [c_p]),
         "tf_load": (c_i, [c_p, c_s, c_s, ctypes.POINTER(c_s), c_sz]),
         "tf_set_outputs": (c_i, [c_p, ctypes.POINTER(c_s), c_sz]),
@@ -134,7 +142,7 @@ class Session:
 
     def _ok(self, rc):
         if rc < 0:
-            raise FenceError(_s(self.lib.tf_error(self.h)))
+            raise FenceError(_s(self.lib.tf_error(self.h)), self.lib.tf_error_kind(self.h))
         return rc
 
     def load(self, allow, outputs=()):
@@ -245,6 +253,7 @@ class _State:
         self.config = None  # the pytest run that owns this state (not a pytester inline run)
         self.quiet = False  # the plugin's own clean-up: not the tests' writes
         self.notes = []  # said at start-up, and again in the report header (stderr may be captured)
+        self.c_writes_unreported = False  # said in notes: C code's refused writes go unrecorded
         self.reexeced = False  # this process is pytest started again with the shim preloaded
         self.shim = None  # the shim, loaded into this process by the plugin (not preloaded)
         self.early = False  # started from pytest_load_initial_conftests, before any conftest
@@ -388,6 +397,7 @@ def _reexec_with_shim(config, opt, s):
     if why:
         _state.notes.append("writes refused in this process that C code makes (sqlite3, coverage's "
                             "data file) are not reported (%s); children's are" % why)
+        _state.c_writes_unreported = True
         return
     capman = config.pluginmanager.getplugin("capturemanager")
     if capman is not None:
@@ -405,6 +415,7 @@ def _reexec_with_shim(config, opt, s):
             capman.resume_global_capture()
         _state.notes.append("writes refused in this process that C code makes are not reported "
                             "(cannot start pytest again with the shim: %s)" % e)
+        _state.c_writes_unreported = True
 
 
 def _load_shim(path):
@@ -432,6 +443,7 @@ def _attach_shim(conf):
             return True  # what is loaded later, the shim patches itself (and _rescan)
         _state.notes.append("the shim cannot be attached to this process: writes refused here "
                             "that C code makes are not reported")
+        _state.c_writes_unreported = True
         return False
     if not conf or not _shim_mapped():
         return False
@@ -444,6 +456,7 @@ def _attach_shim(conf):
         return True
     _state.notes.append("the shim loaded in this process cannot read %s: writes refused here "
                         "that C code makes are not reported" % conf)
+    _state.c_writes_unreported = True
     return False
 
 
@@ -521,7 +534,7 @@ def _start_fenced(config, opt, s=None):
         _warn(_state.notes[-1])
     _apply_env(s, config)
     shim_here = _attach_shim(os.environ.get("TESTFENCE_SHIM_CONF"))
-    if _state.reexeced and not shim_here and not any("C code makes" in n for n in _state.notes):
+    if _state.reexeced and not shim_here and not _state.c_writes_unreported:
         _state.notes.append("pytest was started again with the shim preloaded, but it did not "
                             "load: writes refused in this process that C code makes are not "
                             "reported")
@@ -648,9 +661,8 @@ def _start(config, opt):
         _start_fenced(config, opt, s)
     except FenceError as e:
         # An installed plugin meets pytest runs outside any project (a script in $HOME, a
-        # package's tests under /usr): there is nothing to fence them for (project.c says
-        # "no project root found").
-        if str(e).startswith("no project root found"):
+        # package's tests under /usr): there is nothing to fence them for.
+        if e.kind == TF_ERROR_NO_ROOT:
             _state.mode = "no-root"
             _state.why = "no project root here, so nothing is fenced (%s)" % e
             _warn(_state.why)

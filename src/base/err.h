@@ -5,13 +5,25 @@
 
 #include <stddef.h>
 
+/* What kind of failure, for a caller that acts on one kind (the plugin: no project root
+ * means nothing to fence, not an error); the message stays what people read. */
+enum tf_err_kind {
+    TF_ERR_OTHER = 0,
+    TF_ERR_NO_ROOT = 1, /* no project root from here (no marker file upward) */
+};
+
 typedef struct tf_err {
     char msg[1024];
+    enum tf_err_kind kind;
 } tf_err;
 
 /* Fill err with a printf-style message; always returns -1 so callers can
- * `return tf_errf(err, ...)`. err may be NULL. */
+ * `return tf_errf(err, ...)`. err may be NULL. The kind is TF_ERR_OTHER. */
 int tf_errf(tf_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Like tf_errf, with the kind KIND. */
+int tf_errk(tf_err *err, enum tf_err_kind kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Like tf_errf, with ": <strerror(errnum)>" appended. */
 int tf_errnof(tf_err *err, int errnum, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

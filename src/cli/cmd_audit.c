@@ -198,7 +198,7 @@ static bool python_project_root(char *root, size_t len)
 /* Root, config (--config, testfence.toml, [tool.testfence], defaults), protected names. */
 static int setup(struct opts *o, audit_setup *su, bool need_paths)
 {
-    tf_err err = {{0}};
+    tf_err err = {0};
     if (project_find_root(o->req.root, su->root, sizeof su->root, &err) < 0 &&
         (o->req.root || !python_project_root(su->root, sizeof su->root))) {
         fprintf(stderr, "testfence audit: %s\n", err.msg);
@@ -229,7 +229,7 @@ static int scan_and_report(const struct opts *o, const tf_audit_cfg *cfg, char *
                            size_t n_paths)
 {
     tf_audit_result res = {0};
-    tf_err err = {{0}};
+    tf_err err = {0};
     if (tf_audit_run(cfg, &tf_audit_python, paths, n_paths, o->audit.jobs, &res, &err) < 0) {
         fprintf(stderr, "testfence audit: %s\n", err.msg);
         tf_audit_result_free(&res);
@@ -275,7 +275,7 @@ int cmd_audit(int argc, char **argv)
 {
     struct opts o;
     audit_setup su = {0};
-    tf_err err = {{0}};
+    tf_err err = {0};
     int rc = opts_parse(argc, argv, &command, &o, &err);
     if (rc != 0 || o.audit.explain) {
         if (rc < 0)

@@ -72,7 +72,7 @@ static int clean(const struct opts *o, tf_err *err)
 int cmd_clean(int argc, char **argv)
 {
     struct opts o;
-    tf_err err = {{0}};
+    tf_err err = {0};
     int r = opts_parse(argc, argv, &command, &o, &err);
     if (r == 0 && o.all && o.retain)
         r = tf_errf(&err, "--all and --retain contradict each other; choose one");

@@ -168,7 +168,7 @@ static int check_project(const struct opts *o, bool ns_ok, tf_err *err)
 int cmd_doctor(int argc, char **argv)
 {
     struct opts o;
-    tf_err err = {{0}}, perr = {{0}};
+    tf_err err = {0}, perr = {0};
     int r = opts_parse(argc, argv, &command, &o, &err);
     if (r == 1)
         return 0;

@@ -57,7 +57,7 @@ int cmd_explain(int argc, char **argv)
 {
     struct opts o;
     struct plan pl = {0};
-    tf_err err = {{0}};
+    tf_err err = {0};
     int r = opts_parse(argc, argv, &command, &o, &err);
     if (r == 1)
         return 0;

@@ -173,7 +173,7 @@ static int init(const struct opts *o, tf_err *err)
 int cmd_init(int argc, char **argv)
 {
     struct opts o;
-    tf_err err = {{0}};
+    tf_err err = {0};
     int r = opts_parse(argc, argv, &command, &o, &err);
     if (r == 0)
         r = init(&o, &err);

@@ -189,7 +189,7 @@ static int run(struct opts *o, char **cmd, tf_err *err, int *status)
 int cmd_run(int argc, char **argv)
 {
     struct opts o;
-    tf_err err = {{0}};
+    tf_err err = {0};
     int status = TF_EXIT_OWN_ERROR;
     int r = opts_parse(argc, argv, &command, &o, &err);
     if (r == 0 && run(&o, o.args, &err, &status) < 0)

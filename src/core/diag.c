@@ -41,7 +41,7 @@ int diag_prepare(struct diag *d, const struct plan *pl, const struct diag_shim *
 int diag_finish(struct diag *d, FILE *out, struct report_run *run, bool allow_violations, bool fail)
 {
     struct report r;
-    tf_err err = {{0}};
+    tf_err err = {0};
     struct stat st;
     run->status = run->command_status == 0 && fail ? TF_EXIT_VIOLATIONS : run->command_status;
     run->weak = d->mode == SHIM_BLOCK;
@@ -87,7 +87,7 @@ static void unfinished_one(int afd, const char *artifacts, const char *root, con
                            FILE *out)
 {
     char name[NAME_MAX + 1], ws[PATH_MAX];
-    tf_err err = {{0}};
+    tf_err err = {0};
     struct report r;
     snprintf(name, sizeof name, WS_PREFIX "%s", id);
     snprintf(ws, sizeof ws, "%s/%s", artifacts, name);

@@ -359,7 +359,7 @@ int plan_create_places(struct plan *pl, time_t now, tf_err *err)
 
 bool plan_places_exist(const struct plan *pl)
 {
-    tf_err ignored = {{0}};
+    tf_err ignored = {0};
     int fd = plan_open_artifacts(pl, pl->ws.artifacts, false, &ignored);
     if (fd < 0)
         return false;

@@ -40,8 +40,9 @@ int project_find_root(const char *opt_root, char *root, size_t len, tf_err *err)
             if (has_marker(dir))
                 break;
             if (!strcmp(dir, "/"))
-                return tf_errf(err, "no project root found: no testfence.toml, pyproject.toml or "
-                                    ".git in the current directory or above; pass --root DIR");
+                return tf_errk(err, TF_ERR_NO_ROOT,
+                               "no project root found: no testfence.toml, pyproject.toml or "
+                               ".git in the current directory or above; pass --root DIR");
             char parent[PATH_MAX];
             path_dirname(parent, sizeof parent, dir);
             memcpy(dir, parent, sizeof dir);

@@ -177,7 +177,7 @@ int report_write_outputs(const struct report *r, const struct report_run *run, F
 {
     const struct report_outputs *o = run->outs;
     struct ctx c = {r, run};
-    tf_err err = {{0}};
+    tf_err err = {0};
     int rc = 0;
     if (!o)
         return 0;

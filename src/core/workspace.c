@@ -354,7 +354,7 @@ int ws_prune(int artifacts_fd, const char *where, unsigned retain, FILE *warn,
     if (list_runs(artifacts_fd, &ids, &n) < 0)
         return tf_errnof(err, errno, "cannot list the run workspaces in %s", where);
     for (size_t i = retain; i < n; i++) {
-        tf_err e = {{0}};
+        tf_err e = {0};
         int r = remove_run(artifacts_fd, where, ids[i], &e);
         if (r > 0)
             p.removed++;

@@ -71,6 +71,12 @@ TF_PUBLIC const char *tf_error(const tf_session *s)
     return s->err.msg;
 }
 
+TF_PUBLIC int tf_error_kind(const tf_session *s)
+{
+    _Static_assert(TF_ERROR_NO_ROOT == TF_ERR_NO_ROOT, "the public kinds are err.h's");
+    return (int)s->err.kind;
+}
+
 TF_PUBLIC const char *tf_warning(const tf_session *s)
 {
     return s->warnings;
@@ -146,7 +152,7 @@ TF_PUBLIC int tf_load(tf_session *s, const char *root, const char *config, const
                       size_t nallow)
 {
     char dir[PATH_MAX];
-    tf_err shim_err = {{0}};
+    tf_err shim_err = {0};
     if (s->loaded || s->attached)
         return tf_errf(&s->err, "this session is already loaded");
     if (library_dir(dir, sizeof dir, &s->err) < 0)

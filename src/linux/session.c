@@ -54,7 +54,7 @@ int session_backend_of(const char *name)
  * found its own (beside libtestfence.so). */
 static int find_shim(struct session *s, tf_err *err)
 {
-    tf_err why = {{0}};
+    tf_err why = {0};
     if (s->req.in_process) {
         snprintf(s->shim, sizeof s->shim, "%s", s->req.plan.shim ? s->req.plan.shim : "");
         return 0;
@@ -189,7 +189,7 @@ static void *prune(void *arg)
 {
     struct session *s = arg;
     struct ws_pruned pr;
-    tf_err err = {{0}};
+    tf_err err = {0};
     if (ws_prune(s->pl.artifacts_fd, s->pl.ws.artifacts, s->retain, s->warn, &pr, &err) < 0)
         fprintf(s->warn, "testfence: warning: old runs were not pruned: %s\n", err.msg);
     return NULL;
@@ -221,7 +221,7 @@ static void prune_done(struct session *s)
  * command is started: it decides the shim's variable. */
 static int open_channel(struct session *s, FILE *warn, tf_err *err)
 {
-    tf_err why = {{0}};
+    tf_err why = {0};
     if (s->pl.runtime[0] && channel_open(&s->ch, s->pl.runtime, &why) == 0)
         return 1;
     channel_close(&s->ch);
@@ -529,7 +529,7 @@ int session_launch(struct session *s, struct spawn_opts *so, int *status, tf_err
 static void report_plain(struct session *s, const struct report_run *run, FILE *out)
 {
     struct report r;
-    tf_err err = {{0}};
+    tf_err err = {0};
     memset(&r, 0, sizeof r);
     report_write_json(&r, run, s->pl.wsfd.dir, SHIMCONF_REPORT, &err);
     if (out)
@@ -558,7 +558,7 @@ static int left_hazards(struct session *s, FILE *out)
     const char *who = s->pl.in_process ? "the tests" : "the command";
     char *text = NULL;
     size_t len = 0;
-    tf_err err = {{0}};
+    tf_err err = {0};
     FILE *f = open_memstream(&text, &len), *quiet = fopen("/dev/null", "we");
     if (!f || !quiet) { /* fail closed: what cannot be checked counts as planted */
         fprintf(out,
@@ -614,7 +614,7 @@ static int left_hazards(struct session *s, FILE *out)
  * cannot remove it: it empties it at exit (the plugin), the next run prunes it. */
 static void finish_tmp(struct session *s)
 {
-    tf_err e = {{0}};
+    tf_err e = {0};
     bool keep = s->req.keep_tmp && !s->refused;
     if (s->tmp_done || s->req.in_process || s->pl.tmp.fd < 0)
         return;

@@ -8,7 +8,7 @@ static const char *expand(const char *tpl)
 {
     static char out[256];
     struct config_vars v = {"/r", "/r/tests/artifacts/ws", "/r/tests/artifacts", "ID", "/t"};
-    tf_err err = {{0}};
+    tf_err err = {0};
     if (config_expand(tpl, &v, out, sizeof out, &err) < 0)
         snprintf(out, sizeof out, "ERR %s", err.msg);
     return out;
@@ -33,7 +33,7 @@ int main(void)
 
     /* A root without any config file: the documented defaults. */
     struct config c;
-    tf_err err = {{0}};
+    tf_err err = {0};
     CHECK(config_load(&c, "/nonexistent-testfence-root", NULL, &err) == 0);
     CHECK_STR(c.source, "built-in defaults");
     CHECK(c.writable.n == 1);

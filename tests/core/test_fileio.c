@@ -12,7 +12,7 @@
 int main(void)
 {
     char dir[PATH_MAX], p[PATH_MAX + 16], q[PATH_MAX + 16];
-    tf_err err = {{0}};
+    tf_err err = {0};
     char *buf;
     size_t len;
     if (!check_tmpdir(dir, sizeof dir, "tf-fileio"))

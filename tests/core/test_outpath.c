@@ -21,7 +21,7 @@ static void fill(FILE *f, const void *ctx)
 static int put(const char *given, const struct policy *p, const char *text, char *msg, size_t len)
 {
     struct outpath o;
-    tf_err err = {{0}};
+    tf_err err = {0};
     int rc = outpath_open(&o, given, p, &err);
     if (rc == 0)
         rc = outpath_write(&o, fill, text, &err);

@@ -53,7 +53,7 @@ static void expect_ctx(const struct path_ctx *ctx, int dirfd, const char *in, un
 {
     char want[PATH_MAX];
     struct path_res r;
-    tf_err err = {{0}};
+    tf_err err = {0};
     if (want_rel[0] == '/')
         snprintf(want, sizeof want, "%s", want_rel);
     else
@@ -87,7 +87,7 @@ static void expect_base(const char *in, unsigned flags, const char *want_rel, in
 static int resolve(const struct path_ctx *ctx, int dirfd, const char *in, unsigned flags,
                    struct path_res *r)
 {
-    tf_err err = {{0}};
+    tf_err err = {0};
     return path_resolve_at(ctx, dirfd, in, flags, r, &err);
 }
 
@@ -157,7 +157,7 @@ static void test_plain(void)
     int saved = open(".", O_RDONLY | O_DIRECTORY);
     CHECK(fchdir(d) == 0);
     char out[PATH_MAX];
-    tf_err err = {{0}};
+    tf_err err = {0};
     CHECK(path_resolve("sub/../../config.toml", out, sizeof out, &err) == 0);
     at(p, "config.toml");
     CHECK_STR(out, p);

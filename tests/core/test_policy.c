@@ -22,7 +22,7 @@ static const char *origin_of(const struct policy *p, const char *rel)
 {
     char resolved[PATH_MAX];
     const struct policy_entry *e = NULL;
-    tf_err err = {{0}};
+    tf_err err = {0};
     if (policy_check(p, at(rel), resolved, sizeof resolved, &e, &err) < 0)
         return "error";
     return e ? policy_origin_name(e->origin) : "blocked";
@@ -74,7 +74,7 @@ int main(void)
         return perror("symlink"), 1;
 
     struct policy p;
-    tf_err err = {{0}};
+    tf_err err = {0};
     CHECK(policy_init(&p, at("project"), &err) == 0);
     CHECK(policy_add(&p, "tests", POLICY_PROJECT, &err) == 0);
     CHECK(policy_add_system(&p, &err) == 0);

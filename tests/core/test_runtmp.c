@@ -40,7 +40,7 @@ int main(void)
     mkdir(at("proj"), 0755);
     mkdir(at("tmp"), 0755);
     struct runtmp t;
-    tf_err err = {{0}};
+    tf_err err = {0};
     const char *id = "20261130T005320Z-0000042";
 
     /* TMPDIR when it is outside the project; planning creates nothing. */

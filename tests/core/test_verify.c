@@ -197,7 +197,7 @@ int main(void)
     build_tree();
 
     struct policy p;
-    tf_err err = {{0}};
+    tf_err err = {0};
     CHECK(policy_init(&p, proj, &err) == 0);
     CHECK(policy_add(&p, "tests", POLICY_PROJECT, &err) == 0);
     CHECK(policy_add_system(&p, &err) == 0);

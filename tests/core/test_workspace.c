@@ -84,7 +84,7 @@ static void unresist(const char *rel)
 /* walk_open_dir: one component at a time, creating, never through a link or "..". */
 static void test_open_dir(void)
 {
-    tf_err err = {{0}};
+    tf_err err = {0};
     int b = open(base, O_RDONLY | O_DIRECTORY);
     int fd = walk_open_dir(b, base, "od/a/b", 0755, &err);
     CHECK(fd >= 0 && exists("od/a/b"));
@@ -119,7 +119,7 @@ int main(void)
     CHECK(!ws_is_run_id("x20261130T005320Z-0000042"));
 
     struct workspace ws;
-    tf_err err = {{0}};
+    tf_err err = {0};
     char art[PATH_MAX];
     snprintf(art, sizeof art, "%s/artifacts", base);
     CHECK(ws_plan(&ws, art, id, &err) == 0);

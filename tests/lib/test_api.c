@@ -139,6 +139,26 @@ static void test_variable_split(void)
     CHECK(tf_test_split(NULL, &n) == NULL && n == 0);
 }
 
+/* No project root from here is a kind a caller can act on (the plugin stands aside), not a
+ * message to match; any other failure is TF_ERROR_OTHER. */
+static void error_kinds(const char *root)
+{
+    char empty[4096], cwd[4096];
+    tf_session *s = tf_open();
+    CHECK(getcwd(cwd, sizeof cwd) != NULL);
+    CHECK(check_tmpdir(empty, sizeof empty, "tf-api-noroot") != NULL);
+    CHECK(chdir(empty) == 0);
+    CHECK(tf_load(s, NULL, NULL, NULL, 0) == -1);
+    CHECK(tf_error_kind(s) == TF_ERROR_NO_ROOT);
+    CHECK(strstr(tf_error(s), "no project root found") != NULL);
+    CHECK(chdir(cwd) == 0);
+    tf_close(s);
+    s = tf_open();
+    CHECK(tf_load(s, root, "missing.toml", NULL, 0) == -1);
+    CHECK(tf_error_kind(s) == TF_ERROR_OTHER);
+    tf_close(s);
+}
+
 /* Calls out of order fail with a message, never a crash. */
 static void out_of_order_calls_fail(void)
 {
@@ -165,5 +185,6 @@ int main(void)
     recorded_write_is_reported(root);
     out_of_order_calls_fail();
     test_variable_split();
+    error_kinds(root);
     return check_done("test_api");
 }

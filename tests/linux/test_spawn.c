@@ -65,7 +65,7 @@ static int run_with(int (*hook)(void *, tf_err *), int *status, tf_err *err)
 static void test_waits_for_the_hook(void)
 {
     int status = -1;
-    tf_err err = {{0}};
+    tf_err err = {0};
     CHECK(run_with(make_late, &status, &err) == 0);
     CHECK(status == 0); /* 3: the command ran before the hook had made the file */
     CHECK(access(ran, F_OK) == 0);
@@ -74,7 +74,7 @@ static void test_waits_for_the_hook(void)
 static void test_never_runs_when_the_hook_fails(void)
 {
     int status = -1;
-    tf_err err = {{0}};
+    tf_err err = {0};
     unlink(made);
     unlink(ran);
     CHECK(run_with(fail_late, &status, &err) == -1);
@@ -133,7 +133,7 @@ static void test_parent_killed_at_the_gate(void)
 static void test_stopped_while_preparing(void)
 {
     int status = -1, sig = SIGTERM;
-    tf_err err = {{0}};
+    tf_err err = {0};
     unlink(made);
     unlink(ran);
     CHECK(run_ctx(interrupted_late, &sig, &status, &err) == -1);

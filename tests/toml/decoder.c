@@ -125,7 +125,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    tf_err err = {{0}};
+    tf_err err = {0};
     toml_doc *doc;
     int r = file ? toml_parse_file(file, flags, &doc, &err)
                  : toml_parse_file("/dev/stdin", flags, &doc, &err);
