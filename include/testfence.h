@@ -150,6 +150,16 @@ char *tf_planted(tf_session *s, int *count);
 /* The end of the run: the summary grouped by test (malloc'd text, "" for a clean run;
  * free with tf_free) and report.json in the workspace. NULL on error. */
 char *tf_summary(tf_session *s, int status);
+
+/* The status the run exits with, as `testfence run` decides it: STATUS (the tests' own), or
+ * 120 when STATUS is 0 but writes were blocked or the tests left a hazard (after
+ * tf_planted). -1 on error. */
+int tf_status(tf_session *s, int status);
+
+/* At the caller's very end (after every exit handler that may still use its temp files):
+ * the run's private temp dir emptied (a fenced process may not remove it; the next run
+ * prunes it), or with KEEP marked kept, which tf_warning then says. Once; 0 or -1. */
+int tf_end_tmp(tf_session *s, int keep);
 void tf_free(void *p);
 
 #ifdef __cplusplus

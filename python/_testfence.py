@@ -12,7 +12,6 @@ import atexit
 import ctypes
 import errno
 import os
-import shutil
 import stat
 import sys
 import tempfile
@@ -104,6 +103,8 @@ def _load_library():
         "tf_violation_str": (c_s, [c_p, c_sz, c_s]),
         "tf_violation_line": (c_s, [c_p, c_sz]),
         "tf_summary": (c_p, [c_p, c_i]),
+        "tf_status": (c_i, [c_p, c_i]),
+        "tf_end_tmp": (c_i, [c_p, c_i]),
         "tf_planted": (c_p, [c_p, ctypes.POINTER(c_i)]),
         "tf_free": (None, [c_p]),
     }
@@ -216,6 +217,14 @@ class Session:
             out.append(rec)
         return out
 
+    def status(self, status):
+        """The run's exit status for the tests' STATUS, as testfence run decides it (120 when
+        they passed but writes were blocked or they left a hazard; after planted())."""
+        return self._ok(self.lib.tf_status(self.h, status))
+
+    def end_tmp(self, keep):
+        self._ok(self.lib.tf_end_tmp(self.h, int(keep)))
+
     def planted(self):
         """(count, text): what the run left in the writable set that would switch the next
         run's fence off (testfence.py, sitecustomize.py, a .pth, a config turning the plugin
@@ -251,7 +260,6 @@ class _State:
         self.fixture_of = {}  # (test, resolved) -> fixture name, for in-process writes
         self.total = 0
         self.config = None  # the pytest run that owns this state (not a pytester inline run)
-        self.quiet = False  # the plugin's own clean-up: not the tests' writes
         self.notes = []  # said at start-up, and again in the report header (stderr may be captured)
         self.c_writes_unreported = False  # said in notes: C code's refused writes go unrecorded
         self.reexeced = False  # this process is pytest started again with the shim preloaded
@@ -543,7 +551,7 @@ def _start_fenced(config, opt, s=None):
     atexit.register(_late_records)  # first registered, so the last to run
     tmp = s.get("tmp")
     if tmp:
-        atexit.register(_empty_tmp, tmp, bool(opt("testfence_keep_tmp")))
+        atexit.register(_end_tmp, s, tmp, bool(opt("testfence_keep_tmp")))
     _state.session = s
     _state.mode = "fenced"
     _state.record_in_process = not shim_here  # else the shim records, as for children
@@ -895,8 +903,6 @@ def _audit(event, args):
     if not st.record_in_process and not st.fixtures:
         return  # this run's shim is loaded here: it records, and refuses metadata itself
     meta_event = event in _EVENTS and _EVENTS[event][4]
-    if st.quiet and not meta_event:
-        return  # the plugin's own clean-up at exit; metadata is refused all the same
     try:
         targets = _targets(event, args)
     except Exception:
@@ -1035,8 +1041,12 @@ def pytest_sessionfinish(session, exitstatus):
     # What the tests left for the next run (a module shadowing testfence, a config turning the
     # plugin off) fails this one, as under testfence run: a plain `pytest` would import it.
     _state.planted, _state.planted_text = _state.session.planted()
-    if (_state.total or _state.planted) and session.exitstatus == 0:
-        session.exitstatus = 120  # as testfence run: the tests passed but writes were blocked
+    try:
+        status = _state.session.status(int(session.exitstatus))
+    except FenceError:
+        status = 120 if int(session.exitstatus) == 0 else int(session.exitstatus)  # fail closed
+    if status != int(session.exitstatus):
+        session.exitstatus = status  # as testfence run: the tests passed but writes were blocked
     _state.final = int(session.exitstatus)
 
 
@@ -1087,33 +1097,19 @@ def _late_records():
                      "the summary, again:\n" % (
                          late, "" if late == 1 else "s", "was" if late == 1 else "were",
                          st.final))
-    sys.stderr.write(st.session.summary(120 if st.final == 0 else st.final))
+    sys.stderr.write(st.session.summary(st.session.status(st.final)))
     sys.stderr.flush()
 
 
-def _empty_tmp(tmp, keep):
-    """At exit, the run's private temp dir (pytest's tmp_path lives there) is emptied, as
-    `testfence run` removes it. Registered before pytest's own exit handlers for its
-    numbered dirs, so it runs after them. This process is fenced: it can empty the
-    directory, not remove it; the next run prunes the empty, unlocked directory."""
-    if keep:
-        try:
-            with open(os.path.join(tmp, ".testfence-keep"), "a"):
-                pass
-            _warn("kept the run's temp dir " + tmp)
-        except OSError:
-            pass
-        return
-    _state.quiet = True  # the plugin's own clean-up, inside the fence: nothing to report
+def _end_tmp(s, tmp, keep):
+    """At exit, the run's private temp dir (pytest's tmp_path lives there) is emptied by the
+    library, as `testfence run` removes it (or with KEEP marked kept). Registered before
+    pytest's own exit handlers for its numbered dirs, so it runs after them. This process is
+    fenced: the directory itself stays, for the next run to prune, empty and unlocked."""
     try:
-        with os.scandir(tmp) as entries:
-            for e in entries:
-                try:
-                    if e.is_dir(follow_symlinks=False):
-                        shutil.rmtree(e.path)
-                    else:
-                        os.unlink(e.path)
-                except OSError:
-                    pass
-    except OSError:
-        pass
+        s.end_tmp(keep)
+    except FenceError as e:
+        _warn("the run's temp dir %s was not emptied: %s" % (tmp, e))
+        return
+    if keep:
+        _warn("kept the run's temp dir " + tmp)

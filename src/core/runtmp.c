@@ -152,6 +152,36 @@ int runtmp_remove(struct runtmp *t, tf_err *err)
     return rc;
 }
 
+/* NAME in the temp dir: a directory's tree, or the name itself (a file, a link: never what
+ * a link names). */
+static int remove_entry(struct runtmp *t, const char *name, tf_err *err)
+{
+    struct stat st;
+    if (fstatat(t->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        return errno == ENOENT ? 0 : tf_errnof(err, errno, "cannot look at %s/%s", t->dir, name);
+    if (S_ISDIR(st.st_mode))
+        return ws_remove_tree_at(t->fd, t->dir, name, err);
+    if (unlinkat(t->fd, name, 0) < 0 && errno != ENOENT)
+        return tf_errnof(err, errno, "cannot remove %s/%s", t->dir, name);
+    return 0;
+}
+
+int runtmp_empty(struct runtmp *t, tf_err *err)
+{
+    if (t->fd < 0)
+        return 0;
+    DIR *d = walk_list(t->fd);
+    if (!d)
+        return tf_errnof(err, errno, "cannot list %s", t->dir);
+    int rc = 0;
+    for (struct dirent *ent; (ent = readdir(d));)
+        if (strcmp(ent->d_name, ".") && strcmp(ent->d_name, "..") &&
+            remove_entry(t, ent->d_name, rc == 0 ? err : NULL) < 0)
+            rc = -1;
+    closedir(d);
+    return rc;
+}
+
 void runtmp_close(struct runtmp *t)
 {
     if (t->fd >= 0)

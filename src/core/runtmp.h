@@ -41,6 +41,11 @@ int runtmp_keep(struct runtmp *t, tf_err *err);
 /* Remove the dir and everything in it, never following a link. */
 int runtmp_remove(struct runtmp *t, tf_err *err);
 
+/* Remove everything in the temp dir but the dir itself, never following a link: what a
+ * process that fenced itself can do at its end (it may not remove the dir; the next run
+ * prunes it, empty and unlocked). Goes on past what cannot be removed; -1 names the first. */
+int runtmp_empty(struct runtmp *t, tf_err *err);
+
 /* Let go of the lock and the fds (the dir stays, for a later run to prune). */
 void runtmp_close(struct runtmp *t);
 

@@ -2,6 +2,7 @@
  * (plan, hazard, fence, diag/shimconf, vlog, report). Nothing here decides policy itself. */
 #include "testfence.h"
 
+#include "core/exitcode.h"
 #include "core/hint.h"
 #include "core/path.h"
 #include "core/report.h"
@@ -568,7 +569,9 @@ TF_PUBLIC char *tf_planted(tf_session *s, int *count)
         return NULL;
     }
     FILE *f = open_memstream(&text, &len);
-    if (!f) {
+    if (!f) { /* fail closed: what cannot be checked counts as planted (tf_status says 120) */
+        s->ses.hazards_checked = true;
+        s->ses.planted = *count = 1;
         tf_errf(&s->err, "out of memory");
         return NULL;
     }
@@ -606,6 +609,25 @@ TF_PUBLIC char *tf_summary(tf_session *s, int status)
     }
     fclose(f);
     return text;
+}
+
+TF_PUBLIC int tf_status(tf_session *s, int status)
+{
+    long n = tf_violations_load(s);
+    if (n < 0)
+        return -1;
+    bool planted = s->loaded && s->ses.hazards_checked && s->ses.planted > 0;
+    return status == 0 && (n > 0 || planted) ? TF_EXIT_VIOLATIONS : status;
+}
+
+TF_PUBLIC int tf_end_tmp(tf_session *s, int keep)
+{
+    if (!s->loaded)
+        return tf_errf(&s->err, "tf_end_tmp before tf_load");
+    s->ses.req.keep_tmp = keep;
+    int rc = session_end_tmp(&s->ses, &s->err);
+    take_warnings(s);
+    return rc;
 }
 
 TF_PUBLIC void tf_free(void *p)

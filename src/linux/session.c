@@ -610,19 +610,32 @@ static int left_hazards(struct session *s, FILE *out)
 }
 
 /* After the command: the private temp dir goes, unless the request keeps it (a run refused
- * before the command started has nothing in it to keep). A process that fenced itself
- * cannot remove it: it empties it at exit (the plugin), the next run prunes it. */
+ * before the command started has nothing in it to keep). */
 static void finish_tmp(struct session *s)
 {
     tf_err e = {0};
     bool keep = s->req.keep_tmp && !s->refused;
     if (s->tmp_done || s->req.in_process || s->pl.tmp.fd < 0)
-        return;
+        return; /* in process: session_end_tmp, at the caller's exit */
     s->tmp_done = true;
     if (plan_finish_tmp(&s->pl, keep, &e) < 0)
         fprintf(s->warn, "testfence: warning: %s\n", e.msg);
     else if (keep)
         fprintf(s->warn, "testfence: kept the run's temp dir %s\n", s->pl.tmp.dir);
+}
+
+int session_end_tmp(struct session *s, tf_err *err)
+{
+    if (s->tmp_done || s->pl.tmp.fd < 0)
+        return 0;
+    s->tmp_done = true;
+    if (s->req.keep_tmp) {
+        if (runtmp_keep(&s->pl.tmp, err) < 0)
+            return -1;
+        fprintf(s->warn, "testfence: kept the run's temp dir %s\n", s->pl.tmp.dir);
+        return 0;
+    }
+    return runtmp_empty(&s->pl.tmp, err);
 }
 
 static int finish(struct session *s, FILE *out, char *const *argv, int command_status);

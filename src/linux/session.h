@@ -158,6 +158,11 @@ int session_left_hazards(struct session *s, FILE *out);
  * reported: session_free leaves report.json as it is. */
 int session_finish(struct session *s, FILE *out, char *const *argv, int command_status);
 
+/* For a process that fenced itself, at its very end (after every handler that may still use
+ * its temp files): the temp dir emptied (it may not remove the dir; the next run prunes it),
+ * or with req.keep_tmp marked kept and said on req.warn. Once. */
+int session_end_tmp(struct session *s, tf_err *err);
+
 /* The end of every session, finished or not: a run that stopped on an error of ours after
  * its workspace was made says so in report.json; the temp dir goes; everything is let go. */
 void session_free(struct session *s);

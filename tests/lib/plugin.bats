@@ -593,6 +593,34 @@ EOF
     assert_outside_unchanged
 }
 
+@test "the run's temp dir is emptied at exit, never through a link; --testfence-keep-tmp keeps it" {
+    cat >tests/test_tmp.py <<'EOF'
+import os
+from pathlib import Path
+
+def test_writes_temp_files(tmp_path):
+    Path(__file__).with_name("tmpdir.txt").write_text(os.environ["TMPDIR"])
+    (tmp_path / "deep" / "er").mkdir(parents=True)
+    (tmp_path / "deep" / "er" / "f.txt").write_text("x")
+    # A link to a file outside: emptying removes the link, never what it names.
+    os.symlink(Path(__file__).resolve().parent.parent / "config.toml", Path(os.environ["TMPDIR"]) / "out")
+EOF
+    run $PY -m pytest tests/test_tmp.py
+    expect_status 0
+    tmp=$(cat tests/tmpdir.txt)
+    [ -d "$tmp" ]
+    [ -z "$(ls -A "$tmp")" ] || { ls -laR "$tmp" >&2; return 1; }
+    [ -f config.toml ]
+    assert_outside_unchanged
+    run $PY -m pytest --testfence-keep-tmp tests/test_tmp.py
+    expect_status 0
+    expect_output_has "testfence: kept the run's temp dir"
+    tmp=$(cat tests/tmpdir.txt)
+    [ -e "$tmp/.testfence-keep" ]
+    [ -n "$(find "$tmp" -name f.txt)" ]
+    assert_outside_unchanged
+}
+
 @test "TESTFENCE_WORKSPACE in the environment does not make the plugin stand aside" {
     printf 'from pathlib import Path\ndef test_clobber():\n    Path("config.toml").write_text("clobbered")\n' >tests/test_env.py
     TESTFENCE_WORKSPACE="$P/tests" run $PY -m pytest tests/test_env.py

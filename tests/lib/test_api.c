@@ -159,6 +159,62 @@ static void error_kinds(const char *root)
     tf_close(s);
 }
 
+/* The status a run exits with, decided by the library as `testfence run` decides it. */
+static void status_of_the_run(const char *root)
+{
+    char ws[4096], outside[4200];
+    tf_session *s = prepared(root, ws, sizeof ws);
+    if (!s)
+        return;
+    int planted = -1;
+    char *text = tf_planted(s, &planted);
+    CHECK(text && planted == 0);
+    tf_free(text);
+    CHECK(tf_status(s, 0) == 0);
+    CHECK(tf_status(s, 2) == 2);
+    snprintf(outside, sizeof outside, "%s/config.toml", root);
+    CHECK(tf_record(s, "open", outside, outside, 13, 0, NULL, NULL) == 0);
+    CHECK(tf_status(s, 0) == 120); /* passed, but a write was blocked */
+    CHECK(tf_status(s, 1) == 1);   /* the tests' own failure says more */
+    tf_close(s);
+}
+
+/* At the caller's end its temp dir is emptied, never through a link; kept when asked. */
+static void temp_dir_at_the_end(const char *root)
+{
+    char ws[4096], p[4200], target[4200];
+    tf_session *s = prepared(root, ws, sizeof ws);
+    if (!s)
+        return;
+    const char *tmp = tf_tmp(s);
+    CHECK(tmp != NULL);
+    snprintf(target, sizeof target, "%s/precious.txt", root);
+    FILE *f = fopen(target, "we");
+    CHECK(f && fputs("keep me", f) >= 0 && fclose(f) == 0);
+    snprintf(p, sizeof p, "%s/d", tmp);
+    CHECK(mkdir(p, 0700) == 0);
+    snprintf(p, sizeof p, "%s/d/f", tmp);
+    CHECK(close(open(p, O_WRONLY | O_CREAT, 0600)) == 0);
+    snprintf(p, sizeof p, "%s/link", tmp);
+    CHECK(symlink(target, p) == 0);
+    CHECK(tf_end_tmp(s, 0) == 0);
+    struct stat st;
+    CHECK(lstat(p, &st) < 0);                         /* the link went */
+    CHECK(stat(target, &st) == 0 && st.st_size == 7); /* not what it names */
+    snprintf(p, sizeof p, "%s/d", tmp);
+    CHECK(lstat(p, &st) < 0);
+    CHECK(stat(tmp, &st) == 0); /* the dir stays, for the next run to prune */
+    tf_close(s);
+    s = prepared(root, ws, sizeof ws);
+    if (!s)
+        return;
+    CHECK(tf_end_tmp(s, 1) == 0);
+    snprintf(p, sizeof p, "%s/.testfence-keep", tf_tmp(s));
+    CHECK(stat(p, &st) == 0);
+    CHECK(tf_warning(s) && strstr(tf_warning(s), "kept the run's temp dir"));
+    tf_close(s);
+}
+
 /* Calls out of order fail with a message, never a crash. */
 static void out_of_order_calls_fail(void)
 {
@@ -186,5 +242,7 @@ int main(void)
     out_of_order_calls_fail();
     test_variable_split();
     error_kinds(root);
+    status_of_the_run(root);
+    temp_dir_at_the_end(root);
     return check_done("test_api");
 }
