@@ -148,7 +148,9 @@ const char *tf_violation_line(tf_session *s, size_t i);
 char *tf_planted(tf_session *s, int *count);
 
 /* The end of the run: the summary grouped by test (malloc'd text, "" for a clean run;
- * free with tf_free) and report.json in the workspace. NULL on error. */
+ * free with tf_free) and report.json in the workspace, whose status is STATUS, or 120 when
+ * STATUS is 0 and the run left a hazard (checked here unless tf_planted did; its text is
+ * then in the summary). May be called again for records that came late. NULL on error. */
 char *tf_summary(tf_session *s, int status);
 
 /* The status the run exits with, as `testfence run` decides it: STATUS (the tests' own), or

@@ -170,8 +170,10 @@ int cmd_doctor(int argc, char **argv)
     struct opts o;
     tf_err err = {0}, perr = {0};
     int r = opts_parse(argc, argv, &command, &o, &err);
-    if (r == 1)
+    if (r == 1) {
+        opts_free(&o);
         return 0;
+    }
     if (r < 0) {
         fprintf(stderr, "testfence: %s\n", err.msg);
         opts_free(&o);

@@ -59,8 +59,10 @@ int cmd_explain(int argc, char **argv)
     struct plan pl = {0};
     tf_err err = {0};
     int r = opts_parse(argc, argv, &command, &o, &err);
-    if (r == 1)
+    if (r == 1) {
+        opts_free(&o);
         return 0;
+    }
     if (r == 0)
         r = plan_policy(&pl, &o.req, environ, &err);
     int status = 0;

@@ -1,16 +1,11 @@
 /* testfence run: run a command that cannot write outside the project's tests/. */
 #include "cmds.h"
-#include "core/jobserver.h"
-#include "core/report_ci.h"
-#include "core/shimconf.h"
 #include "core/verify.h"
 #include "linux/mountns.h"
 #include "linux/session.h"
 #include "linux/spawn.h"
-#include "base/vec.h"
 #include "opts.h"
 
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,7 +74,7 @@ static void print_dry_run(const struct opts *o, const struct session *s, char **
     putchar('\n');
     if (s->backend == SESSION_LANDLOCK) {
         char why[600];
-        bool require = o->require_namespace || s->pl.cfg.require_namespace;
+        bool require = session_requires_ns(s);
         if (mountns_probe(why, sizeof why) == 0)
             printf("metadata:  namespace layer (read-only mounts but the writable set; a PID "
                    "namespace)\n");
@@ -89,7 +84,7 @@ static void print_dry_run(const struct opts *o, const struct session *s, char **
                    why);
     }
     plan_print(stdout, &s->pl, environ);
-    printf("retain:    %u run workspaces\ncommand:  ", opts_retain(o, &s->pl.cfg));
+    printf("retain:    %u run workspaces\ncommand:  ", s->retain);
     for (char **a = cmd; *a; a++)
         printf(" %s", *a);
     printf("\n(dry run: nothing was created and nothing was run)\n");

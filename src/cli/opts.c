@@ -417,8 +417,8 @@ static const struct opt *find(const char *arg, unsigned cmd, const char **value,
         const char *rest = NULL;
         if (!strncmp(arg, t->name, n) && (arg[n] == '\0' || arg[n] == '='))
             rest = arg[n] == '=' ? arg + n + 1 : NULL;
-        else if (t->letter && arg[0] == '-' && arg[1] == t->letter)
-            rest = arg[2] ? arg + 2 : NULL;
+        else if (t->letter && arg[0] == '-' && arg[1] == t->letter && (t->value || !arg[2]))
+            rest = arg[2] ? arg + 2 : NULL; /* -j4 or -j 4; a switch's letter stands alone */
         else
             continue;
         *known = true;

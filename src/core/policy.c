@@ -250,15 +250,6 @@ const struct policy_entry *policy_match_res(const struct policy *p, const struct
     return NULL;
 }
 
-int policy_check(const struct policy *p, const char *path, char *resolved, size_t len,
-                 const struct policy_entry **match, tf_err *err)
-{
-    if (path_resolve(path, resolved, len, err) < 0)
-        return -1;
-    *match = policy_match(p, resolved);
-    return 0;
-}
-
 enum policy_verdict policy_decide(const struct policy *p, const struct path_res *res,
                                   const char *cmdline, size_t len, struct policy_decision *d)
 {

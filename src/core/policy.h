@@ -113,10 +113,6 @@ struct policy_decision {
 enum policy_verdict policy_decide(const struct policy *p, const struct path_res *res,
                                   const char *cmdline, size_t len, struct policy_decision *d);
 
-/* Like policy_match, resolving PATH first (relative to the current directory). */
-int policy_check(const struct policy *p, const char *path, char *resolved, size_t len,
-                 const struct policy_entry **match, tf_err *err);
-
 const char *policy_origin_name(enum policy_origin origin);
 
 /* How a violation line names the fence: "<first project entry>/" (the root when the set

@@ -185,8 +185,7 @@ TF_PUBLIC int tf_load(tf_session *s, const char *root, const char *config, const
                                            .shim = s->shim[0] ? s->shim : NULL},
                                   .backend = SESSION_LANDLOCK,
                                   .in_process = true,
-                                  .allow_violations = true,
-                                  .warn = s->warn};
+                                  .allow_violations = true};
     if (!s->warn && !(s->warn = open_memstream(&s->wbuf, &s->wlen))) {
         free(list);
         return tf_errf(&s->err, "out of memory");
@@ -594,7 +593,7 @@ TF_PUBLIC char *tf_summary(tf_session *s, int status)
         tf_errf(&s->err, "out of memory");
         return NULL;
     }
-    if (s->loaded) { /* the caller decides its status: the report says what it is given */
+    if (s->loaded) { /* session_finish: what the run left is checked too (once: tf_planted) */
         session_finish(&s->ses, f, NULL, status);
         take_warnings(s);
     } else { /* joined a run another process owns: its report, written with these records */

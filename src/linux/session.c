@@ -127,8 +127,14 @@ int session_plan(struct session *s, const struct session_request *req, tf_err *e
     pr.in_process = req->in_process;
     ws_run_id(run_id, sizeof run_id, time(NULL), run_number());
     fence_probe(&s->caps);
-    if (plan_build(&s->pl, &pr, run_id, environ, err) < 0)
+    int rc = plan_build(&s->pl, &pr, run_id, environ, err);
+    /* What the plan was built from may be gone when the caller returns (libtestfence's
+     * list, ctypes' strings): the plan holds it all now. */
+    memset(&s->req.plan, 0, sizeof s->req.plan);
+    if (rc < 0)
         return -1;
+    s->test_env = req->test_env ? req->test_env : s->pl.cfg.test_env;
+    s->retain = req->retain ? req->retain : s->pl.cfg.retain;
     return open_outputs(s, err);
 }
 
@@ -160,15 +166,14 @@ static int check_hazards(struct session *s, tf_err *err)
     return n < 0 || (n > 0 && !allow) ? -1 : 0;
 }
 
-/* Does this run require the namespace layer (the request, or the config)? */
-static bool requires_ns(const struct session *s)
+bool session_requires_ns(const struct session *s)
 {
     return s->req.require_namespace || s->pl.cfg.require_namespace;
 }
 
 int session_check(struct session *s, tf_err *err)
 {
-    if (requires_ns(s) && s->backend != SESSION_LANDLOCK)
+    if (session_requires_ns(s) && s->backend != SESSION_LANDLOCK)
         return tf_errf(err,
                        "--backend %s has no namespace layer, and this run requires it "
                        "(require = [\"namespace\"] or --require namespace)",
@@ -282,8 +287,6 @@ int session_start(struct session *s, tf_err *err)
 {
     bool fenced = s->backend == SESSION_LANDLOCK, in_process = s->req.in_process;
     FILE *warn = s->warn;
-    s->test_env = s->req.test_env ? s->req.test_env : s->pl.cfg.test_env;
-    s->retain = s->req.retain ? s->req.retain : s->pl.cfg.retain;
     s->in_process = in_process;
     if (plan_create_places(&s->pl, time(NULL), err) < 0)
         return -1;
@@ -337,6 +340,8 @@ int session_ready(void *session, tf_err *err)
 
 const char *session_layer(const struct session *s)
 {
+    if (s->in_process)
+        return NULL; /* the caller's own: the plugin's audit hook and the shim's precheck */
     if (s->backend != SESSION_LANDLOCK)
         return "none";
     return s->ns_on ? "namespace" : s->guard ? "guard" : "none";
@@ -508,7 +513,7 @@ int session_launch(struct session *s, struct spawn_opts *so, int *status, tf_err
         return rc;
     s->ns_on = false;
     snprintf(s->ns_why, sizeof s->ns_why, "%s", err->msg);
-    if (requires_ns(s))
+    if (session_requires_ns(s))
         return tf_errf(err,
                        "refusing to run: %s, and this run requires it (require = [\"namespace\"] "
                        "or --require namespace); %s",

@@ -34,16 +34,18 @@ struct session_request {
     enum session_backend backend; /* how to fence */
     bool in_process;              /* the caller fences itself (libtestfence): plan.shim is the
                                      shim it found; else session_plan finds it */
-    unsigned retain;              /* run workspaces to keep; 0: the config's */
-    const char *test_env;         /* the variable naming the current test; NULL: the config's */
-    bool require_namespace;       /* refuse rather than run without the namespace layer (or
-                                     the config's require = ["namespace"]) */
-    bool allow_hazards;           /* run despite hazards in the writable set, warning */
-    const char *hazard_override;  /* how the user chooses that ("pass --allow-hazards to run
-                                     anyway"), for the refusal; NULL: say nothing */
-    bool allow_violations;        /* keep the command's status though writes were blocked */
-    bool keep_tmp;                /* leave the private temp dir in place at the end */
-    const int *keep_fds;          /* descriptors the command inherits besides 0-2 */
+    unsigned retain;
+        /* run workspaces kept: req's or the config's (session_plan) */ /* run workspaces to keep;
+                                                                           0: the config's */
+    const char *test_env;        /* the variable naming the current test; NULL: the config's */
+    bool require_namespace;      /* refuse rather than run without the namespace layer (or
+                                    the config's require = ["namespace"]) */
+    bool allow_hazards;          /* run despite hazards in the writable set, warning */
+    const char *hazard_override; /* how the user chooses that ("pass --allow-hazards to run
+                                    anyway"), for the refusal; NULL: say nothing */
+    bool allow_violations;       /* keep the command's status though writes were blocked */
+    bool keep_tmp;               /* leave the private temp dir in place at the end */
+    const int *keep_fds;         /* descriptors the command inherits besides 0-2 */
     size_t nkeep_fds;
     const char *report, *junit; /* --report FILE, --junit FILE, or NULL */
     bool github;                /* --format github: annotations too */
@@ -68,7 +70,7 @@ struct session {
     struct mountns ns;
     bool ns_on;           /* the command runs in the namespace layer (read-only mounts) */
     char ns_why[1024];    /* why it does not, when it was tried and failed ("" otherwise) */
-    const char *test_env; /* the variable naming the current test (req's or the config's) */
+    const char *test_env; /* the variable naming the current test: req's or the config's */
     FILE *warn;           /* req.warn */
     size_t leftovers;     /* processes still running when the command exited, killed */
     int fence_off;        /* what would switch a fence off, in the writable set before the run */
@@ -81,7 +83,7 @@ struct session {
     struct timespec started; /* session_ready: what is newer, the run made */
     bool readied;            /* session_ready ran */
     pid_t unreaped;          /* the namespace's init, exiting while the report is written */
-    bool in_process;         /* the caller fences itself (session_start's IN_PROCESS) */
+    bool in_process;         /* req.in_process */
     int channel;             /* open_channel's answer: 1 a channel, 0 the workspace, -1 none */
     bool scan_pending;       /* the scan for hazards is left to session_ready (session_check) */
     bool refused; /* session_ready's scan refused the run: nothing ran, nothing to report */
@@ -133,8 +135,11 @@ int session_ready(void *session, tf_err *err);
  * Returns spawn_run's answer. */
 int session_launch(struct session *s, struct spawn_opts *so, int *status, tf_err *err);
 
+/* Does this run require the namespace layer (the request, or the config's require)? */
+bool session_requires_ns(const struct session *s);
+
 /* The metadata layer in force, for doctor, --dry-run and the report: "namespace", "guard"
- * or "none". */
+ * or "none"; NULL in process (the caller refuses metadata changes itself). */
 const char *session_layer(const struct session *s);
 
 /* While the command runs: take the records waiting on the channel (S is the session; for

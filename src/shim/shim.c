@@ -249,7 +249,18 @@ static bool one_outside(unsigned how, int dirfd, const char *path, bool strict, 
 {
     struct path_res res;
     int rc = resolve_at(dirfd, path, how, &res);
-    enum policy_verdict v = rc < 0 ? (strict ? POLICY_BLOCKED : POLICY_NO_TARGET) : decide(&res);
+    if (rc < 0 && !strict)
+        return false;
+    if (rc < 0) { /* cannot tell: outside; quiet when its name as given is harmless state */
+        target_name(&res, rc, path, name);
+        res.kind = PATH_FILE;
+        res.errnum = 0;
+        res.beneath = false;
+        snprintf(res.path, sizeof res.path, "%s", name);
+        *quiet = decide(&res) == POLICY_QUIET;
+        return true;
+    }
+    enum policy_verdict v = decide(&res);
     *quiet = v == POLICY_QUIET;
     bool out = v == POLICY_BLOCKED || v == POLICY_QUIET;
     if (out)

@@ -1,5 +1,6 @@
 /* Unit tests for src/core/policy.c: the writable set and its decisions. */
 #include "check.h"
+#include "core/path.h"
 #include "core/policy.h"
 
 #include <errno.h>
@@ -21,10 +22,10 @@ static const char *at(const char *rel)
 static const char *origin_of(const struct policy *p, const char *rel)
 {
     char resolved[PATH_MAX];
-    const struct policy_entry *e = NULL;
     tf_err err = {0};
-    if (policy_check(p, at(rel), resolved, sizeof resolved, &e, &err) < 0)
+    if (path_resolve(at(rel), resolved, sizeof resolved, &err) < 0)
         return "error";
+    const struct policy_entry *e = policy_match(p, resolved);
     return e ? policy_origin_name(e->origin) : "blocked";
 }
 
