@@ -859,11 +859,14 @@ def _absolute(dirfd, path):
     return p if p.startswith("/") else os.path.join(os.getcwd(), p)
 
 
-def _record_refused(st, op, shown, resolved, err):
+def _record_refused(st, op, shown, resolved, err, by_us=True):
+    """A refused write, with its test: recorded here unless the shim loaded in this process
+    records it; either way the test's failure names the fixture being set up."""
     test, phase = _current()
-    st.session.record(op, shown, resolved, err, True, test, phase)
     if st.fixtures and test:
         st.fixture_of[(test, resolved)] = st.fixtures[-1]
+    if st.record_in_process:
+        st.session.record(op, shown, resolved, err, by_us, test, phase)
 
 
 def _ioctl(st, args):
@@ -922,13 +925,8 @@ def _audit(event, args):
         if not meta and (verdict == 2 or _fails_first(op, oflags, resolved, source)):
             continue  # harmless tool state, or refused before the fence: nothing to report
         shown = os.fsdecode(path) if path else ""
-        test, phase = _current()
-        if st.fixtures and test:  # whoever records it, the failure names the fixture
-            st.fixture_of[(test, resolved)] = st.fixtures[-1]
-        if not st.record_in_process:
-            continue  # the shim loaded here records it (and refuses metadata)
-        st.session.record(op, shown, resolved, errno.EACCES, meta, test, phase)
-        if meta:
+        _record_refused(st, op, shown, resolved, errno.EACCES, meta)
+        if meta and st.record_in_process:  # else the shim loaded here refuses it itself
             _refuse(op, shown or None)
 
 

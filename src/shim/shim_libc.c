@@ -29,11 +29,15 @@ EXPORT int __open64_2(const char *path, int flags);
 EXPORT int __openat_2(int dirfd, const char *path, int flags);
 EXPORT int __openat64_2(int dirfd, const char *path, int flags);
 
+/* real_: the real NAME, looked up once (into a slot of this function's own). */
+#define LOOKUP_REAL(name)                                                                          \
+    static void *slot_;                                                                            \
+    __typeof__(&name) real_ = (__typeof__(&name))shim_real(&slot_, #name)
+
 /* Call the real NAME(...) between the two hooks; FAIL is its failure value. */
 #define FENCED2(name, fail, how, d1, p1, d2, p2, ...)                                              \
     do {                                                                                           \
-        static void *slot_;                                                                        \
-        __typeof__(&name) real_ = (__typeof__(&name))shim_real(&slot_, #name);                     \
+        LOOKUP_REAL(name);                                                                         \
         if (!real_) {                                                                              \
             errno = ENOSYS;                                                                        \
             return fail;                                                                           \
@@ -342,8 +346,7 @@ EXPORT int remove(const char *path)
 }
 
 #define REAL_OR_ENOSYS(name)                                                                       \
-    static void *slot_;                                                                            \
-    __typeof__(&name) real_ = (__typeof__(&name))shim_real(&slot_, #name);                         \
+    LOOKUP_REAL(name);                                                                             \
     if (!real_)                                                                                    \
         return ENOSYS;
 
