@@ -99,6 +99,11 @@ int tf_path_check(tf_session *s, const char *path, int nofollow, char *resolved,
 #define TF_PATH_NOFOLLOW 1 /* the call acts on a final symlink itself (unlink, rename, O_EXCL) */
 #define TF_PATH_EMPTY 2    /* an empty PATH names DIRFD itself: fchmod(fd), os.utime(fd) */
 
+/* tf_path_check and tf_path_check_at's answers (and -1: cannot tell). */
+#define TF_PATH_OUTSIDE 0  /* outside the writable set: refused, reported */
+#define TF_PATH_WRITABLE 1 /* inside it, or nothing that could change */
+#define TF_PATH_QUIET 2    /* outside it, harmless tool state: refused, never reported */
+
 /* May the target of PATH relative to DIRFD (AT_FDCWD, -100: the cwd) be changed? Resolved
  * as the kernel would for this process (/proc/self, /dev/fd/N, dirfds, any depth).
  * 1 yes: inside the writable set, no file at all (a pipe, a socket), or a call the kernel
@@ -116,6 +121,9 @@ int tf_path_check_at(tf_session *s, int dirfd, const char *path, int flags, char
  * 2 it may change the file (inode flags, labels): refused on a file outside the writable
  * set, which tf_path_check_at with TF_PATH_EMPTY tells. */
 int tf_ioctl_class(unsigned long request);
+#define TF_IOCTL_HARMLESS 0 /* tf_ioctl_class's answers */
+#define TF_IOCTL_REFUSED 1
+#define TF_IOCTL_JUDGED 2
 
 /* The test variable's value VALUE (PYTEST_CURRENT_TEST: "tests/t.py::test_x (call)") split
  * as the shim splits it for its records: returns the phase, "setup", "call", "teardown" or

@@ -40,7 +40,10 @@ class FenceError(Exception):
         self.kind = kind
 
 
-TF_ERROR_NO_ROOT = 1  # include/testfence.h
+# include/testfence.h's constants
+TF_ERROR_NO_ROOT = 1
+TF_PATH_OUTSIDE, TF_PATH_WRITABLE, TF_PATH_QUIET = 0, 1, 2
+TF_IOCTL_HARMLESS, TF_IOCTL_REFUSED, TF_IOCTL_JUDGED = 0, 1, 2
 
 
 def _library_candidates():
@@ -880,16 +883,18 @@ def _ioctl(st, args):
         return  # this run's shim is loaded here: its ioctl() judges and records
     fd, request = args[0], args[1]
     kind = st.session.ioctl_class(request)
-    if kind == 0:
+    if kind == TF_IOCTL_HARMLESS:
         return
-    verdict, resolved = (0, "") if kind == 1 else st.session.path_check_at(fd, b"", TF_PATH_EMPTY)
-    if verdict == 1:
+    verdict, resolved = ((TF_PATH_OUTSIDE, "") if kind == TF_IOCTL_REFUSED
+                         else st.session.path_check_at(fd, b"", TF_PATH_EMPTY))
+    if verdict == TF_PATH_WRITABLE:
         return
     if not resolved or not resolved.startswith("/"):
         resolved = _absolute(fd, b"")
-    if verdict != 2:  # harmless tool state: refused without a record
-        _record_refused(st, "ioctl", "", resolved, errno.EPERM if kind == 1 else errno.EACCES)
-    if kind == 1:
+    if verdict != TF_PATH_QUIET:  # harmless tool state: refused without a record
+        _record_refused(st, "ioctl", "", resolved,
+                        errno.EPERM if kind == TF_IOCTL_REFUSED else errno.EACCES)
+    if kind == TF_IOCTL_REFUSED:
         raise PermissionError(errno.EPERM, "testfence: TIOCSTI (typing into the terminal) is refused")
     _refuse("ioctl", None)
 
@@ -918,11 +923,11 @@ def _audit(event, args):
         dirfd, path, flags = target
         flags |= TF_PATH_NOFOLLOW if nofollow else 0
         verdict, resolved = st.session.path_check_at(dirfd, path, flags)
-        if verdict == 1 or (verdict is None and not meta):
+        if verdict == TF_PATH_WRITABLE or (verdict is None and not meta):
             continue  # inside, or not ours to decide: the kernel blocks what it must
         if not resolved or not resolved.startswith("/"):
             resolved = _absolute(dirfd, path)
-        if not meta and (verdict == 2 or _fails_first(op, oflags, resolved, source)):
+        if not meta and (verdict == TF_PATH_QUIET or _fails_first(op, oflags, resolved, source)):
             continue  # harmless tool state, or refused before the fence: nothing to report
         shown = os.fsdecode(path) if path else ""
         _record_refused(st, op, shown, resolved, errno.EACCES, meta)

@@ -385,13 +385,13 @@ TF_PUBLIC int tf_path_check_at(tf_session *s, int dirfd, const char *path, int f
     switch (policy_decide(s->policy, &res, NULL, 0, &d)) {
     case POLICY_ALLOWED:
     case POLICY_NO_TARGET:
-        return 1;
+        return TF_PATH_WRITABLE;
     case POLICY_QUIET:
-        return 2;
+        return TF_PATH_QUIET;
     case POLICY_BLOCKED:
         break;
     }
-    return 0;
+    return TF_PATH_OUTSIDE;
 }
 
 TF_PUBLIC int tf_path_check(tf_session *s, const char *path, int nofollow, char *resolved,
@@ -406,11 +406,11 @@ TF_PUBLIC int tf_ioctl_class(unsigned long request)
 {
     switch (ioctl_classify(request)) {
     case IOCTL_HARMLESS:
-        return 0;
+        return TF_IOCTL_HARMLESS;
     case IOCTL_REFUSED:
-        return 1;
+        return TF_IOCTL_REFUSED;
     default:
-        return 2;
+        return TF_IOCTL_JUDGED;
     }
 }
 

@@ -151,7 +151,7 @@ static int check_hazards(struct session *s, tf_err *err)
         return tf_errf(err, "out of memory");
     struct hazard_opts o = {.artifacts = s->pl.ws.artifacts,
                             .warn = warn,
-                            .plugin_off_refused = s->pl.in_process,
+                            .plugin_off_refused = s->req.in_process,
                             .fence_off = &s->fence_off,
                             .known = &s->known};
     int n = hazard_scan(&s->pl.policy, &o, f, err);
@@ -287,7 +287,6 @@ int session_start(struct session *s, tf_err *err)
 {
     bool fenced = s->backend == SESSION_LANDLOCK, in_process = s->req.in_process;
     FILE *warn = s->warn;
-    s->in_process = in_process;
     if (plan_create_places(&s->pl, time(NULL), err) < 0)
         return -1;
     s->guard = fenced && !in_process && s->caps.seccomp_notify;
@@ -333,14 +332,14 @@ int session_ready(void *session, tf_err *err)
      * that looked older than the run). */
     clock_gettime(CLOCK_REALTIME_COARSE, &s->started);
     s->prune = PRUNE_PENDING;
-    if (s->in_process) /* no command to prune beside */
+    if (s->req.in_process) /* no command to prune beside */
         prune_done(s);
     return s->channel >= 0 ? start_diag(s, err) : 0;
 }
 
 const char *session_layer(const struct session *s)
 {
-    if (s->in_process)
+    if (s->req.in_process)
         return NULL; /* the caller's own: the plugin's audit hook and the shim's precheck */
     if (s->backend != SESSION_LANDLOCK)
         return "none";
@@ -560,7 +559,7 @@ int session_left_hazards(struct session *s, FILE *out)
 
 static int left_hazards(struct session *s, FILE *out)
 {
-    const char *who = s->pl.in_process ? "the tests" : "the command";
+    const char *who = s->req.in_process ? "the tests" : "the command";
     char *text = NULL;
     size_t len = 0;
     tf_err err = {0};

@@ -83,7 +83,6 @@ struct session {
     struct timespec started; /* session_ready: what is newer, the run made */
     bool readied;            /* session_ready ran */
     pid_t unreaped;          /* the namespace's init, exiting while the report is written */
-    bool in_process;         /* req.in_process */
     int channel;             /* open_channel's answer: 1 a channel, 0 the workspace, -1 none */
     bool scan_pending;       /* the scan for hazards is left to session_ready (session_check) */
     bool refused; /* session_ready's scan refused the run: nothing ran, nothing to report */
