@@ -242,23 +242,18 @@ static enum policy_verdict decide(const struct path_res *res)
 /* ---- the two hooks --------------------------------------------------------- */
 
 /* Is the target of PATH (or the fd DIRFD) outside the writable set? With STRICT (the shim
- * decides), a target it cannot resolve counts as outside; else (reporting what the kernel
+ * decides), a target it cannot resolve counts as outside, and is recorded: what it really is
+ * cannot be told, so it is never taken for harmless state; else (reporting what the kernel
  * refused) it does not. *QUIET: it is harmless tool state (refused, not recorded). */
 static bool one_outside(unsigned how, int dirfd, const char *path, bool strict, char *name,
                         bool *quiet)
 {
     struct path_res res;
     int rc = resolve_at(dirfd, path, how, &res);
-    if (rc < 0 && !strict)
-        return false;
-    if (rc < 0) { /* cannot tell: outside; quiet when its name as given is harmless state */
-        target_name(&res, rc, path, name);
-        res.kind = PATH_FILE;
-        res.errnum = 0;
-        res.beneath = false;
-        snprintf(res.path, sizeof res.path, "%s", name);
-        *quiet = decide(&res) == POLICY_QUIET;
-        return true;
+    if (rc < 0) {
+        if (strict)
+            target_name(&res, rc, path, name);
+        return strict;
     }
     enum policy_verdict v = decide(&res);
     *quiet = v == POLICY_QUIET;
