@@ -142,7 +142,7 @@ static struct session_request request_of(const struct opts *o)
 {
     return (struct session_request){
         .plan = o->req,
-        .backend = (enum session_backend)session_backend_of(o->backend), /* checked by opts */
+        .backend = (enum session_backend)session_backend_of(o->backend), /* opts checked it */
         .test_env = o->test_env,
         .retain = o->retain,
         .require_namespace = o->require_namespace,

@@ -2,6 +2,7 @@
 
 #include "audit/audit_rules.h"
 #include "base/vec.h"
+#include "linux/session.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -83,7 +84,7 @@ static int add_output(struct opts *o, const char *v, tf_err *err)
 
 static int set_backend(struct opts *o, const char *v, tf_err *err)
 {
-    if (strcmp(v, "landlock") && strcmp(v, "preload") && strcmp(v, "none"))
+    if (session_backend_of(v) < 0)
         return tf_errf(err, "unknown backend \"%s\" (choose landlock, preload or none)", v);
     o->backend = v;
     return 0;

@@ -613,6 +613,11 @@ static int left_hazards(struct session *s, FILE *out)
     return more > 0 ? more : 0;
 }
 
+static void say_kept(const struct session *s)
+{
+    fprintf(s->warn, "testfence: kept the run's temp dir %s\n", s->pl.tmp.dir);
+}
+
 /* After the command: the private temp dir goes, unless the request keeps it (a run refused
  * before the command started has nothing in it to keep). */
 static void finish_tmp(struct session *s)
@@ -625,7 +630,7 @@ static void finish_tmp(struct session *s)
     if (plan_finish_tmp(&s->pl, keep, &e) < 0)
         fprintf(s->warn, "testfence: warning: %s\n", e.msg);
     else if (keep)
-        fprintf(s->warn, "testfence: kept the run's temp dir %s\n", s->pl.tmp.dir);
+        say_kept(s);
 }
 
 int session_end_tmp(struct session *s, tf_err *err)
@@ -636,7 +641,7 @@ int session_end_tmp(struct session *s, tf_err *err)
     if (s->req.keep_tmp) {
         if (runtmp_keep(&s->pl.tmp, err) < 0)
             return -1;
-        fprintf(s->warn, "testfence: kept the run's temp dir %s\n", s->pl.tmp.dir);
+        say_kept(s);
         return 0;
     }
     return runtmp_empty(&s->pl.tmp, err);
