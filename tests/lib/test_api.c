@@ -4,6 +4,7 @@
 #include "testfence.h"
 
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,17 +142,39 @@ static void test_variable_split(void)
 
 /* No project root from here is a kind a caller can act on (the plugin stands aside), not a
  * message to match; any other failure is TF_ERROR_OTHER. */
+/* Does a directory from DIR up hold a project marker? Then no root can be missing there. */
+static bool marker_above(const char *dir)
+{
+    static const char *const markers[] = {"testfence.toml", "pyproject.toml", ".git"};
+    char d[4096], p[4200];
+    snprintf(d, sizeof d, "%s", dir);
+    for (char *slash;; *slash = '\0') { /* "/tmp/x", "/tmp", "" (the root) */
+        for (size_t i = 0; i < 3; i++) {
+            snprintf(p, sizeof p, "%s/%s", d, markers[i]);
+            if (access(p, F_OK) == 0)
+                return true;
+        }
+        if (!d[0] || !(slash = strrchr(d, '/')))
+            return false;
+    }
+}
+
 static void error_kinds(const char *root)
 {
     char empty[4096], cwd[4096];
     tf_session *s = tf_open();
     CHECK(getcwd(cwd, sizeof cwd) != NULL);
     CHECK(check_tmpdir(empty, sizeof empty, "tf-api-noroot") != NULL);
-    CHECK(chdir(empty) == 0);
-    CHECK(tf_load(s, NULL, NULL, NULL, 0) == -1);
-    CHECK(tf_error_kind(s) == TF_ERROR_NO_ROOT);
-    CHECK(strstr(tf_error(s), "no project root found") != NULL);
-    CHECK(chdir(cwd) == 0);
+    if (marker_above(empty)) { /* this machine has a project above $TMPDIR */
+        fprintf(stderr, "test_api: skipped the no-root case: a project marker is above %s\n",
+                empty);
+    } else {
+        CHECK(chdir(empty) == 0);
+        CHECK(tf_load(s, NULL, NULL, NULL, 0) == -1);
+        CHECK(tf_error_kind(s) == TF_ERROR_NO_ROOT);
+        CHECK(strstr(tf_error(s), "no project root found") != NULL);
+        CHECK(chdir(cwd) == 0);
+    }
     tf_close(s);
     s = tf_open();
     CHECK(tf_load(s, root, "missing.toml", NULL, 0) == -1);
