@@ -209,11 +209,12 @@ class Session:
     def record(self, op, path, resolved, err, by_us, test, phase):
         self.lib.tf_record(self.h, op.encode(), _b(path), _b(resolved), err, int(by_us), _b(test), _b(phase))
 
-    def violations(self):
-        """Every record of the log, as dicts with their TEST_SANDBOX_VIOLATION line."""
+    def violations(self, start=0):
+        """The records of the log from the START-th on, as dicts with their
+        TEST_SANDBOX_VIOLATION line."""
         n = self.lib.tf_violations_load(self.h)
         out = []
-        for i in range(max(n, 0)):
+        for i in range(start, max(n, 0)):
             rec = {k: _s(self.lib.tf_violation_str(self.h, i, k.encode()))
                    for k in ("test", "phase", "op", "resolved")}
             rec["line"] = _s(self.lib.tf_violation_line(self.h, i))
@@ -259,7 +260,6 @@ class _State:
         self.session = None
         self.record_in_process = False  # no shim of this run is loaded in this process
         self.seen = 0  # records of the log already attributed
-        self.fixtures = []  # the fixtures being set up, innermost last
         self.fixture_of = {}  # (test, resolved) -> fixture name, for in-process writes
         self.total = 0
         self.config = None  # the pytest run that owns this state (not a pytester inline run)
@@ -667,9 +667,8 @@ def _start(config, opt):
     ws = os.environ.get("TESTFENCE_WORKSPACE")
     try:
         done, s = _already_fenced(ws, opt) if ws else (False, None)
-        if done:
-            return
-        _start_fenced(config, opt, s)
+        if not done:
+            _start_fenced(config, opt, s)
     except FenceError as e:
         # An installed plugin meets pytest runs outside any project (a script in $HOME, a
         # package's tests under /usr): there is nothing to fence them for.
@@ -679,7 +678,11 @@ def _start(config, opt):
             _warn(_state.why)
             return
         raise pytest.UsageError("testfence: %s\n(pass --testfence=off to run unfenced)" % e)
-    sys.addaudithook(_audit)
+    if _state.session is None:
+        return  # under an outer run: it reports
+    config.pluginmanager.register(_PerTest(_state.session, _state.shim), "testfence-per-test")
+    if _state.mode == "fenced":
+        sys.addaudithook(_audit)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -862,12 +865,36 @@ def _absolute(dirfd, path):
     return p if p.startswith("/") else os.path.join(os.getcwd(), p)
 
 
-def _record_refused(st, op, shown, resolved, err, by_us=True):
+def _fixture_here():
+    """The name of the fixture being set up by the code that is running now, else None: the
+    frame of pytest's call_fixture_func holds the fixture's request. Looked up only for a write
+    (a hook wrapper around every fixture's set-up cost each test more than this costs a write)."""
+    code = _FIXTURE_CALL
+    f = sys._getframe(1)
+    while f is not None:
+        if f.f_code is code:
+            request = f.f_locals.get("request")
+            return getattr(request, "fixturename", None)
+        f = f.f_back
+    return None
+
+
+try:  # pytest 7 and 8 call every fixture function through this one
+    from _pytest.fixtures import call_fixture_func as _call_fixture_func
+
+    _FIXTURE_CALL = _call_fixture_func.__code__
+except (ImportError, AttributeError):  # another pytest: writes are reported without the fixture
+    _FIXTURE_CALL = None
+
+
+def _record_refused(st, op, shown, resolved, err, by_us=True, fixture=None):
     """A refused write, with its test: recorded here unless the shim loaded in this process
-    records it; either way the test's failure names the fixture being set up."""
+    records it; either way the test's failure names the fixture being set up (FIXTURE, when
+    the caller looked it up already)."""
     test, phase = _current()
-    if st.fixtures and test:
-        st.fixture_of[(test, resolved)] = st.fixtures[-1]
+    fixture = fixture or (_fixture_here() if test else None)
+    if fixture and test:
+        st.fixture_of[(test, resolved)] = fixture
     if st.record_in_process:
         st.session.record(op, shown, resolved, err, by_us, test, phase)
 
@@ -908,8 +935,6 @@ def _audit(event, args):
     if event == "fcntl.ioctl":
         _ioctl(st, args)
         return
-    if not st.record_in_process and not st.fixtures:
-        return  # this run's shim is loaded here: it records, and refuses metadata itself
     meta_event = event in _EVENTS and _EVENTS[event][4]
     try:
         targets = _targets(event, args)
@@ -917,6 +942,13 @@ def _audit(event, args):
         if meta_event and st.record_in_process:
             _refuse(event, None)  # cannot tell what it aims at: refused, like the guard
         return
+    fixture = None
+    if targets and not st.record_in_process:
+        # This run's shim is loaded here: it records, and refuses metadata itself. What it
+        # cannot know is the fixture being set up; only then is the write looked at here.
+        fixture = _fixture_here()
+        if fixture is None:
+            return
     for op, target, nofollow, meta, oflags, source in targets:
         if target is None:
             continue
@@ -930,25 +962,16 @@ def _audit(event, args):
         if not meta and (verdict == TF_PATH_QUIET or _fails_first(op, oflags, resolved, source)):
             continue  # harmless tool state, or refused before the fence: nothing to report
         shown = os.fsdecode(path) if path else ""
-        _record_refused(st, op, shown, resolved, errno.EACCES, meta)
+        _record_refused(st, op, shown, resolved, errno.EACCES, meta, fixture)
         if meta and st.record_in_process:  # else the shim loaded here refuses it itself
             _refuse(op, shown or None)
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_fixture_setup(fixturedef, request):
-    _state.fixtures.append(fixturedef.argname)
-    try:
-        yield
-    finally:
-        _state.fixtures.pop()
 
 
 def _new_for(nodeid):
     """The TEST_SANDBOX_VIOLATION lines of records new since the last look, for NODEID."""
     st = _state
-    recs = st.session.violations()
-    new, st.seen = recs[st.seen:], len(recs)
+    new = st.session.violations(st.seen)
+    st.seen += len(new)
     lines = []
     for r in new:
         if r["test"] != nodeid:
@@ -972,34 +995,33 @@ def _fail(rep, lines):
         del rep.wasxfail  # a blocked write is not the expected failure
 
 
-def _rescan():
-    if _state.shim is not None:
-        _state.shim.testfence_shim_rescan()
+class _PerTest:
+    """The hooks run for every test, registered only with the pytest run this process fences
+    or joined (not with a pytester run inside it, nor when the plugin stands aside): each
+    costs every test of the suite, so there are as few as can do the work, doing as little
+    (bench/plugin_pertest.py counts it)."""
 
+    def __init__(self, session, shim):
+        self.rescan = shim.testfence_shim_rescan if shim is not None else None
+        self.count = session.lib.tf_violations_load  # a stat when the log is as it was
+        self.h = session.h
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_setup(item):
-    _rescan()
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_finish(self, session):
+        if self.rescan:
+            self.rescan()  # what collection loaded, before the first test runs
 
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_call(item):
-    _rescan()
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_teardown(item, nextitem):
-    _rescan()
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
-    outcome = yield
-    if _state.session is None or item.config is not _state.config:
-        return
-    lines = _new_for(item.nodeid)
-    if lines:
-        _fail(outcome.get_result(), lines)
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        # After each phase, before the next: what the phase loaded that the shim's own
+        # dlopen did not see (a library's own loader) is patched before the next one runs.
+        if self.rescan:
+            self.rescan()
+        outcome = yield
+        if self.count(self.h) != _state.seen:  # new records (or an error: _new_for says it)
+            lines = _new_for(item.nodeid)
+            if lines:
+                _fail(outcome.get_result(), lines)
 
 
 def _names_collection(collector):

@@ -102,11 +102,37 @@ def clobber():
 
 def test_uses_it(clobber):
     pass
+
+@pytest.fixture
+def harmless():
+    return 1
+
+@pytest.fixture
+def wraps(harmless):
+    try:
+        Path("wraps.toml").write_text("x")
+    except OSError:
+        pass
+
+def test_wraps(wraps):
+    pass
+
+def test_body_writes(harmless):
+    try:
+        Path("body.toml").write_text("x")
+    except OSError:
+        pass
 EOF
-    run $PY -m pytest tests/test_fixture.py
-    expect_status 1
-    expect_output_has "ERROR tests/test_fixture.py::test_uses_it"
-    expect_output_has "attempted to write to $P/config.toml which is outside $P/tests/. How to fix: write under tmp_path or the run workspace (\$TESTFENCE_WORKSPACE). (in fixture clobber)"
+    # The fixture is found with this run's shim loaded (the default) and without it.
+    for reexec in auto off; do
+        run $PY -m pytest --testfence-reexec=$reexec tests/test_fixture.py
+        expect_status 1
+        expect_output_has "ERROR tests/test_fixture.py::test_uses_it"
+        expect_output_has "attempted to write to $P/config.toml which is outside $P/tests/. How to fix: write under tmp_path or the run workspace (\$TESTFENCE_WORKSPACE). (in fixture clobber)"
+        expect_output_has "$P/wraps.toml which is outside $P/tests/. How to fix: write under tmp_path or the run workspace (\$TESTFENCE_WORKSPACE). (in fixture wraps)"
+        expect_output_has "TEST_SANDBOX_VIOLATION: tests/test_fixture.py::test_body_writes attempted to write to $P/body.toml which is outside $P/tests/. How to fix: write under tmp_path or the run workspace (\$TESTFENCE_WORKSPACE)."
+        [[ "$output" != *"body.toml which is outside $P/tests/. How to fix: write under tmp_path or the run workspace (\$TESTFENCE_WORKSPACE). (in fixture"* ]]
+    done
     printf 'import os\ntry:\n    os.remove("credentials.toml")\nexcept OSError:\n    pass\n\ndef test_x():\n    pass\n' >tests/test_import.py
     run $PY -m pytest tests/test_import.py
     expect_status 2

@@ -128,6 +128,37 @@ static void recorded_write_is_reported(const char *root)
     free(r);
 }
 
+/* Reading the log again after every test phase gives what the shim appended since, also
+ * when nothing else of the session changed (the library answers from its last read when the
+ * log is as it was). */
+static void log_read_again_sees_appends(const char *root)
+{
+    char ws[4096], outside[4200], log[4200];
+    tf_session *s = prepared(root, ws, sizeof ws);
+    if (!s)
+        return;
+    snprintf(outside, sizeof outside, "%s/config.toml", root);
+    snprintf(log, sizeof log, "%s/violations.jsonl", ws);
+    CHECK(tf_violations_load(s) == 0);
+    CHECK(tf_violations_load(s) == 0);
+    CHECK(tf_record(s, "open", outside, outside, 13, 0, "tests/test_a.py::test_b", "call") == 0);
+    CHECK(tf_violations_load(s) == 1);
+    CHECK(tf_violations_load(s) == 1);
+    char *first = slurp(log); /* one record, appended again as another process would */
+    FILE *f = first ? fopen(log, "a") : NULL;
+    CHECK(f != NULL);
+    if (f) {
+        fputs(first, f);
+        fclose(f);
+    }
+    free(first);
+    CHECK(tf_violations_load(s) == 2);
+    CHECK_STR(tf_violation_str(s, 1, "test"), "tests/test_a.py::test_b");
+    CHECK(unlink(log) == 0); /* gone: nothing is left of it */
+    CHECK(tf_violations_load(s) == 0);
+    tf_close(s);
+}
+
 /* The test variable split as the shim splits it, collection included. */
 static void test_variable_split(void)
 {
@@ -262,6 +293,7 @@ int main(void)
     summary_then_close_keeps_the_report(root);
     close_without_summary_says_so(root);
     recorded_write_is_reported(root);
+    log_read_again_sees_appends(root);
     out_of_order_calls_fail();
     test_variable_split();
     error_kinds(root);
