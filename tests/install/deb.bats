@@ -39,6 +39,8 @@ setup_file() {
         step doctor; (cd "$2" && testfence doctor); echo "doctor=$?"
         step demo; TESTFENCE=/usr/bin/testfence "$4/scripts/demo.sh"; echo "demo=$?"
         step man; man -w testfence; MANWIDTH=100 man -P cat testfence-run | head -3
+        pyc() { ls /usr/lib/python3/dist-packages/__pycache__/ 2>/dev/null | grep -c "^_*testfence\.cpython-.*\.pyc$"; }
+        step bytecode; echo "pyc-installed=$(pyc)"
         step plugin
         (cd "$3" && env -u TESTFENCE_LIBRARY -u PYTHONPATH -u PYTEST_ADDOPTS -u TESTFENCE_WORKSPACE \
             PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 /usr/bin/python3 -m pytest -p testfence -p no:cacheprovider)
@@ -51,6 +53,7 @@ setup_file() {
         while read -r f; do [ -f "$f" ] || [ -L "$f" ] && echo "left behind: $f"; done </var/tmp/tf-files
         rm -f /var/tmp/tf-files
         hash -r; command -v testfence || echo "gone=yes"
+        echo "pyc-left=$(pyc)"
     ' bash "$DEBS" "$BATS_TEST_TMPDIR/p" "$BATS_TEST_TMPDIR/c" "$TESTFENCE_SRC"
     echo "$output"
     expect_output_has "testfence 0.1.0"
@@ -64,6 +67,10 @@ setup_file() {
     expect_output_has "4 failed, 5 passed"
     expect_output_has "plugin=1"
     expect_output_has "gone=yes"
+    # Byte-compiled at install (dh_python3's postinst), as Debian's own modules are: with
+    # PYTHONDONTWRITEBYTECODE set, every pytest would compile the plugin again otherwise.
+    expect_output_has "pyc-installed=2"
+    expect_output_has "pyc-left=0"
     [[ "$output" != *"left behind"* ]]
     # The plugin is not registered for every pytest: the clean project ran unfenced.
     [[ "$(sed -n '/== not-default/,/== purge/p' <<<"$output")" != *"testfence:"* ]]
