@@ -30,9 +30,9 @@ int diag_prepare(struct diag *d, const struct plan *pl, const struct diag_shim *
     snprintf(conf.sink, sizeof conf.sink, "%s", sh->sink);
     d->on = true;
     d->mode = sh->mode;
-    d->wsfd = fcntl(pl->wsfd.dir, F_DUPFD_CLOEXEC, 3);
+    d->wsfd = fcntl(sh->ws_dirfd, F_DUPFD_CLOEXEC, 3);
     d->logdir = fcntl(sh->log_dirfd, F_DUPFD_CLOEXEC, 3);
-    d->log_apart = sh->log_dirfd != pl->wsfd.dir;
+    d->log_apart = sh->log_dirfd != sh->ws_dirfd;
     if (d->wsfd < 0 || d->logdir < 0)
         return tf_errnof(err, errno, "cannot open the run workspace %s", pl->ws.dir);
     return shimconf_write(sh->conf_dirfd, SHIMCONF_FILE, &conf, err);

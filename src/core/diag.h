@@ -28,6 +28,7 @@ struct diag_shim {
     bool sink_socket;     /* records go to the socket SINK (run), or are appended to the log */
     const char *sink;
     int log_dirfd; /* the log the report trusts: the channel's copy, or the workspace's */
+    int ws_dirfd;  /* the run's workspace: report.json goes there */
 };
 
 /* Write the shim's configuration as SH says and keep the workspace and the log open. */

@@ -313,84 +313,6 @@ int plan_build(struct plan *pl, const struct plan_request *req, const char *run_
     return 0;
 }
 
-/* A declared output that is missing: a file is created empty (the Landlock rule is on the
- * file itself, so it must exist), a directory with its parents. Its path was resolved when
- * planned, so it holds no link: it is walked from / one component at a time, never
- * following one (a test may have planted one since, in a directory output or the writable
- * set). An existing file is left as it is. */
-static int create_output(const struct policy_entry *e, tf_err *err)
-{
-    char parent[PATH_MAX];
-    path_dirname(parent, sizeof parent, e->path);
-    int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (root < 0)
-        return tf_errnof(err, errno, "cannot open /");
-    int dfd = walk_path_dir(root, "", (e->is_dir ? e->path : parent) + 1, 0755, err);
-    close(root);
-    if (dfd < 0 || e->is_dir) {
-        if (dfd >= 0)
-            close(dfd);
-        return dfd < 0 ? -1 : 0;
-    }
-    int fd = openat(dfd, strrchr(e->path, '/') + 1,
-                    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    int rc = fd < 0 && errno != EEXIST
-                 ? tf_errnof(err, errno, "cannot create the output %s", e->path)
-                 : 0;
-    if (fd >= 0)
-        close(fd);
-    close(dfd);
-    return rc;
-}
-
-int plan_create_places(struct plan *pl, time_t now, tf_err *err)
-{
-    pl->opened = true;
-    pl->wsfd.dir = pl->wsfd.hold = -1;
-    pl->artifacts_fd = plan_open_artifacts(pl, pl->ws.artifacts, true, err);
-    if (pl->artifacts_fd < 0 || runtmp_create(&pl->tmp, now, err) < 0)
-        return -1;
-    for (size_t i = 0; i < pl->policy.n; i++)
-        if (pl->policy.entries[i].origin == POLICY_OUTPUT &&
-            create_output(&pl->policy.entries[i], err) < 0)
-            return -1;
-    return 0;
-}
-
-bool plan_places_exist(const struct plan *pl)
-{
-    tf_err ignored = {0};
-    int fd = plan_open_artifacts(pl, pl->ws.artifacts, false, &ignored);
-    if (fd < 0)
-        return false;
-    close(fd);
-    for (size_t i = 0; i < pl->policy.n; i++)
-        if (pl->policy.entries[i].origin == POLICY_OUTPUT &&
-            faccessat(AT_FDCWD, pl->policy.entries[i].path, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
-            return false;
-    return true;
-}
-
-int plan_create_workspace(struct plan *pl, tf_err *err)
-{
-    if (ws_create(&pl->ws, pl->artifacts_fd, &pl->wsfd, err) < 0)
-        return -1;
-    for (size_t i = 0; i < pl->cfg.nfiles; i++)
-        if (ws_add_file(pl->wsfd.dir, pl->cfg.files[i].name, pl->cfg.files[i].value, err) < 0)
-            return -1;
-    return 0;
-}
-
-int plan_finish_tmp(struct plan *pl, bool keep, tf_err *err)
-{
-    if (keep) {
-        int rc = runtmp_keep(&pl->tmp, err);
-        runtmp_close(&pl->tmp);
-        return rc;
-    }
-    return runtmp_remove(&pl->tmp, err);
-}
-
 void plan_print_policy(FILE *f, const struct plan *pl)
 {
     fprintf(f, "root:      %s\nconfig:    %s\nwritable:\n", pl->root, pl->cfg.source);
@@ -444,13 +366,6 @@ void plan_print(FILE *f, const struct plan *pl, char *const *envp)
 
 void plan_free(struct plan *pl)
 {
-    runtmp_close(&pl->tmp);
-    if (pl->opened) {
-        ws_close(&pl->wsfd);
-        if (pl->artifacts_fd >= 0)
-            close(pl->artifacts_fd);
-    }
-    pl->opened = false;
     config_free(&pl->cfg);
     policy_free(&pl->policy);
     envplan_free(&pl->env);

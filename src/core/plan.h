@@ -1,5 +1,5 @@
-/* plan: everything a command decides before it acts: root, writable set, workspace, env.
- * run, --dry-run, doctor and explain build the same plan, so what they print is what run does. */
+/* plan: everything a command decides before it acts: root, writable set, workspace, env; plain
+ * data (places.h creates what it names). run, --dry-run, doctor and explain build the same plan. */
 #ifndef TESTFENCE_PLAN_H
 #define TESTFENCE_PLAN_H
 
@@ -31,7 +31,8 @@ struct plan {
     struct config cfg;
     struct policy policy;
     struct workspace ws;
-    struct runtmp tmp; /* the private temp dir, outside the project */
+    struct runtmp tmp; /* the private temp dir, outside the project: its paths (places.h
+                        * creates it; the fds here stay -1) */
     struct envplan env;
     bool shim;       /* the diagnostics shim is preloaded (LD_PRELOAD in env) */
     bool in_process; /* the caller fences itself (plan_request.in_process) */
@@ -40,9 +41,6 @@ struct plan {
      * "" in process (libtestfence): there the shim's configuration is in the workspace. */
     char runtime[PATH_MAX];
     char shimconf[PATH_MAX]; /* the shim's configuration: TESTFENCE_SHIM_CONF */
-    bool opened;             /* plan_create_workspace ran: the fds below are ours to close */
-    int artifacts_fd;        /* the artifacts dir, opened once, never through a symlink (else -1) */
-    struct ws_fds wsfd;      /* the created workspace, held live until plan_free */
 };
 
 /* Root, config and writable set (declared outputs and quiet tool state included; the
@@ -63,22 +61,6 @@ int plan_artifacts(const struct plan *pl, char *out, size_t len, tf_err *err);
  * was made). With CREATE, make what is missing. Returns an fd, or -1 (errno ENOENT: it does
  * not exist). */
 int plan_open_artifacts(const struct plan *pl, const char *artifacts, bool create, tf_err *err);
-
-/* Create what the fence is built on, before it is: the artifacts dir (opened once, as
- * pl->artifacts_fd), the private temp dir (NOW: the time, for pruning what crashed runs
- * left) and every declared output that is missing. */
-int plan_create_places(struct plan *pl, time_t now, tf_err *err);
-
-/* Would plan_create_places create nothing in the project: the artifacts dir and every
- * declared output exist already? (The temp dir it makes lies outside and goes at the end.) */
-bool plan_places_exist(const struct plan *pl);
-
-/* Then create the run workspace with the config's placeholder files, fresh, beneath the
- * artifacts dir, and hold it live (plan_free lets go) so concurrent runs do not prune it. */
-int plan_create_workspace(struct plan *pl, tf_err *err);
-
-/* After the run: remove the private temp dir, or with KEEP mark it kept. */
-int plan_finish_tmp(struct plan *pl, bool keep, tf_err *err);
 
 void plan_print_policy(FILE *f, const struct plan *pl);
 void plan_print(FILE *f, const struct plan *pl, char *const *envp);

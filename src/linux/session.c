@@ -119,7 +119,7 @@ int session_plan(struct session *s, const struct session_request *req, tf_err *e
     channel_init(&s->ch);
     report_outputs_init(&s->outs);
     s->backend = req->backend;
-    s->pl.tmp.fd = s->pl.tmp.userfd = -1; /* plan_free is safe on a plan never built */
+    places_init(&s->places); /* places_close is safe before anything is created */
     if (find_shim(s, err) < 0 || keep_fds(s, err) < 0)
         return -1;
     struct plan_request pr = req->plan;
@@ -180,7 +180,7 @@ int session_check(struct session *s, tf_err *err)
                        backend_names[s->backend]);
     if (s->backend == SESSION_LANDLOCK && fence_require_complete(&s->caps, err) < 0)
         return -1;
-    if (!s->req.in_process && plan_places_exist(&s->pl)) {
+    if (!s->req.in_process && places_exist(&s->pl)) {
         s->scan_pending = true;
         return 0;
     }
@@ -195,7 +195,7 @@ static void *prune(void *arg)
     struct session *s = arg;
     struct ws_pruned pr;
     tf_err err = {0};
-    if (ws_prune(s->pl.artifacts_fd, s->pl.ws.artifacts, s->retain, s->warn, &pr, &err) < 0)
+    if (ws_prune(s->places.artifacts_fd, s->pl.ws.artifacts, s->retain, s->warn, &pr, &err) < 0)
         fprintf(s->warn, "testfence: warning: old runs were not pruned: %s\n", err.msg);
     return NULL;
 }
@@ -253,11 +253,12 @@ static int start_diag(struct session *s, tf_err *err)
     struct diag_shim sh = {.mode = block ? SHIM_BLOCK : SHIM_DIAGNOSE,
                            .precheck_meta = !s->guard,
                            .test_env = s->test_env,
-                           .conf_dirfd = s->pl.wsfd.dir,
-                           .log_dirfd = s->pl.wsfd.dir,
+                           .conf_dirfd = s->places.wsfd.dir,
+                           .log_dirfd = s->places.wsfd.dir,
+                           .ws_dirfd = s->places.wsfd.dir,
                            .sink = log};
     if (s->channel == 1) {
-        channel_workspace(&s->ch, s->pl.wsfd.dir);
+        channel_workspace(&s->ch, s->places.wsfd.dir);
         sh.conf_dirfd = sh.log_dirfd = s->ch.dirfd;
         sh.sink_socket = true;
         sh.sink = s->ch.sock_path;
@@ -287,7 +288,7 @@ int session_start(struct session *s, tf_err *err)
 {
     bool fenced = s->backend == SESSION_LANDLOCK, in_process = s->req.in_process;
     FILE *warn = s->warn;
-    if (plan_create_places(&s->pl, time(NULL), err) < 0)
+    if (places_create(&s->places, &s->pl, time(NULL), err) < 0)
         return -1;
     s->guard = fenced && !in_process && s->caps.seccomp_notify;
     /* A violation log when something writes to it: the shim, or the caller itself. */
@@ -324,9 +325,9 @@ int session_ready(void *session, tf_err *err)
             return -1;
         }
     }
-    if (plan_create_workspace(&s->pl, err) < 0)
+    if (places_workspace(&s->places, &s->pl, err) < 0)
         return -1;
-    diag_unfinished(s->pl.artifacts_fd, s->pl.ws.artifacts, s->pl.root, s->warn);
+    diag_unfinished(s->places.artifacts_fd, s->pl.ws.artifacts, s->pl.root, s->warn);
     /* The coarse clock, the one file times come from: a file made later is never older (the
      * fine clock runs up to a tick ahead of it, and a command quick off the gate made files
      * that looked older than the run). */
@@ -535,7 +536,7 @@ static void report_plain(struct session *s, const struct report_run *run, FILE *
     struct report r;
     tf_err err = {0};
     memset(&r, 0, sizeof r);
-    report_write_json(&r, run, s->pl.wsfd.dir, SHIMCONF_REPORT, &err);
+    report_write_json(&r, run, s->places.wsfd.dir, SHIMCONF_REPORT, &err);
     if (out)
         report_write_outputs(&r, run, out);
     s->reported = true;
@@ -580,14 +581,14 @@ static int left_hazards(struct session *s, FILE *out)
      * What the run made goes to the workspace's quarantine. */
     int after = 0;
     char qpath[PATH_MAX];
-    bool moves = s->pl.wsfd.dir >= 0 &&
+    bool moves = s->places.wsfd.dir >= 0 &&
                  path_join(qpath, sizeof qpath, s->pl.ws.dir, SESSION_QUARANTINE, &err) == 0;
     struct hazard_opts o = {.artifacts = s->pl.ws.artifacts,
                             .warn = quiet,
                             .plugin_off_refused = true,
                             .fence_off_only = true,
                             .fence_off = &after,
-                            .quarantine_at = s->pl.wsfd.dir,
+                            .quarantine_at = s->places.wsfd.dir,
                             .quarantine_name = SESSION_QUARANTINE,
                             .quarantine = moves ? qpath : NULL,
                             .since = s->started,
@@ -624,10 +625,10 @@ static void finish_tmp(struct session *s)
 {
     tf_err e = {0};
     bool keep = s->req.keep_tmp && !s->refused;
-    if (s->tmp_done || s->req.in_process || s->pl.tmp.fd < 0)
+    if (s->tmp_done || s->req.in_process || s->places.tmp.fd < 0)
         return; /* in process: session_end_tmp, at the caller's exit */
     s->tmp_done = true;
-    if (plan_finish_tmp(&s->pl, keep, &e) < 0)
+    if (places_finish_tmp(&s->places, keep, &e) < 0)
         fprintf(s->warn, "testfence: warning: %s\n", e.msg);
     else if (keep)
         say_kept(s);
@@ -635,16 +636,16 @@ static void finish_tmp(struct session *s)
 
 int session_end_tmp(struct session *s, tf_err *err)
 {
-    if (s->tmp_done || s->pl.tmp.fd < 0)
+    if (s->tmp_done || s->places.tmp.fd < 0)
         return 0;
     s->tmp_done = true;
     if (s->req.keep_tmp) {
-        if (runtmp_keep(&s->pl.tmp, err) < 0)
+        if (runtmp_keep(&s->places.tmp, err) < 0)
             return -1;
         say_kept(s);
         return 0;
     }
-    return runtmp_empty(&s->pl.tmp, err);
+    return runtmp_empty(&s->places.tmp, err);
 }
 
 static int finish(struct session *s, FILE *out, char *const *argv, int command_status);
@@ -704,7 +705,7 @@ void session_free(struct session *s)
     if (s->prune == PRUNE_RUNNING) /* session_finish was not reached */
         pthread_join(s->pruner, NULL);
     /* A run that stopped on an error of ours after its workspace was made: say so there. */
-    if (s->pl.opened && s->pl.wsfd.dir >= 0 && !s->reported) {
+    if (s->places.opened && s->places.wsfd.dir >= 0 && !s->reported) {
         struct report_run run = {.run_id = s->pl.ws.run_id,
                                  .root = s->pl.root,
                                  .workspace = s->pl.ws.dir,
@@ -724,5 +725,6 @@ void session_free(struct session *s)
     hazard_known_free(&s->known);
     diag_close(&s->d);
     channel_close(&s->ch);
+    places_close(&s->places);
     plan_free(&s->pl);
 }

@@ -7,6 +7,7 @@
 #include "core/diag.h"
 #include "core/hazard.h"
 #include "base/err.h"
+#include "core/places.h"
 #include "core/plan.h"
 #include "core/report_ci.h"
 #include "fence.h"
@@ -35,8 +36,8 @@ struct session_request {
     bool in_process;              /* the caller fences itself (libtestfence): plan.shim is the
                                      shim it found; else session_plan finds it */
     unsigned retain;
-        /* run workspaces kept: req's or the config's (session_plan) */ /* run workspaces to keep;
-                                                                           0: the config's */
+    /* run workspaces kept: req's or the config's (session_plan) */ /* run workspaces to keep;
+                                                                       0: the config's */
     const char *test_env;        /* the variable naming the current test; NULL: the config's */
     bool require_namespace;      /* refuse rather than run without the namespace layer (or
                                     the config's require = ["namespace"]) */
@@ -59,7 +60,8 @@ struct session {
     size_t nkeep_fds, keep_cap;
     struct report_outputs outs; /* req's report files, opened when the run is planned */
     bool tmp_done;              /* the private temp dir was removed (or kept, as asked) */
-    struct plan pl;
+    struct plan pl;             /* what the run decided: plain data */
+    struct places places;       /* what it created from pl, held open until session_free */
     struct fence_caps caps;
     struct diag d;
     struct channel ch;            /* run's record channel (not in process) */
