@@ -2,16 +2,15 @@
 #include "cmds.h"
 #include "linux/mountns.h"
 #include "opts.h"
-#include "core/hazard.h"
 #include "core/path.h"
 #include "core/shimconf.h"
 #include "linux/fence.h"
+#include "linux/session.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -132,36 +131,35 @@ static int check_workspace(const struct plan *pl, tf_err *err)
 }
 
 /* Whether run would work in this project: a root, the writable set, a workspace it can
- * create, no hazard in the writable set. Prints what it finds; 0 when run would work. */
+ * create, no hazard in the writable set. Planned and scanned by the session run uses (what
+ * it warns, as run would, goes to stdout); prints what it finds; 0 when run would work. */
 static int check_project(const struct opts *o, bool ns_ok, tf_err *err)
 {
-    struct plan pl = {0};
-    char run_id[32];
-    ws_run_id(run_id, sizeof run_id, time(NULL), getpid());
-    int rc = plan_build(&pl, &o->req, run_id, environ, err);
+    struct session s;
+    struct session_request req = {.plan = o->req, .backend = SESSION_LANDLOCK, .warn = stdout};
+    int rc = session_plan(&s, &req, err);
     if (rc < 0) {
         printf("project:   none usable from here: %s\n", err->msg);
     } else {
-        plan_print_policy(stdout, &pl);
-        rc = check_workspace(&pl, err);
-        if (rc == 0 && pl.cfg.require_namespace && !ns_ok)
+        plan_print_policy(stdout, &s.pl);
+        rc = check_workspace(&s.pl, err);
+        if (rc == 0 && session_requires_ns(&s) && !ns_ok)
             rc = tf_errf(err,
                          "%s requires the namespace layer (require = [\"namespace\"]), which "
                          "this machine refuses",
-                         pl.cfg.source);
+                         s.pl.cfg.source);
         if (rc < 0)
             printf("workspace: %s\n", err->msg);
     }
     if (rc == 0) {
-        struct hazard_opts ho = {.artifacts = pl.ws.artifacts, .warn = stdout};
-        int n = hazard_scan(&pl.policy, &ho, stdout, err);
+        int n = session_hazards(&s, stdout, err);
         if (n != 0)
             rc = n < 0 ? -1
                        : tf_errf(err, "the writable set holds %d hazard%s (listed above)", n,
                                  n == 1 ? "" : "s");
         printf("hazards:   %s\n", n == 0 ? "none" : err->msg);
     }
-    plan_free(&pl);
+    session_free(&s);
     return rc;
 }
 

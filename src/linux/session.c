@@ -139,6 +139,17 @@ int session_plan(struct session *s, const struct session_request *req, tf_err *e
 }
 
 /* Something already in the writable set that would let a write escape it. */
+int session_hazards(struct session *s, FILE *out, tf_err *err)
+{
+    struct hazard_opts o = {.artifacts = s->pl.ws.artifacts,
+                            .warn = s->warn,
+                            .plugin_off_refused = s->req.in_process,
+                            .fence_off = &s->fence_off,
+                            .known = &s->known};
+    hazard_known_free(&s->known); /* asked again: what is there now */
+    return hazard_scan(&s->pl.policy, &o, out, err);
+}
+
 static int check_hazards(struct session *s, tf_err *err)
 {
     bool allow = s->req.allow_hazards;
@@ -149,12 +160,7 @@ static int check_hazards(struct session *s, tf_err *err)
     FILE *f = open_memstream(&text, &len);
     if (!f)
         return tf_errf(err, "out of memory");
-    struct hazard_opts o = {.artifacts = s->pl.ws.artifacts,
-                            .warn = warn,
-                            .plugin_off_refused = s->req.in_process,
-                            .fence_off = &s->fence_off,
-                            .known = &s->known};
-    int n = hazard_scan(&s->pl.policy, &o, f, err);
+    int n = session_hazards(s, f, err);
     fclose(f);
     if (n > 0 && allow)
         fprintf(warn, "testfence: warning: --allow-hazards: running despite:\n%s", text);

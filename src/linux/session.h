@@ -115,6 +115,10 @@ int session_plan(struct session *s, const struct session_request *req, tf_err *e
  * then never starts if it refuses; nothing was written). */
 int session_check(struct session *s, tf_err *err);
 
+/* The hazards in the planned writable set, listed on OUT, as session_check looks for them:
+ * how many (0 none), or -1 with ERR when the scan failed. doctor's check. */
+int session_hazards(struct session *s, FILE *out, tf_err *err);
+
 /* Create what the fence is built on (the temp dir, declared outputs), open the channel the
  * records come through, build the Landlock ruleset and plan the namespace layer, and say on
  * req.warn what is not fenced; the rest (session_ready) is left to run beside the command's
