@@ -22,13 +22,14 @@ struct walker {
     const struct path_ctx *ctx;
     struct path_res *res;
     tf_err *err;
-    int root;         /* the process's root directory */
-    int cur;          /* the directory reached so far */
-    char *buf;        /* the components still to walk (replaced at each symlink) */
-    char *rest;       /* the next of them, in buf */
-    int links;        /* symlinks followed */
-    bool follow_last; /* follow a final symlink */
-    bool trailing;    /* the path ends in '/': its target must be a directory */
+    int root;               /* the process's root directory */
+    int cur;                /* the directory reached so far */
+    char *buf;              /* the components still to walk (replaced at each symlink) */
+    char *rest;             /* the next of them, in buf */
+    int links;              /* symlinks followed */
+    struct path_open *open; /* path_open_at's checks and its directory (NULL: none) */
+    bool follow_last;       /* follow a final symlink */
+    bool trailing;          /* the path ends in '/': its target must be a directory */
     char name[PATH_MAX];
     char link[PATH_MAX];
 };
@@ -228,10 +229,19 @@ static int deleted(struct walker *w, int fd)
                    w->res->path);
 }
 
+/* path_open_at: the target OBJ, when it is a directory, is handed back open. */
+static void hand_back(struct walker *w, int obj)
+{
+    struct stat st;
+    if (w->open && w->open->dirfd < 0 && fstat(obj, &st) == 0 && S_ISDIR(st.st_mode))
+        w->open->dirfd = fcntl(obj, F_DUPFD_CLOEXEC, 3);
+}
+
 /* The target is the open file OBJ; PARENT (or -1) is the directory it was found in. */
 static int name_object(struct walker *w, int obj, int parent)
 {
     struct path_res *res = w->res;
+    hand_back(w, obj);
     res->kind = PATH_FILE;
     int r = fd_text(obj, res->path, sizeof res->path);
     if (r < 0)
@@ -401,6 +411,20 @@ static int proc_link(struct walker *w, bool last)
     return enter(w, fd, last, NULL);
 }
 
+/* path_open_at: the symlink C in the current directory is about to be followed; its
+ * caller may refuse it. 0, or -1 with the caller's error. */
+static int show_link(struct walker *w, const char *c)
+{
+    char dir[PATH_MAX], link[PATH_MAX];
+    if (!w->open || !w->open->on_link)
+        return 0;
+    if (fd_text(w->cur, dir, sizeof dir) != 0 || dir[0] != '/')
+        return tf_errf(w->err, "cannot name the directory of the symlink %s", c);
+    if (path_join(link, sizeof link, dir, c, w->err) < 0)
+        return -1;
+    return w->open->on_link(link, w->open->arg, w->err);
+}
+
 /* One component: 0 to go on, 1 when the target is named, -1 on failure. */
 static int step(struct walker *w)
 {
@@ -428,6 +452,8 @@ static int step(struct walker *w)
     if (!S_ISLNK(st.st_mode) || (last && !w->follow_last))
         return enter(w, fd, last, &st);
     close(fd);
+    if (show_link(w, c) < 0)
+        return -1;
     if (on_proc(w->cur))
         return proc_link(w, last);
     ssize_t n = readlinkat(w->cur, c, w->link, sizeof w->link - 1);
@@ -490,21 +516,39 @@ static int walk(struct walker *w, int dirfd, const char *path, unsigned flags)
     return rc;
 }
 
-int path_resolve_at(const struct path_ctx *ctx, int dirfd, const char *path, unsigned flags,
-                    struct path_res *res, tf_err *err)
+static int resolve(const struct path_ctx *ctx, int dirfd, const char *path, unsigned flags,
+                   struct path_open *open, struct path_res *res, tf_err *err)
 {
     static const struct path_ctx self = {0};
     struct walker *w = calloc(1, sizeof *w);
     memset(res, 0, sizeof *res);
     if (!w)
         return tf_errf(err, "out of memory");
-    *w = (struct walker){.ctx = ctx ? ctx : &self, .res = res, .err = err, .root = -1, .cur = -1};
+    *w = (struct walker){
+        .ctx = ctx ? ctx : &self, .res = res, .err = err, .root = -1, .cur = -1, .open = open};
     int rc = walk(w, dirfd, path ? path : "", flags);
     close_fd(&w->root);
     close_fd(&w->cur);
     free(w->buf);
     free(w);
     return rc < 0 ? -1 : 0;
+}
+
+int path_resolve_at(const struct path_ctx *ctx, int dirfd, const char *path, unsigned flags,
+                    struct path_res *res, tf_err *err)
+{
+    return resolve(ctx, dirfd, path, flags, NULL, res, err);
+}
+
+int path_open_at(const char *path, struct path_open *open, struct path_res *res, tf_err *err)
+{
+    open->dirfd = -1;
+    int rc = resolve(NULL, AT_FDCWD, path, 0, open, res, err);
+    if ((rc < 0 || res->kind != PATH_FILE || res->errnum) && open->dirfd >= 0) {
+        close(open->dirfd); /* no directory was reached after all */
+        open->dirfd = -1;
+    }
+    return rc;
 }
 
 int path_resolve(const char *path, char *out, size_t outlen, tf_err *err)

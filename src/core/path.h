@@ -52,6 +52,20 @@ struct path_res {
 int path_resolve_at(const struct path_ctx *ctx, int dirfd, const char *path, unsigned flags,
                     struct path_res *res, tf_err *err);
 
+/* For a caller that must open what it resolves, in this process (outpath: a report file's
+ * directory): each symlink the walk follows is first shown to ON_LINK by its absolute name,
+ * which may refuse it (-1, with ERR set: the walk stops); a target that is a directory is
+ * handed back open (O_PATH) in DIRFD, else DIRFD stays -1. */
+struct path_open {
+    int (*on_link)(const char *link, void *arg, tf_err *err);
+    void *arg;
+    int dirfd;
+};
+
+/* PATH resolved as path_resolve_at does for this process, relative to the cwd, with OPEN's
+ * checks and its directory: 0 with RES filled, or -1. OPEN->dirfd is the caller's to close. */
+int path_open_at(const char *path, struct path_open *open, struct path_res *res, tf_err *err);
+
 /* PATH (relative to the cwd) resolved for this process, as text: an error when it names no
  * file or does not fit in OUTLEN. */
 int path_resolve(const char *path, char *out, size_t outlen, tf_err *err);

@@ -456,6 +456,52 @@ static void test_chroot(void)
     reap(&k);
 }
 
+/* path_open_at: every symlink followed is shown first (by its absolute name), a refusal
+ * stops the walk, and a directory reached is handed back open. */
+struct seen {
+    char last[PATH_MAX];
+    int n;
+    bool refuse;
+};
+
+static int see_link(const char *link, void *arg, tf_err *err)
+{
+    struct seen *s = arg;
+    snprintf(s->last, sizeof s->last, "%s", link);
+    s->n++;
+    return s->refuse ? tf_errf(err, "refused %s", link) : 0;
+}
+
+static void test_open_at(void)
+{
+    char p[PATH_MAX], want[PATH_MAX];
+    struct path_res res;
+    tf_err err = {0};
+    mk("o");
+    mk("o/real");
+    ln("real", "o/via");
+    struct seen s = {0};
+    struct path_open po = {.on_link = see_link, .arg = &s};
+    at(p, "o/via");
+    CHECK(path_open_at(p, &po, &res, &err) == 0);
+    at(want, "o/via");
+    CHECK_STR(s.last, want);
+    CHECK(s.n == 1);
+    at(want, "o/real");
+    CHECK_STR(res.path, want);
+    struct stat a, b;
+    CHECK(po.dirfd >= 0 && fstat(po.dirfd, &a) == 0 && stat(want, &b) == 0 && a.st_ino == b.st_ino);
+    if (po.dirfd >= 0)
+        close(po.dirfd);
+    s = (struct seen){.refuse = true};
+    CHECK(path_open_at(p, &po, &res, &err) < 0 && po.dirfd < 0 && strstr(err.msg, "refused"));
+    touch("o/file");
+    at(p, "o/file");
+    CHECK(path_open_at(p, &po, &res, &err) == 0 && po.dirfd < 0); /* not a directory */
+    at(p, "o/missing");
+    CHECK(path_open_at(p, &po, &res, &err) == 0 && po.dirfd < 0);
+}
+
 int main(void)
 {
     char buf[PATH_MAX];
@@ -470,6 +516,7 @@ int main(void)
     test_other_deep_cwd();
     test_undumpable();
     test_chroot();
+    test_open_at();
 
     CHECK(path_is_within("/a/b", "/a"));
     CHECK(path_is_within("/a", "/a"));
