@@ -3,7 +3,7 @@
 `pip install .` and `python3 -m build --no-isolation` come here (pyproject.toml has the
 metadata). The wheel holds, for any Python environment (venv, pyenv, tox, --user):
 
-  testfence.py, _testfence.py        the pytest plugin (pytest11 entry point) and its code
+  testfence.py, _testfence/          the pytest plugin (pytest11 entry point) and its code
   testfence_native/                  beside it, found through its __file__:
       libtestfence.so.0                the library it drives with ctypes
       libtestfence_preload.so          the diagnostics shim the library preloads

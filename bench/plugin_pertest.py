@@ -11,7 +11,7 @@ usage: bench/plugin_pertest.py [RUNS] [N] [BUILD_DIR] [BASE_PYTHON_DIR]   (defau
        build; BASE_PYTHON_DIR: another version of python/, timed in the same rounds, e.g.
        `mkdir /tmp/base && git archive HEAD~1 python | tar -x -C /tmp/base`, then /tmp/base/python)
 """
-import os, py_compile, shutil, statistics, subprocess, sys, tempfile
+import compileall, os, shutil, statistics, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(os.path.dirname(HERE), "python")
@@ -80,8 +80,7 @@ def main():
         env.pop(k, None)
     modes = {"bare": ([], env)}
     for m, src in srcs.items():
-        for f in ("testfence.py", "_testfence.py"):
-            py_compile.compile(os.path.join(src, f), doraise=True)
+        compileall.compile_dir(src, quiet=1)  # as pip and Debian install it
         modes[m] = (["-p", "testfence"], dict(env, PYTHONPATH=src))
     tmp = tempfile.mkdtemp()
     try:

@@ -9,7 +9,7 @@ usage: bench/plugin_start.py [RUNS] [BUILD_DIR]   (in a project: bench/plugin.sh
        200 tests; PYTHONDONTWRITEBYTECODE as the caller has it; the plugin byte-compiled first,
        as pip and Debian install it)
 """
-import os, py_compile, statistics, subprocess, sys
+import compileall, os, statistics, subprocess, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(os.path.dirname(HERE), "python")
@@ -31,8 +31,7 @@ def once(extra, env):
 def main():
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 15
     build = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(HERE, "..", "build"))
-    for f in ("testfence.py", "_testfence.py"):
-        py_compile.compile(os.path.join(SRC, f), doraise=True)
+    compileall.compile_dir(SRC, quiet=1)
     env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", PYTHONPATH=SRC,
                TESTFENCE_LIBRARY=os.path.join(build, "libtestfence.so"))
     times = {m: [] for m in MODES}

@@ -40,7 +40,7 @@ for s in "${suites[@]}"; do
         { echo "bench/suites.sh: no checkout of $s in $ext: bench/realsuites/realsuites.py checkout $s" >&2; exit 1; }
 done
 logdir=${LOGDIR:-$(mktemp -d "${TMPDIR:-/tmp}/tf-suites-XXXXXX")}
-$py -m py_compile python/testfence.py python/_testfence.py
+$py -m compileall -q python
 
 echo "machine: $(nproc) cores, $(uname -sr), $(date -u +%F); $($py -m pytest --version 2>&1)"
 echo

@@ -24,7 +24,8 @@ set(tf_created "")
 if(EXISTS "${tf_dirs_record}")
     file(STRINGS "${tf_dirs_record}" tf_created)
 endif()
-foreach(rel IN LISTS tf_install_dirs TF_PYTHON_DIR)
+set(tf_python_package "${TF_PYTHON_DIR}/_testfence") # the plugin's code
+foreach(rel IN LISTS tf_install_dirs tf_python_package)
     set(d "${tf_base}/${rel}")
     while(NOT EXISTS "${d}") # the prefix itself too, when this install creates it
         list(APPEND tf_created "${d}")

@@ -48,9 +48,11 @@ setup_file() {
 @test "the installed plugin fences pytest; pip sees its RECORD" {
     site=$(echo "$PREFIX"/lib/python3*/dist-packages)
     [ -e "$site/testfence.py" ]
-    [ -e "$site/_testfence.py" ]
+    [ -e "$site/_testfence/hooks.py" ]
     grep -qx 'testfence.py,,' "$site"/testfence-*.dist-info/RECORD
-    grep -qx '_testfence.py,,' "$site"/testfence-*.dist-info/RECORD
+    for f in "$TESTFENCE_SRC"/python/_testfence/*.py; do
+        grep -qx "_testfence/${f##*/},," "$site"/testfence-*.dist-info/RECORD
+    done
     clobberproject "$BATS_TEST_TMPDIR/p"
     cd "$BATS_TEST_TMPDIR/p"
     fingerprint >"$BATS_TEST_TMPDIR/before"

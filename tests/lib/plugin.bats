@@ -752,7 +752,7 @@ EOF
     ls "$site"/testfence-*.dist-info/entry_points.txt
     # pip can uninstall it: its RECORD lists the plugin.
     grep -qx 'testfence.py,,' "$site"/testfence-*.dist-info/RECORD
-    grep -qx '_testfence.py,,' "$site"/testfence-*.dist-info/RECORD
+    grep -qx '_testfence/hooks.py,,' "$site"/testfence-*.dist-info/RECORD
     # A C program builds against the installed header and library through pkg-config.
     printf '#include <testfence.h>\nint main(void)\n{\n    tf_session *s = tf_open();\n    int ok = tf_load(s, "%s", NULL, NULL, 0) == 0 && tf_api_version() == TF_API_VERSION;\n    tf_close(s);\n    return !ok;\n}\n' "$P" >"$BATS_TEST_TMPDIR/use.c"
     flags=$(PKG_CONFIG_PATH="$R/lib/pkgconfig" pkg-config --cflags --libs testfence)

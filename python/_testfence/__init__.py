@@ -1,0 +1,18 @@
+"""testfence for plain `pytest`: the test process fences itself (Landlock, through
+libtestfence.so with ctypes), so no test can write outside the project's tests/.
+
+Enable it in pyproject.toml with ``addopts = "-p testfence"`` under
+``[tool.pytest.ini_options]``, or install it (``make install``) and pytest loads it
+through its ``pytest11`` entry point. ``--testfence=off`` runs unfenced, loudly.
+See docs/plugin.md. Standard library only.
+
+The plugin's code, loaded through testfence.py (which hands pytest the hooks of
+hooks.py), split along its seams:
+
+    native     libtestfence.so through ctypes: the calls, the constants, FenceError
+    state      what this process's plugin knows about its run
+    startup    fence this pytest, join its run or stand aside; the shim; at exit
+    audithook  which test tried a write blocked in this process; metadata refused
+    report     records attributed to tests and failing them; the per-test hooks
+    hooks      the pytest hooks
+"""

@@ -1,0 +1,170 @@
+"""The pytest hooks testfence.py hands pytest: options, start-up, collection, the header
+and the summary.
+"""
+
+import os
+
+import pytest
+
+from .native import FenceError
+from .report import _fail, _new_for
+from .startup import _start
+from .state import _state
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("testfence", "testfence: no test writes outside tests/")
+    group.addoption("--testfence", choices=("on", "off"), default="on",
+                    help="on (default): fence this pytest and its children with Landlock; "
+                         "off: run UNFENCED (loud warning)")
+    group.addoption("--testfence-allow", action="append", default=[], metavar="PATH",
+                    help="also allow writes beneath PATH (must exist), like testfence run --allow")
+    group.addoption("--testfence-output", action="append", default=[], metavar="PATH",
+                    help="a file (or, ending in '/', a directory) outside tests/ this run may "
+                         "write, like testfence run --output: a report")
+    group.addoption("--testfence-keep-tmp", action="store_true", default=False,
+                    help="keep the run's private temp dir (pytest's tmp_path) at the end")
+    group.addoption("--testfence-reexec", choices=("auto", "always", "off"), default="auto",
+                    help="auto (default): load testfence's shim into this process (where it "
+                         "cannot be, start pytest once more with it preloaded), so writes this "
+                         "process's C code (sqlite3, coverage) makes outside are reported too; "
+                         "always: start pytest once more with it preloaded; off: neither (such "
+                         "writes are still refused)")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config, parser, args):
+    # Before any conftest.py or test module is imported, while pytest is single-threaded.
+    ns = early_config.known_args_namespace
+    _state.early = True  # nothing of the project's has run: pytest may be started again
+    _start(early_config, lambda name: getattr(ns, name, None))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    # Registered too late for pytest_load_initial_conftests (a pytest-xdist worker loads
+    # -p plugins after its conftests): start here.
+    _start(config, lambda name: config.getoption(name, None))
+    # A pytest-xdist worker parses the controller's command line again, without our -o:
+    # the controller hands it the cache dir (pytest_configure_node), applied here before
+    # the cache plugin reads it.
+    cache = (getattr(config, "workerinput", None) or {}).get(_WORKER_CACHE)
+    if _state.mode == "joined" and cache:
+        config._override_ini = tuple(config._override_ini) + ("cache_dir=" + cache,)
+
+
+_WORKER_CACHE = "testfence_cache_dir"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_ignore_collect(collection_path, config):
+    """Nothing beneath the artifacts dir is collected, and no conftest.py there is loaded: old
+    runs' workspaces hold whatever their tests wrote, and a conftest.py a test planted there
+    would run in every later pytest (set_blocked('testfence') turns this plugin's reporting
+    off). The dir is the one this run's workspace is in, as testfence set it before any test
+    ran (the first collection is before the first test)."""
+    if _state.artifacts is None:  # this run's workspace: the session's, else testfence run's
+        ws = _state.session.get("workspace") if _state.session else None
+        ws = ws or (os.environ.get("TESTFENCE_WORKSPACE") if _state.mode else None)
+        _state.artifacts = os.path.dirname(os.path.realpath(ws)) if ws else ""
+    a, p = _state.artifacts, str(collection_path)
+    if a and os.path.islink(p):  # a link into the artifacts dir is judged where it leads
+        p = os.path.realpath(p)
+    return True if a and (p == a or p.startswith(a + os.sep)) else None
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    """pytest-xdist: the worker NODE gets this run's cache dir, as the controller has it."""
+    if _state.mode == "fenced" and _state.session.get("pytest_cache"):
+        node.workerinput[_WORKER_CACHE] = _state.session.get("pytest_cache")
+
+
+def pytest_report_header(config):
+    if not _state.why or config is not _state.config:
+        return None
+    lines = ["testfence: " + n for n in _state.notes] + ["testfence: " + _state.why]
+    if _state.mode == "fenced":
+        # The seccomp metadata guard of `testfence run` needs a supervisor outside the fence.
+        lines.append("testfence: no seccomp metadata guard in-process: chmod/chown/utime/xattr "
+                     "outside the writable set are refused by this plugin (Python calls) and the "
+                     "shim (dynamic children) only; see docs/plugin.md")
+    return lines
+
+
+def _names_collection(collector):
+    """Is COLLECTOR named in the test variable while it collects? In the run this process
+    fences or joined, and under `testfence run`, whose shim records what the import does."""
+    if not collector.nodeid or collector.config is not _state.config:
+        return False
+    return _state.session is not None or _state.mode == "outer-run"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    if not _names_collection(collector):
+        yield
+        return
+    # pytest sets the variable only for a test's phases. While a module is imported it names
+    # the collector, with the phase "collect" that the one parser (core/testvar: the shim's,
+    # run's, tf_test_split) splits off: a write there, in this process or in a child that
+    # inherits the variable, is filed under the module's id, phase collect, not under a test.
+    prev = os.environ.get("PYTEST_CURRENT_TEST")
+    os.environ["PYTEST_CURRENT_TEST"] = collector.nodeid + " (collect)"
+    try:
+        outcome = yield
+    finally:
+        if prev is None:
+            os.environ.pop("PYTEST_CURRENT_TEST", None)
+        else:
+            os.environ["PYTEST_CURRENT_TEST"] = prev
+    if _state.session is None:
+        return  # under testfence run: its summary says it, and it exits 120
+    lines = _new_for(collector.nodeid)
+    if lines:
+        _fail(outcome.get_result(), lines)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session, exitstatus):
+    # The run that fenced itself owns the log: every worker's records are in it.
+    if _state.mode != "fenced" or session.config is not _state.config:
+        return
+    _state.total = len(_state.session.violations())
+    # What the tests left for the next run (a module shadowing testfence, a config turning the
+    # plugin off) fails this one, as under testfence run: a plain `pytest` would import it.
+    _state.planted, _state.planted_text = _state.session.planted()
+    try:
+        status = _state.session.status(int(session.exitstatus))
+    except FenceError:
+        status = 120 if int(session.exitstatus) == 0 else int(session.exitstatus)  # fail closed
+    if status != int(session.exitstatus):
+        session.exitstatus = status  # as testfence run: the tests passed but writes were blocked
+    _state.final = int(session.exitstatus)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if config is not _state.config:
+        return
+    if _state.mode == "off":
+        terminalreporter.write_sep("=", "testfence: OFF", red=True, bold=True)
+        terminalreporter.write_line("testfence: " + _state.why, red=True)
+        return
+    if _state.mode == "no-root":
+        # Said at start-up too, but pytest captures that; here it is seen.
+        terminalreporter.write_line("testfence: " + _state.why, yellow=True)
+        return
+    if _state.mode != "fenced":
+        return
+    for out in _state.session.outputs():
+        terminalreporter.write_line("testfence: declared output (writable outside the fence): " + out)
+    if _state.planted:
+        terminalreporter.write_sep("=", "testfence: the next run's fence", red=True)
+        for line in _state.planted_text.strip("\n").splitlines():
+            terminalreporter.write_line(line, red=True)
+    text = _state.session.summary(int(exitstatus))
+    _state.total = len(_state.session.violations())  # shown here: only later ones are late
+    if text.strip():
+        terminalreporter.write_sep("=", "testfence: blocked writes", red=True)
+        for line in text.strip("\n").splitlines():
+            terminalreporter.write_line(line)

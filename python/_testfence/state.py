@@ -1,0 +1,33 @@
+"""What this process's plugin knows about its run: one _State, shared by the modules.
+"""
+
+import sys
+
+
+class _State:
+    def __init__(self):
+        self.mode = None  # "fenced", "joined", "outer-run", "off", "help"
+        self.why = ""
+        self.session = None
+        self.record_in_process = False  # no shim of this run is loaded in this process
+        self.seen = 0  # records of the log already attributed
+        self.fixture_of = {}  # (test, resolved) -> fixture name, for in-process writes
+        self.total = 0
+        self.config = None  # the pytest run that owns this state (not a pytester inline run)
+        self.notes = []  # said at start-up, and again in the report header (stderr may be captured)
+        self.c_writes_unreported = False  # said in notes: C code's refused writes go unrecorded
+        self.reexeced = False  # this process is pytest started again with the shim preloaded
+        self.shim = None  # the shim, loaded into this process by the plugin (not preloaded)
+        self.early = False  # started from pytest_load_initial_conftests, before any conftest
+        self.final = None  # the exit status pytest_sessionfinish settled on
+        self.planted = 0  # what the tests left that would switch the next run's fence off
+        self.planted_text = ""
+        self.artifacts = None  # where old runs' workspaces are: never collected ("": none)
+
+
+_state = _State()
+
+
+def _warn(msg):
+    sys.stderr.write("testfence: " + msg + "\n")
+    sys.stderr.flush()
