@@ -166,6 +166,13 @@ char *tf_summary(tf_session *s, int status);
  * tf_planted). -1 on error. */
 int tf_status(tf_session *s, int status);
 
+/* Would the kernel refuse the write OP (open, mkdir, symlink, link, rename, unlink, rmdir,
+ * truncate) to RESOLVED (absolute, as tf_path_check_at named it) before the fence is asked
+ * (EEXIST, ENOENT, EISDIR)? OFLAGS: open(2)'s; SOURCE (or NULL), relative to SOURCE_DIRFD: a
+ * rename's old name. 1: it fails on its own, nothing to report; 0: no, or cannot tell. */
+int tf_fails_first(const char *op, int oflags, const char *resolved, int source_dirfd,
+                   const char *source);
+
 /* At the caller's very end (after every exit handler that may still use its temp files):
  * the run's private temp dir emptied (a fenced process may not remove it; the next run
  * prunes it), or with KEEP marked kept, which tf_warning then says. Once; 0 or -1. */

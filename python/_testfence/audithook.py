@@ -4,7 +4,6 @@ metadata calls (chmod, utime, xattr, ioctl) the hook refuses itself.
 
 import errno
 import os
-import stat
 import sys
 
 from .native import (
@@ -79,43 +78,6 @@ def _targets(event, args):
         return [(op, target, nofollow, meta, 0, None)]
     old = _target(args[0], _arg(args, 2))  # the old name is removed too
     return [(op, target, nofollow, meta, 0, old), (op, old, True, False, 0, old)]
-
-
-def _lookup(target):
-    """(exists, is_dir) of TARGET (dirfd, path, flags) without following a last symlink;
-    None when unknown."""
-    dirfd, path, _ = target
-    try:
-        st = os.stat(path or ".", dir_fd=None if dirfd == AT_FDCWD else dirfd,
-                     follow_symlinks=False)
-    except (FileNotFoundError, NotADirectoryError):
-        return False, False
-    except (OSError, ValueError, TypeError):
-        return None
-    return True, stat.S_ISDIR(st.st_mode)
-
-
-def _fails_first(op, flags, resolved, source):
-    """Would the kernel refuse this write before the fence is asked (EEXIST, ENOENT, EISDIR)?
-    Then nothing would have been written, and there is nothing to report. RESOLVED is the
-    target as the library resolved it; when in doubt, the answer is no. Never asked for
-    metadata calls, which the hook refuses itself."""
-    found = _lookup((AT_FDCWD, os.fsencode(resolved), 0))
-    if found is None:
-        return False
-    exists, is_dir = found
-    parent = os.path.isdir(os.path.dirname(resolved) or "/")
-    if op == "rename" and source is not None and _lookup(source) == (False, False):
-        return True  # the old name is missing: ENOENT
-    if op in ("mkdir", "symlink", "link"):
-        return exists or not parent
-    if op == "rename":
-        return not parent
-    if op == "open":
-        if exists:
-            return is_dir or bool(flags & os.O_CREAT and flags & os.O_EXCL)
-        return not (flags & os.O_CREAT) or not parent
-    return not exists  # unlink, rmdir, truncate act on what exists
 
 
 def _refuse(op, path):
@@ -225,7 +187,8 @@ def _audit(event, args):
             continue  # inside, or not ours to decide: the kernel blocks what it must
         if not resolved or not resolved.startswith("/"):
             resolved = _absolute(dirfd, path)
-        if not meta and (verdict == TF_PATH_QUIET or _fails_first(op, oflags, resolved, source)):
+        if not meta and (verdict == TF_PATH_QUIET or
+                         st.session.fails_first(op, oflags, resolved, source)):
             continue  # harmless tool state, or refused before the fence: nothing to report
         shown = os.fsdecode(path) if path else ""
         _record_refused(st, op, shown, resolved, errno.EACCES, meta, fixture)

@@ -109,6 +109,7 @@ def _load_library():
         "tf_record": (c_i, [c_p, c_s, c_s, c_s, c_i, c_i, c_s, c_s]),
         "tf_test_split": (c_s, [c_s, ctypes.POINTER(c_sz)]),
         "tf_ioctl_class": (c_i, [ctypes.c_ulong]),
+        "tf_fails_first": (c_i, [c_s, c_i, c_s, c_i, c_s]),
         "tf_violations_load": (c_l, [c_p]),
         "tf_violation_str": (c_s, [c_p, c_sz, c_s]),
         "tf_violation_line": (c_s, [c_p, c_sz]),
@@ -212,6 +213,12 @@ class Session:
         n = ctypes.c_size_t(0)
         phase = self.lib.tf_test_split(value, ctypes.byref(n))
         return os.fsdecode(value[: n.value]), _s(phase)
+
+    def fails_first(self, op, flags, resolved, source):
+        """Would the kernel refuse the write OP to RESOLVED before the fence is asked
+        (EEXIST, ENOENT, EISDIR)? SOURCE: a rename's old name as (dirfd, path, flags)."""
+        dirfd, path = (source[0], source[1]) if source else (AT_FDCWD, None)
+        return self.lib.tf_fails_first(op.encode(), flags, _b(resolved), dirfd, path) == 1
 
     def record(self, op, path, resolved, err, by_us, test, phase):
         self.lib.tf_record(self.h, op.encode(), _b(path), _b(resolved), err, int(by_us), _b(test), _b(phase))

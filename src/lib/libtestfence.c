@@ -3,6 +3,7 @@
 #include "testfence.h"
 
 #include "core/exitcode.h"
+#include "core/failsfirst.h"
 #include "core/hint.h"
 #include "core/path.h"
 #include "core/report.h"
@@ -637,6 +638,12 @@ TF_PUBLIC int tf_status(tf_session *s, int status)
         return -1;
     bool planted = s->loaded && s->ses.hazards_checked && s->ses.planted > 0;
     return status == 0 && (n > 0 || planted) ? TF_EXIT_VIOLATIONS : status;
+}
+
+TF_PUBLIC int tf_fails_first(const char *op, int oflags, const char *resolved, int source_dirfd,
+                             const char *source)
+{
+    return fails_first(op, oflags, resolved, source_dirfd, source) ? 1 : 0;
 }
 
 TF_PUBLIC int tf_end_tmp(tf_session *s, int keep)
