@@ -157,12 +157,15 @@ static void test_sweep(void)
     close(p[1]);
     CHECK(read(p[0], &b, sizeof b) == (ssize_t)sizeof b);
     waitpid(a, NULL, 0);
-    for (int i = 0; i < 200; i++) { /* until it has exec'd sleep */
+    /* Until it has exec'd sleep and its arguments are in place: the kernel renames a
+     * process (comm) before it sets up the new program's arguments and environment, so a
+     * sweep in between finds no command line. Waited for, not timed. */
+    for (int i = 0; i < 200; i++) {
         char buf[64] = "";
         char path[64];
-        snprintf(path, sizeof path, "/proc/%d/comm", (int)b);
+        snprintf(path, sizeof path, "/proc/%d/cmdline", (int)b);
         int fd = open(path, O_RDONLY);
-        if (fd >= 0 && read(fd, buf, sizeof buf - 1) > 0 && !strncmp(buf, "sleep", 5)) {
+        if (fd >= 0 && read(fd, buf, sizeof buf - 1) > 0 && !strcmp(buf, "sleep")) {
             close(fd);
             break;
         }
