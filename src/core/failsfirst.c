@@ -51,6 +51,8 @@ bool fails_first(const char *op, int oflags, const char *resolved, int source_di
         return exists || !parent; /* EEXIST, ENOENT */
     if (!strcmp(op, "rename"))
         return !parent;
+    if (!strcmp(op, "open") && (oflags & O_TMPFILE) == O_TMPFILE)
+        return f != FOUND_DIR; /* an unnamed file in the directory: ENOENT, ENOTDIR */
     if (!strcmp(op, "open")) {
         if (exists)
             return f == FOUND_DIR || ((oflags & O_CREAT) && (oflags & O_EXCL)); /* EISDIR, EEXIST */

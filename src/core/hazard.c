@@ -5,6 +5,7 @@
 #include "base/vec.h"
 #include "walk.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -371,6 +372,26 @@ static bool module_of(const char *name, char *out)
 }
 
 /* Is the directory NAME in DIRFD a package: an __init__ Python would import? */
+/* Does the directory FD hold an entry named __init__.<anything>? Python loads a package's
+ * __init__ from source, bytecode or an extension module (__init__.so, __init__.abi3.so,
+ * __init__.cpython-311-x86_64-linux-gnu.so): any such name counts. A directory that cannot
+ * be listed counts too. */
+static bool has_init(int fd)
+{
+    int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    if (!d) {
+        if (dfd >= 0)
+            close(dfd);
+        return true;
+    }
+    bool found = false;
+    for (struct dirent *e; !found && (e = readdir(d));)
+        found = !strncmp(e->d_name, "__init__.", 9);
+    closedir(d);
+    return found;
+}
+
 static bool is_package(int dirfd, const char *name)
 {
     /* By fstatat on an O_PATH fd, as Python finds it: a directory a test made search-only
@@ -384,6 +405,8 @@ static bool is_package(int dirfd, const char *name)
     for (const char *const *i = inits; !pkg && *i; i++)
         pkg =
             fstatat(fd, *i, &st, AT_SYMLINK_NOFOLLOW) == 0 || (errno != ENOENT && errno != ENOTDIR);
+    if (!pkg)
+        pkg = has_init(fd);
     close(fd);
     return pkg;
 }

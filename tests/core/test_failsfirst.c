@@ -39,6 +39,10 @@ int main(void)
     CHECK(!fails_first("open", O_WRONLY | O_CREAT, at("new"), AT_FDCWD, NULL));
     CHECK(fails_first("open", O_WRONLY, at("new"), AT_FDCWD, NULL));
     CHECK(fails_first("open", O_WRONLY | O_CREAT, at("missing/new"), AT_FDCWD, NULL));
+    /* O_TMPFILE names the directory the unnamed file is made in: no EISDIR */
+    CHECK(!fails_first("open", O_WRONLY | O_TMPFILE, at("dir"), AT_FDCWD, NULL));
+    CHECK(fails_first("open", O_WRONLY | O_TMPFILE, at("gone"), AT_FDCWD, NULL));
+    CHECK(fails_first("open", O_WRONLY | O_TMPFILE, at("file"), AT_FDCWD, NULL));
     /* creating a name that exists, or in a directory that does not */
     CHECK(fails_first("mkdir", 0, at("dir"), AT_FDCWD, NULL));
     CHECK(fails_first("symlink", 0, at("dangling"), AT_FDCWD, NULL)); /* the link itself */

@@ -343,6 +343,16 @@ openai = "sk-secret"' ]
     expect_status 125
     expect_output_has "tests/_testfence.py is a module inside the writable set"
     rm tests/_testfence.py
+    # A package whose __init__ is an extension module: Python imports it as readily.
+    mkdir tests/_testfence && : >tests/_testfence/__init__.abi3.so
+    run "$TESTFENCE" run -- true
+    expect_status 125
+    expect_output_has "tests/_testfence is a module inside the writable set"
+    rm -r tests/_testfence
+    run "$TESTFENCE" run -- sh -c 'mkdir tests/pytest && : >tests/pytest/__init__.cpython-311-x86_64-linux-gnu.so'
+    expect_status 120
+    expect_output_has "tests/pytest is a module inside the writable set"
+    [ ! -e tests/pytest ]
     mkdir -p tests/pluggy tests/sub && : >tests/pluggy/__init__.py && : >tests/sub/evil.pth
     run "$TESTFENCE" run -- true
     expect_status 125
