@@ -55,9 +55,13 @@ int diag_finish(struct diag *d, FILE *out, struct report_run *run, bool allow_vi
                 "testfence: warning: the run workspace %s was removed while the command ran%s\n",
                 run->workspace,
                 d->log_apart ? "; report.json cannot be written"
-                             : " (another run's retention?); blocked writes cannot be reported");
-    if (gone && !d->log_apart)
+                             : "; blocked writes cannot be reported, so the run fails");
+    if (gone && !d->log_apart) {
+        /* What was blocked went with it: the run cannot show it was clean (fail closed). */
+        if (run->command_status == 0 && !allow_violations)
+            run->status = TF_EXIT_VIOLATIONS;
         return run->status;
+    }
     if (report_load(&r, d->logdir, SHIMCONF_LOG, &err) < 0) {
         fprintf(out, "testfence: %s\n", err.msg);
         return run->status;

@@ -631,13 +631,20 @@ TF_PUBLIC char *tf_summary(tf_session *s, int status)
     return text;
 }
 
+/* The workspace the log is in was removed (by a test): what was blocked went with it. */
+static bool log_gone(tf_session *s)
+{
+    struct stat st;
+    return fstat(diag_of(s)->wsfd, &st) == 0 && st.st_nlink == 0;
+}
+
 TF_PUBLIC int tf_status(tf_session *s, int status)
 {
     long n = tf_violations_load(s);
     if (n < 0)
         return -1;
     bool planted = s->loaded && s->ses.hazards_checked && s->ses.planted > 0;
-    return status == 0 && (n > 0 || planted) ? TF_EXIT_VIOLATIONS : status;
+    return status == 0 && (n > 0 || planted || log_gone(s)) ? TF_EXIT_VIOLATIONS : status;
 }
 
 TF_PUBLIC int tf_fails_first(const char *op, int oflags, const char *resolved, int source_dirfd,

@@ -87,6 +87,23 @@ expect_clobber_results() {
     [ "$(ls -d tests/artifacts/_isolation_workspace_*/ | wc -l)" -eq 1 ]
 }
 
+@test "a test that removes the workspace (and the log with it) fails the run: nothing can show it clean" {
+    cat >tests/test_clean.py <<'EOF'
+import os, shutil
+
+def test_writes_then_cleans_up():
+    try:
+        open("config.toml", "w")
+    except OSError:
+        pass
+    shutil.rmtree(os.path.join(os.path.dirname(__file__), "artifacts"), ignore_errors=True)
+EOF
+    run $PY -m pytest tests/test_clean.py
+    expect_status 120
+    expect_output_has "was removed while the command ran; blocked writes cannot be reported, so the run fails"
+    assert_outside_unchanged
+}
+
 @test "writes in a fixture fail its test's setup; at import time, the collector" {
     cat >tests/test_fixture.py <<'EOF'
 import pytest
@@ -302,7 +319,7 @@ EOF
     cat >tests/test_swallow.py <<EOF
 def test_swallows():
     try:
-        open("$P/config.toml", "w")
+        open("config.toml", "w")
     except OSError:
         pass
 EOF
