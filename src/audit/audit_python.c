@@ -4,6 +4,7 @@
 #include "apy_emit.h"
 #include "apy_scope.h"
 #include "apy_stmt.h"
+#include "audit_rules.h"
 #include "py_source.h"
 
 #include <stdlib.h>
