@@ -32,57 +32,6 @@
 #define TESTFENCE_VERSION "0.0.0"
 #endif
 
-/* ---- the result ---- */
-
-static bool grow(void **v, size_t *cap, size_t n, size_t size)
-{
-    void *nv = vec_grow(*v, cap, n, size);
-    if (nv)
-        *v = nv;
-    return nv != NULL;
-}
-
-char *tf_audit_keep(tf_audit_result *res, const char *s)
-{
-    if (!grow((void **)&res->strings, &res->cap_strings, res->n_strings, sizeof(char *)))
-        return NULL;
-    char *copy = strdup(s);
-    if (copy)
-        res->strings[res->n_strings++] = copy;
-    return copy;
-}
-
-static void add_line(char ***v, size_t *n, size_t *cap, const char *msg)
-{
-    if (!grow((void **)v, cap, *n, sizeof(char *)))
-        return;
-    char *copy = strdup(msg);
-    if (copy)
-        (*v)[(*n)++] = copy;
-}
-
-void tf_audit_error(tf_audit_result *res, const char *msg)
-{
-    add_line(&res->errors, &res->n_errors, &res->cap_errors, msg);
-}
-
-void tf_audit_note(tf_audit_result *res, const char *msg)
-{
-    add_line(&res->notes, &res->n_notes, &res->cap_notes, msg);
-}
-
-tf_finding *tf_audit_add(tf_audit_result *res, const tf_audit_cfg *cfg, tf_rule_id rule)
-{
-    if (!(cfg->rules & (1u << rule)))
-        return NULL;
-    if (!grow((void **)&res->findings, &res->cap_findings, res->n_findings, sizeof(tf_finding)))
-        return NULL;
-    tf_finding *f = &res->findings[res->n_findings++];
-    memset(f, 0, sizeof *f);
-    f->rule = rule;
-    return f;
-}
-
 /* ---- the files ---- */
 
 typedef struct file_list {
@@ -167,8 +116,10 @@ static int list_add(const tf_audit_cfg *cfg, file_list *fl, const char *path, bo
     char abs[PATH_MAX], anchor[PATH_MAX];
     if (!absolute(path, abs, sizeof abs))
         return tf_errf(err, "audit: %s: path too long", path);
-    if (!grow((void **)&fl->v, &fl->cap, fl->n, sizeof *fl->v))
+    tf_audit_file *nv = vec_grow(fl->v, &fl->cap, fl->n, sizeof *fl->v);
+    if (!nv)
         return tf_errf(err, "audit: out of memory");
+    fl->v = nv;
     tf_audit_file *f = &fl->v[fl->n];
     memset(f, 0, sizeof *f);
     size_t n = strlen(cfg->root);
@@ -562,46 +513,4 @@ int tf_audit_source(const tf_audit_cfg *cfg, const tf_audit_lang *lang, const ch
         file_free(&fl.v[i]);
     free(fl.v);
     return rc;
-}
-
-static int cmp_finding(const void *pa, const void *pb)
-{
-    const tf_finding *a = pa, *b = pb;
-    int c = strcmp(a->path, b->path);
-    if (c)
-        return c;
-    if (a->line != b->line)
-        return a->line < b->line ? -1 : 1;
-    if (a->col != b->col)
-        return a->col < b->col ? -1 : 1;
-    return (int)a->rule - (int)b->rule;
-}
-
-void tf_audit_sort(tf_audit_result *res)
-{
-    if (res->n_findings)
-        qsort(res->findings, res->n_findings, sizeof *res->findings, cmp_finding);
-    size_t out = 0;
-    for (size_t i = 0; i < res->n_findings; i++)
-        if (out == 0 || cmp_finding(&res->findings[out - 1], &res->findings[i]) != 0)
-            res->findings[out++] = res->findings[i];
-    res->n_findings = out;
-    res->n_suppressed = 0;
-    for (size_t i = 0; i < out; i++)
-        res->n_suppressed += res->findings[i].suppressed;
-}
-
-void tf_audit_result_free(tf_audit_result *res)
-{
-    for (size_t i = 0; i < res->n_strings; i++)
-        free(res->strings[i]);
-    for (size_t i = 0; i < res->n_errors; i++)
-        free(res->errors[i]);
-    for (size_t i = 0; i < res->n_notes; i++)
-        free(res->notes[i]);
-    free(res->strings);
-    free(res->errors);
-    free(res->notes);
-    free(res->findings);
-    memset(res, 0, sizeof *res);
 }

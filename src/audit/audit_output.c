@@ -15,40 +15,36 @@ bool tf_audit_format_parse(const char *name, tf_audit_format *fmt)
     return false;
 }
 
-/* Length of the valid UTF-8 sequence at S (0 when invalid), so JSON stays valid
- * whatever bytes a source file holds. */
-static size_t utf8_len(const unsigned char *s)
+/* Where a piece of S (LEFT bytes) ends, at most PIECE bytes in: before a byte that starts
+ * a character, or after four continuation bytes in a row (no UTF-8 sequence holds four), so
+ * the escaper reads each piece as it would read S whole. */
+static size_t piece_end(const char *s, size_t left, size_t piece)
 {
-    size_t n = s[0] < 0x80                   ? 1
-               : s[0] >= 0xC2 && s[0] < 0xE0 ? 2
-               : s[0] >= 0xE0 && s[0] < 0xF0 ? 3
-               : s[0] >= 0xF0 && s[0] < 0xF5 ? 4
-                                             : 0;
-    for (size_t i = 1; i < n; i++)
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-    return n;
+    if (left <= piece)
+        return left;
+    for (size_t n = piece; n > piece - 4; n--)
+        if (((unsigned char)s[n] & 0xC0) != 0x80)
+            return n;
+    return piece;
 }
 
+/* S as a JSON string to OUT through base/text's escaper, a piece at a time so a string
+ * of any length is written whole, with the bytes of escaping it at once. */
 static void json_str(FILE *out, const char *s)
 {
+    enum { PIECE = 1024 };
+    char piece[PIECE + 1], buf[PIECE * 6 + 3]; /* a byte escapes to 6 at most (\ufffd) */
+    size_t left = strlen(s);
     fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        size_t n = utf8_len(p);
-        if (n == 0) {
-            fputs("\\ufffd", out);
-            p++;
-        } else if (*p == '"' || *p == '\\') {
-            fprintf(out, "\\%c", *p++);
-        } else if (*p == '\n' || *p == '\t' || *p == '\r') {
-            fprintf(out, "\\%c", *p == '\n' ? 'n' : *p == '\t' ? 't' : 'r');
-            p++;
-        } else if (*p < 0x20) {
-            fprintf(out, "\\u%04x", *p++);
-        } else {
-            fwrite(p, 1, n, out);
-            p += n;
-        }
+    while (left) {
+        size_t n = piece_end(s, left, PIECE);
+        memcpy(piece, s, n);
+        piece[n] = '\0';
+        bool cut = false;
+        size_t len = tf_json_escape(buf, sizeof buf, piece, &cut);
+        fwrite(buf + 1, 1, len - 2, out); /* without the piece's own quotes */
+        s += n;
+        left -= n;
     }
     fputc('"', out);
 }

@@ -4,7 +4,8 @@
 #ifndef TESTFENCE_AUDIT_OUTPUT_H
 #define TESTFENCE_AUDIT_OUTPUT_H
 
-#include "audit.h"
+#include "audit_config.h"
+#include "audit_result.h"
 
 #include <stdbool.h>
 #include <stdio.h>

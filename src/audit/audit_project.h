@@ -4,7 +4,10 @@
 #ifndef TESTFENCE_AUDIT_PROJECT_H
 #define TESTFENCE_AUDIT_PROJECT_H
 
-#include "audit.h"
+#include "audit_config.h"
+#include "audit_facts.h"
+#include "audit_result.h"
+#include "base/err.h"
 
 /* One file of the project, as the engine read it. */
 typedef struct tf_audit_file {

@@ -4,7 +4,7 @@
 #ifndef TESTFENCE_AUDIT_PYTHON_H
 #define TESTFENCE_AUDIT_PYTHON_H
 
-#include "audit.h"
+#include "audit_config.h"
 
 extern const tf_audit_lang tf_audit_python;
 

@@ -1,0 +1,154 @@
+#include "apy_calls.h"
+
+#include "apy_emit.h"
+#include "apy_eval.h"
+#include "apy_expr.h"
+#include "apy_scope.h"
+#include "apy_shell.h"
+#include "apy_writes.h"
+
+#include <string.h>
+
+/* Calls that change the working directory until changed back: os.chdir(x),
+ * monkeypatch.chdir(x), py.path's x.chdir(). */
+static bool on_chdir(apy *P, uint32_t call, uint32_t fn, const char *name)
+{
+    const char *tail = apy_last_part(name);
+    uint32_t a = 0;
+    tf_pathval v;
+    if (!strcmp(name, "os.fchdir")) {
+        tf_pv_unknown(&v);
+    } else if (!strcmp(tail, "chdir") && apy_kind(P, fn) == N_ATTR) {
+        if (apy_get_arg(P, apy_kid(P, call, 1), 0, "path", &a) == APY_ARG_FOUND)
+            apy_eval(P, a, 0, &v);
+        else
+            apy_eval(P, apy_kid(P, fn, 0), 0, &v); /* py.path: tmpdir.chdir() */
+    } else {
+        return false;
+    }
+    P->w.state = apy_new_state(P, (tf_state){.kind = ST_SET, .value = tf_facts_path(P->f, &v)});
+    return true;
+}
+
+/* Calls recorded for the project-wide phase: helpers whose working directory comes from
+ * their callers, and context managers or functions that may change it. */
+static bool may_be_project(const char *name)
+{
+    static const char *const builtins[] = {
+        "print",      "len",      "str",          "int",         "float",      "bool",
+        "bytes",      "list",     "dict",         "set",         "tuple",      "isinstance",
+        "issubclass", "getattr",  "setattr",      "hasattr",     "delattr",    "type",
+        "super",      "range",    "enumerate",    "zip",         "map",        "filter",
+        "sorted",     "reversed", "min",          "max",         "sum",        "any",
+        "all",        "iter",     "next",         "repr",        "format",     "id",
+        "hash",       "vars",     "dir",          "object",      "callable",   "abs",
+        "round",      "divmod",   "pow",          "chr",         "ord",        "hex",
+        "oct",        "bin",      "open",         "bytearray",   "memoryview", "frozenset",
+        "slice",      "property", "staticmethod", "classmethod", "exec",       "eval",
+        "compile",    "globals",  "locals",       "input",       "complex",    "ascii",
+        "breakpoint", "aiter",    "anext",        NULL};
+    if (!strchr(name, '.') && apy_name_in(name, builtins))
+        return false;
+    static const char *const libs[] = {
+        "os",        "sys",         "shutil",   "subprocess", "json",      "re",     "time",
+        "logging",   "unittest",    "pytest",   "tempfile",   "pathlib",   "io",     "itertools",
+        "functools", "collections", "warnings", "contextlib", "threading", "random", "mock",
+        "math",      "textwrap",    "inspect",  "typing",     "struct",    NULL};
+    char root[APY_NAME_MAX];
+    size_t n = strcspn(name, ".");
+    if (n >= sizeof root)
+        return false;
+    memcpy(root, name, n);
+    root[n] = '\0';
+    if (apy_name_in(root, libs))
+        return false;
+    if ((!strcmp(root, "self") || !strcmp(root, "cls")) && name[n]) {
+        const char *m = name + n + 1;
+        return strncmp(m, "assert", 6) && strncmp(m, "fail", 4) && strncmp(m, "skip", 4) &&
+               strcmp(m, "subTest") && strcmp(m, "addCleanup");
+    }
+    return true;
+}
+
+static void record_call(apy *P, const char *name)
+{
+    if (P->in_main || !may_be_project(name))
+        return;
+    tf_call c = {.callee = apy_pool(P, name), .func = P->w.func, .state = P->w.state};
+    size_t n = P->f->n_calls;
+    if (n && !memcmp(&P->f->calls[n - 1], &c, sizeof c))
+        return;
+    tf_facts_add_call(P->f, &c);
+}
+
+/* Function names passed as values (Thread(target=f), addCleanup(f)) are calls too. */
+static void record_callbacks(apy *P, uint32_t args)
+{
+    for (uint32_t a = apy_kind(P, args) == N_ARGS ? apy_node(P, args)->kid : 0; a;
+         a = apy_node(P, a)->next) {
+        uint32_t v = apy_kind(P, a) == N_KWARG ? apy_kid(P, a, 1) : a;
+        char name[APY_NAME_MAX * 2];
+        tf_pathval x;
+        if ((apy_kind(P, v) == N_NAME || apy_kind(P, v) == N_ATTR) &&
+            !apy_lookup(P, apy_text(P, v), apy_len(P, v), &x) &&
+            apy_canonical(P, v, name, sizeof name))
+            record_call(P, name);
+    }
+}
+
+/* A call as a whole statement: a helper that may change the working directory for good. */
+void apy_call_effect(apy *P, uint32_t call)
+{
+    char name[APY_NAME_MAX * 2];
+    if (P->in_main || !apy_canonical(P, apy_kid(P, call, 0), name, sizeof name) ||
+        !may_be_project(name))
+        return;
+    uint32_t a = 0;
+    tf_pathval v;
+    tf_pv_unknown(&v);
+    if (apy_get_arg(P, apy_kid(P, call, 1), 0, NULL, &a) == APY_ARG_FOUND)
+        apy_eval(P, a, 0, &v);
+    P->w.state = apy_new_state(P, (tf_state){.kind = ST_EFFECT,
+                                             .a = P->w.state,
+                                             .callee = apy_pool(P, name),
+                                             .value = tf_facts_path(P->f, &v)});
+}
+
+/* Calls whose string arguments are messages for people, not paths. */
+static bool is_message_call(const char *name)
+{
+    static const char *const last[] = {"print", "debug",     "info",     "warning", "warn",
+                                       "error", "exception", "critical", "log",     "echo",
+                                       "fail",  "skip",      "xfail",    "pprint",  NULL};
+    const char *tail = apy_last_part(name);
+    size_t n = strlen(tail);
+    if (apy_name_in(tail, last) || !strcmp(name, "sys.stdout.write") ||
+        !strcmp(name, "sys.stderr.write"))
+        return true;
+    return (n > 5 && !strcmp(tail + n - 5, "Error")) ||
+           (n > 9 && !strcmp(tail + n - 9, "Exception")) ||
+           (n > 7 && !strcmp(tail + n - 7, "Warning"));
+}
+
+void apy_on_call(apy *P, uint32_t call)
+{
+    uint32_t fn = apy_kid(P, call, 0);
+    char name[APY_NAME_MAX * 2];
+    bool named = apy_canonical(P, fn, name, sizeof name);
+    if (named) {
+        on_chdir(P, call, fn, name);
+        apy_on_env_removal(P, call, fn, name);
+        apy_on_setenv(P, call, name);
+        apy_on_subprocess(P, call, name);
+        if (!apy_on_temp(P, call, name) && !apy_on_writer(P, call, name))
+            record_call(P, name);
+    }
+    if (apy_kind(P, fn) == N_ATTR)
+        apy_on_path_method(P, call, fn);
+    record_callbacks(P, apy_kid(P, call, 1));
+    bool was_quiet = P->quiet;
+    P->quiet |= named && is_message_call(name);
+    apy_visit(P, fn);
+    apy_visit(P, apy_kid(P, call, 1));
+    P->quiet = was_quiet;
+}

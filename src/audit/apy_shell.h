@@ -1,0 +1,24 @@
+/* apy_shell: subprocesses: the output redirections of their shell text, and whether the
+ * Python they start may write bytecode (the environment lost PYTHONDONTWRITEBYTECODE). */
+#ifndef TESTFENCE_APY_SHELL_H
+#define TESTFENCE_APY_SHELL_H
+
+#include "apy_node.h"
+
+/* subprocess, os.system and pytester calls: their redirections and bytecode. */
+void apy_on_subprocess(apy *P, uint32_t call, const char *name);
+
+/* Is A the literal name of a bytecode setting (PYTHONDONTWRITEBYTECODE, PYTHONPYCACHEPREFIX)? */
+bool apy_is_bytecode_var(apy *P, uint32_t a);
+
+/* DICT lost the bytecode settings (os.environ: the process environment). */
+void apy_strip_env(apy *P, uint32_t dict);
+
+/* monkeypatch.setenv("HOME", ...): this function's HOME is elsewhere; setting
+ * PYTHONDONTWRITEBYTECODE again undoes its removal. */
+void apy_on_setenv(apy *P, uint32_t call, const char *name);
+
+/* env.pop("PYTHONDONTWRITEBYTECODE"), monkeypatch.delenv(...): remember it. */
+void apy_on_env_removal(apy *P, uint32_t call, uint32_t fn, const char *name);
+
+#endif
