@@ -125,8 +125,9 @@ void envplan_free(struct envplan *plan)
         free(plan->items[i].value);
     }
     free(plan->items);
+    /* All three: a cap left behind would make vec_grow think the freed array has room. */
     plan->items = NULL;
-    plan->n = 0;
+    plan->n = plan->cap = 0;
 }
 
 int envplan_shell_quote(char *out, size_t len, const char *s)
