@@ -1,5 +1,5 @@
 /* test_envplan: the plan's values (set, append, repeated names), applying it to an
- * environment, freeing and reusing a plan. */
+ * environment, freeing and reusing a plan, and the shlex quoting for PYTEST_ADDOPTS. */
 #include "check.h"
 
 #include "core/envplan.h"
@@ -124,11 +124,49 @@ static void reuse(void)
     envplan_free(&p); /* twice is harmless */
 }
 
+/* S quoted into LEN bytes: the text, or "(-1)" when it does not fit. */
+static const char *quoted(const char *s, size_t len)
+{
+    static char buf[256];
+    char out[256];
+    memset(out, 'Z', sizeof out);
+    int rc = envplan_shell_quote(out, len, s);
+    /* never a byte written past LEN */
+    CHECK(len >= sizeof out || out[len] == 'Z');
+    snprintf(buf, sizeof buf, "%s", rc == 0 ? out : "(-1)");
+    return buf;
+}
+
+static void quoting(void)
+{
+    CHECK_STR(quoted("plain/path-1.x", 64), "plain/path-1.x");
+    CHECK_STR(quoted("a b", 64), "'a b'");
+    CHECK_STR(quoted("it's", 64), "'it'\\''s'");
+    CHECK_STR(quoted("$HOME", 64), "'$HOME'");
+    CHECK_STR(quoted("", 64), "''");
+    /* shlex splits at \r too (its whitespace is space, \t, \r, \n) */
+    CHECK_STR(quoted("a\rb", 64), "'a\rb'");
+
+    /* exactly fitting is fitting; one byte less is -1, with nothing written past LEN */
+    CHECK_STR(quoted("abc", 4), "abc");
+    CHECK_STR(quoted("abc", 3), "(-1)");
+    CHECK_STR(quoted("a b", 6), "'a b'");
+    CHECK_STR(quoted("a b", 5), "(-1)");
+    CHECK_STR(quoted("'", 7), "''\\'''");
+    CHECK_STR(quoted("'", 6), "(-1)");
+    CHECK_STR(quoted("", 3), "''");
+    CHECK_STR(quoted("", 2), "(-1)");
+    CHECK_STR(quoted("", 1), "(-1)");
+    CHECK_STR(quoted("a b", 0), "(-1)");
+    CHECK_STR(quoted("abc", 0), "(-1)");
+}
+
 int main(void)
 {
     getenv_of();
     values();
     apply();
     reuse();
+    quoting();
     return check_done("test_envplan");
 }
