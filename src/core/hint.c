@@ -8,13 +8,19 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Is PATH in HOME/SUB (SUB "": in HOME)? HOME is taken without its trailing '/'s, as
+ * path_is_within wants it; HOME "/" (a daemon's) is no home, or every path would be in it. */
 static bool under_home(const char *path, const char *home, const char *sub)
 {
     char dir[4096];
     if (!home || home[0] != '/')
         return false;
-    const char *sep = sub[0] && strcmp(home, "/") ? "/" : "";
-    int n = snprintf(dir, sizeof dir, "%s%s%s", home, sep, sub);
+    size_t len = strlen(home);
+    while (len > 1 && home[len - 1] == '/')
+        len--;
+    if (len == 1 || len >= sizeof dir)
+        return false;
+    int n = snprintf(dir, sizeof dir, "%.*s%s%s", (int)len, home, sub[0] ? "/" : "", sub);
     return n > 0 && (size_t)n < sizeof dir && path_is_within(path, dir);
 }
 
