@@ -107,7 +107,7 @@ const char *hint_for(const char *op, const char *resolved, const char *root, con
 int hint_violation_line(char *out, size_t len, const struct hint_who *who, const char *resolved,
                         const char *fence, const char *root, const char *home)
 {
-    char name[700], path[1100];
+    char name[700], path[1100], fence_shown[1100];
     if (who->test) {
         vlog_printable(name, sizeof name, who->test);
     } else {
@@ -118,10 +118,12 @@ int hint_violation_line(char *out, size_t len, const struct hint_who *who, const
         snprintf(name, sizeof name, "%s (pid %ld, outside any test)", printable, who->pid);
     }
     vlog_printable(path, sizeof path, resolved);
+    /* The fence names paths too (the writable set's), as untrusted as the target's. */
+    vlog_printable(fence_shown, sizeof fence_shown, fence);
     return snprintf(out, len,
                     "TEST_SANDBOX_VIOLATION: %s attempted to write to %s which is outside %s. "
                     "How to fix: %s",
-                    name, path, fence, hint_for(NULL, resolved, root, home, who->test));
+                    name, path, fence_shown, hint_for(NULL, resolved, root, home, who->test));
 }
 
 int hint_paint(char *out, size_t len, const char *line)

@@ -96,6 +96,18 @@ static void violation_line(void)
     hint_violation_line(line, sizeof line, &noexe, "/etc/x", "F", "/p", NULL);
     CHECK(strstr(line, "VIOLATION: ? (pid 1, outside any test)") != NULL);
 
+    /* every field printable: the test, the target, and the fence too */
+    struct hint_who evil = {.test = "t.py::x\033]0;pwn\007", .exe = "/bin/sh", .pid = 3};
+    hint_violation_line(line, sizeof line, &evil, "/etc/\033[31mx\n", "/p/\033[2J\rfence", "/p",
+                        NULL);
+    CHECK(strstr(line, "t.py::x?]0;pwn? attempted") != NULL);
+    CHECK(strstr(line, "to /etc/?[31mx? which") != NULL);
+    CHECK(strstr(line, "outside /p/?[2J?fence. How to fix") != NULL);
+    bool clean = true;
+    for (const char *c = line; *c; c++)
+        clean &= (unsigned char)*c >= 0x20 && *c != 0x7f;
+    CHECK(clean);
+
     /* a small buffer: snprintf's answer, cut and terminated */
     char small[16];
     n = hint_violation_line(small, sizeof small, &who, "/etc/x", "F", "/p", NULL);
