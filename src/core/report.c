@@ -392,7 +392,7 @@ static void json_entry(FILE *f, const struct report_entry *e, const struct repor
     json_kv(f, in, "phase", e->phase, true);
     json_kv(f, in, "first_time", e->first_time, true);
     json_kv(f, in, "exe", e->exe, true);
-    json_kv(f, in, "hint", hint_for(e->op, e->resolved, run->root, run->home, e->test), false);
+    json_kv(f, in, "hint", report_hint(e, run), false);
     fputs(comma ? "      },\n" : "      }\n", f);
 }
 
