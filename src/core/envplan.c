@@ -125,22 +125,25 @@ void envplan_free(struct envplan *plan)
         free(plan->items[i].value);
     }
     free(plan->items);
+    /* All three: a cap left behind would make vec_grow think the freed array has room. */
     plan->items = NULL;
-    plan->n = 0;
+    plan->n = plan->cap = 0;
 }
 
 int envplan_shell_quote(char *out, size_t len, const char *s)
 {
-    if (s[0] && strcspn(s, " \t\n'\"\\$`*?[]#~!&;|<>(){}") == strlen(s))
+    /* shlex's whitespace is space, \t, \r and \n: any of them must be quoted. */
+    if (s[0] && strcspn(s, " \t\r\n'\"\\$`*?[]#~!&;|<>(){}") == strlen(s))
         return snprintf(out, len, "%s", s) < (int)len ? 0 : -1;
+    /* K bytes written so far; each step checks that the closing quote and NUL still fit. */
     size_t k = 0;
-    if (k + 1 >= len)
+    if (len < 3) /* '' and the NUL */
         return -1;
     out[k++] = '\'';
     for (; *s; s++) {
         const char *piece = *s == '\'' ? "'\\''" : NULL;
         size_t pl = piece ? strlen(piece) : 1;
-        if (k + pl + 2 >= len)
+        if (k + pl + 2 > len)
             return -1;
         if (piece)
             memcpy(out + k, piece, pl);

@@ -41,7 +41,8 @@ char **envplan_apply(const struct envplan *plan, char *const *envp, tf_err *err)
 void envplan_free_env(char **env);
 void envplan_free(struct envplan *plan);
 
-/* Quote S for a shlex-style split (how pytest reads PYTEST_ADDOPTS). */
+/* Quote S for a shlex-style split (how pytest reads PYTEST_ADDOPTS) into OUT: 0, or -1
+ * when it does not fit LEN bytes (NUL included). */
 int envplan_shell_quote(char *out, size_t len, const char *s);
 
 #endif

@@ -8,13 +8,19 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Is PATH in HOME/SUB (SUB "": in HOME)? HOME is taken without its trailing '/'s, as
+ * path_is_within wants it; HOME "/" (a daemon's) is no home, or every path would be in it. */
 static bool under_home(const char *path, const char *home, const char *sub)
 {
     char dir[4096];
     if (!home || home[0] != '/')
         return false;
-    const char *sep = sub[0] && strcmp(home, "/") ? "/" : "";
-    int n = snprintf(dir, sizeof dir, "%s%s%s", home, sep, sub);
+    size_t len = strlen(home);
+    while (len > 1 && home[len - 1] == '/')
+        len--;
+    if (len == 1 || len >= sizeof dir)
+        return false;
+    int n = snprintf(dir, sizeof dir, "%.*s%s%s", (int)len, home, sub[0] ? "/" : "", sub);
     return n > 0 && (size_t)n < sizeof dir && path_is_within(path, dir);
 }
 
@@ -101,7 +107,7 @@ const char *hint_for(const char *op, const char *resolved, const char *root, con
 int hint_violation_line(char *out, size_t len, const struct hint_who *who, const char *resolved,
                         const char *fence, const char *root, const char *home)
 {
-    char name[700], path[1100];
+    char name[700], path[1100], fence_shown[1100];
     if (who->test) {
         vlog_printable(name, sizeof name, who->test);
     } else {
@@ -112,10 +118,12 @@ int hint_violation_line(char *out, size_t len, const struct hint_who *who, const
         snprintf(name, sizeof name, "%s (pid %ld, outside any test)", printable, who->pid);
     }
     vlog_printable(path, sizeof path, resolved);
+    /* The fence names paths too (the writable set's), as untrusted as the target's. */
+    vlog_printable(fence_shown, sizeof fence_shown, fence);
     return snprintf(out, len,
                     "TEST_SANDBOX_VIOLATION: %s attempted to write to %s which is outside %s. "
                     "How to fix: %s",
-                    name, path, fence, hint_for(NULL, resolved, root, home, who->test));
+                    name, path, fence_shown, hint_for(NULL, resolved, root, home, who->test));
 }
 
 int hint_paint(char *out, size_t len, const char *line)

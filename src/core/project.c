@@ -68,16 +68,17 @@ static int cmp_names(const void *a, const void *b)
 }
 
 /* DIR/<sub>/NAME for the first NAME of NAMES that is a directory, SUB in sorted order;
- * hidden directories and node_modules are passed over. */
+ * hidden directories and node_modules are passed over. Returns 0, -1 when the one found
+ * does not fit OUT, or -2 when none is found. */
 static int find_below(const char *root, const char *dir, const char *const *names, char *out,
                       size_t len)
 {
     char path[PATH_MAX];
     if (path_join(path, sizeof path, root, dir, NULL) < 0)
-        return -1;
+        return -2;
     DIR *d = opendir(path);
     if (!d)
-        return -1;
+        return -2;
     char *subs[256];
     size_t n = 0;
     for (struct dirent *e; n < 256 && (e = readdir(d));)
@@ -87,19 +88,21 @@ static int find_below(const char *root, const char *dir, const char *const *name
     closedir(d);
     qsort(subs, n, sizeof *subs, cmp_names);
     int rc = -1;
+    bool found = false;
     for (size_t i = 0; i < n; i++) {
-        for (size_t k = 0; rc < 0 && names[k]; k++) {
+        for (size_t k = 0; !found && names[k]; k++) {
             char rel[PATH_MAX];
             int w =
                 snprintf(rel, sizeof rel, "%s%s%s/%s", dir, dir[0] ? "/" : "", subs[i], names[k]);
-            if (w > 0 && (size_t)w < len && (size_t)w < sizeof rel && is_dir_at(root, rel)) {
+            found = w > 0 && (size_t)w < sizeof rel && is_dir_at(root, rel);
+            if (found && (size_t)w < len) {
                 memcpy(out, rel, (size_t)w + 1);
                 rc = 0;
             }
         }
         free(subs[i]);
     }
-    return rc;
+    return found ? rc : -2;
 }
 
 int project_find_tests(const char *root, char *out, size_t len)
@@ -107,12 +110,17 @@ int project_find_tests(const char *root, char *out, size_t len)
     static const char *const top[] = {"tests", "test",      "testing",  "t",
                                       "spec",  "__tests__", "testdata", NULL};
     static const char *const pkg[] = {"tests", "test", "__tests__", NULL};
+    /* The first directory found is the answer: when it does not fit OUT, none is (a later
+     * one would be a different proposal for a smaller buffer). */
     for (size_t i = 0; top[i]; i++)
-        if (is_dir_at(root, top[i]) && strlen(top[i]) < len) {
+        if (is_dir_at(root, top[i])) {
+            if (strlen(top[i]) >= len)
+                return -1;
             memcpy(out, top[i], strlen(top[i]) + 1);
             return 0;
         }
-    if (find_below(root, "", pkg, out, len) == 0)
-        return 0;
-    return is_dir_at(root, "src") ? find_below(root, "src", pkg, out, len) : -1;
+    int rc = find_below(root, "", pkg, out, len);
+    if (rc != -2)
+        return rc;
+    return is_dir_at(root, "src") && find_below(root, "src", pkg, out, len) == 0 ? 0 : -1;
 }

@@ -209,8 +209,7 @@ static const char weak_note[] =
     "           binaries, raw syscalls and processes with a cleared environment were NOT\n"
     "           fenced. Use the default landlock backend where the kernel supports it.\n";
 
-/* A process that outlived the command (testfence's own record), not a write. */
-static bool leftover(const struct report_entry *e)
+bool report_outlived(const struct report_entry *e)
 {
     return !strcmp(e->op, "outlived") && !strcmp(e->blocked_by, "testfence");
 }
@@ -219,10 +218,16 @@ static const char leftover_hint[] =
     "stop what the test starts before it ends: terminate it and wait for it in the fixture's "
     "teardown (or a finally block)";
 
+const char *report_hint(const struct report_entry *e, const struct report_run *run)
+{
+    return report_outlived(e) ? leftover_hint
+                              : hint_for(e->op, e->resolved, run->root, run->home, e->test);
+}
+
 static void print_entry(FILE *f, const struct report_entry *e, const struct report_run *run)
 {
     char path[1100], given[1100], en[32];
-    if (leftover(e)) {
+    if (report_outlived(e)) {
         vlog_printable(path, sizeof path, e->path);
         fprintf(f, "    %-10s %s%s%s (still running when the command exited: killed)\n", e->op,
                 colour_if(run->colour, COLOUR_BOLD), path, colour_if(run->colour, COLOUR_OFF));
@@ -246,16 +251,15 @@ size_t report_group_writes(struct report_entry **s, size_t i, size_t end)
 {
     size_t writes = 0;
     for (size_t k = i; k < end; k++)
-        writes += leftover(s[k]) ? 0 : s[k]->count;
+        writes += report_outlived(s[k]) ? 0 : s[k]->count;
     return writes;
 }
 
-/* The processes of the group that outlived the command. */
-static size_t group_leftovers(struct report_entry **s, size_t i, size_t end)
+size_t report_group_leftovers(struct report_entry **s, size_t i, size_t end)
 {
     size_t n = 0;
     for (size_t k = i; k < end; k++)
-        n += leftover(s[k]) ? s[k]->count : 0;
+        n += report_outlived(s[k]) ? s[k]->count : 0;
     return n;
 }
 
@@ -263,7 +267,7 @@ void report_print_group(FILE *f, struct report_entry **s, size_t i, size_t end,
                         const struct report_run *run)
 {
     char test[700];
-    size_t writes = report_group_writes(s, i, end), left = group_leftovers(s, i, end);
+    size_t writes = report_group_writes(s, i, end), left = report_group_leftovers(s, i, end);
     vlog_printable(test, sizeof test, s[i]->test ? s[i]->test : "(outside any test)");
     fprintf(f, "  %s%s%s: ", colour_if(run->colour, COLOUR_RED), test,
             colour_if(run->colour, COLOUR_OFF));
@@ -275,9 +279,7 @@ void report_print_group(FILE *f, struct report_entry **s, size_t i, size_t end,
     const char *last_hint = NULL;
     for (size_t k = i; k < end && k < i + SHOW_WRITES; k++) {
         print_entry(f, s[k], run);
-        const char *h = leftover(s[k])
-                            ? leftover_hint
-                            : hint_for(s[k]->op, s[k]->resolved, run->root, run->home, s[k]->test);
+        const char *h = report_hint(s[k], run);
         if (h != last_hint)
             fprintf(f, "      %show to fix:%s %s\n", colour_if(run->colour, COLOUR_CYAN),
                     colour_if(run->colour, COLOUR_OFF), h);
@@ -309,7 +311,7 @@ void report_print(FILE *f, const struct report *r, const struct report_run *run)
         return;
     size_t left = 0;
     for (size_t i = 0; i < r->n; i++)
-        left += leftover(&r->v[i]) ? r->v[i].count : 0;
+        left += report_outlived(&r->v[i]) ? r->v[i].count : 0;
     size_t writes = r->total - left;
     if (writes)
         fprintf(
@@ -390,7 +392,7 @@ static void json_entry(FILE *f, const struct report_entry *e, const struct repor
     json_kv(f, in, "phase", e->phase, true);
     json_kv(f, in, "first_time", e->first_time, true);
     json_kv(f, in, "exe", e->exe, true);
-    json_kv(f, in, "hint", hint_for(e->op, e->resolved, run->root, run->home, e->test), false);
+    json_kv(f, in, "hint", report_hint(e, run), false);
     fputs(comma ? "      },\n" : "      }\n", f);
 }
 

@@ -72,8 +72,18 @@ struct report_entry **report_sorted(const struct report *r);
 /* The end of the group of entries of one test that starts at I. */
 size_t report_group_end(struct report_entry **s, size_t n, size_t i);
 
+/* Is E a process that outlived the command (testfence's own record, op "outlived",
+ * blocked_by "testfence": path is its command line, resolved its program), not a write? */
+bool report_outlived(const struct report_entry *e);
+
 /* The blocked writes (counted with repeats) of the entries from I to END. */
 size_t report_group_writes(struct report_entry **s, size_t i, size_t end);
+
+/* The processes left running (counted with repeats) among the entries from I to END. */
+size_t report_group_leftovers(struct report_entry **s, size_t i, size_t end);
+
+/* How to fix E, the same in the summary, report.json and the CI outputs. */
+const char *report_hint(const struct report_entry *e, const struct report_run *run);
 
 /* One test's group as the summary prints it: the test, then each distinct write with
  * its count and how to fix it (at most a screenful). */

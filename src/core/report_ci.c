@@ -1,6 +1,5 @@
 #include "report_ci.h"
 
-#include "hint.h"
 #include "base/text.h"
 
 #include <stdlib.h>
@@ -78,13 +77,18 @@ static void junit_case(FILE *f, struct report_entry **s, size_t i, size_t end,
     char test[700];
     size_t writes = report_group_writes(s, i, end);
     vlog_printable(test, sizeof test, s[i]->test ? s[i]->test : "(outside any test)");
+    size_t left = report_group_leftovers(s, i, end);
     char *body = group_text(s, i, end, run);
     fputs("    <testcase classname=\"testfence\" name=\"", f);
     xml_text(f, test);
-    fprintf(f,
-            "\">\n      <failure type=\"TEST_SANDBOX_VIOLATION\" message=\"%zu blocked "
-            "write%s outside the writable set\">",
-            writes, writes == 1 ? "" : "s");
+    fputs("\">\n      <failure type=\"TEST_SANDBOX_VIOLATION\" message=\"", f);
+    /* what the summary's group line says: a test may only have left a process running */
+    if (writes)
+        fprintf(f, "%zu blocked write%s outside the writable set%s", writes, writes == 1 ? "" : "s",
+                left ? ", " : "");
+    if (left)
+        fprintf(f, "%zu process%s left running", left, left == 1 ? "" : "es");
+    fputs("\">", f);
     xml_text(f, body ? body : "(out of memory)");
     fputs("</failure>\n    </testcase>\n", f);
     free(body);
@@ -138,8 +142,13 @@ static bool gh_file(char *out, size_t len, const char *test, const char *root)
     const char *sub = "";
     if (n && !strncmp(root, ws, n) && root[n] == '/')
         sub = root + n + 1;
-    int k = snprintf(out, len, "%s%s%.*s", sub, sub[0] ? "/" : "", (int)(sep - test), test);
-    return k > 0 && (size_t)k < len;
+    char raw[PATH_MAX];
+    int k = snprintf(raw, sizeof raw, "%s%s%.*s", sub, sub[0] ? "/" : "", (int)(sep - test), test);
+    if (k <= 0 || (size_t)k >= sizeof raw)
+        return false;
+    /* as untrusted as the test id it is cut from: no control byte reaches the log */
+    vlog_printable(out, len, raw); /* never longer than RAW: it fits when RAW does */
+    return (size_t)k < len;
 }
 
 static void github(FILE *out, const struct report *r, const struct report_run *run)
@@ -157,12 +166,21 @@ static void github(FILE *out, const struct report *r, const struct report_run *r
             tf_gh_escape(out, file, true);
             fputc(',', out);
         }
+        bool left = report_outlived(e);
         fputs("title=", out);
-        tf_gh_escape(out, "testfence: blocked write", true);
+        tf_gh_escape(out, left ? "testfence: process left running" : "testfence: blocked write",
+                     true);
         char msg[2200];
-        snprintf(msg, sizeof msg, "%s: %s %s (%s)%s. How to fix: %s", test, e->op, path,
-                 vlog_errname(e->err, en, sizeof en), e->count > 1 ? ", repeated" : "",
-                 hint_for(e->op, e->resolved, run->root, run->home, e->test));
+        if (left) { /* its path is the process's command line */
+            vlog_printable(path, sizeof path, e->path);
+            snprintf(msg, sizeof msg,
+                     "%s: %s was still running when the command exited: killed. How to fix: %s",
+                     test, path, report_hint(e, run));
+        } else {
+            snprintf(msg, sizeof msg, "%s: %s %s (%s)%s. How to fix: %s", test, e->op, path,
+                     vlog_errname(e->err, en, sizeof en), e->count > 1 ? ", repeated" : "",
+                     report_hint(e, run));
+        }
         fputs("::", out);
         tf_gh_escape(out, msg, false);
         fputc('\n', out);

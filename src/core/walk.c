@@ -140,7 +140,9 @@ static int open_dir(int dirfd, const char *where, const char *rel, mode_t mode, 
         return tf_errnof(err, errno, "cannot open %s", where);
     if (snprintf(buf, sizeof buf, "%s", rel) >= (int)sizeof buf) {
         close(fd);
-        return tf_errf(err, "path too long beneath %s", where);
+        tf_errf(err, "path too long beneath %s", where);
+        errno = ENAMETOOLONG; /* callers tell the cases apart by errno, as the header says */
+        return -1;
     }
     snprintf(at, sizeof at, "%s", where);
     char *save = NULL;

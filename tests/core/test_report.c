@@ -37,6 +37,36 @@ static char *slurp(int dfd, const char *name)
     return buf;
 }
 
+/* A process left running is in report.json with the hint the summary gives it, not a
+ * write's. */
+static void leftover_in_json(int dfd, const struct report_run *run)
+{
+    char line[VLOG_MAX];
+    struct vlog_record rec = {.time = "t",
+                              .pid = 9,
+                              .test = "t.py::srv",
+                              .op = "outlived",
+                              .path = "python -m http.server",
+                              .resolved = "/usr/bin/python3",
+                              .err = 0,
+                              .blocked_by = "testfence",
+                              .exe = "/usr/bin/python3",
+                              .cmdline = "python -m http.server"};
+    size_t n = vlog_format(line, sizeof line, &rec);
+    int fd = openat(dfd, "left", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    CHECK(write(fd, line, n) == (ssize_t)n);
+    close(fd);
+    struct report r;
+    tf_err err;
+    CHECK(report_load(&r, dfd, "left", &err) == 0 && r.n == 1);
+    CHECK(report_outlived(&r.v[0]));
+    CHECK(report_write_json(&r, run, dfd, "left.json", &err) == 0);
+    char *json = slurp(dfd, "left.json");
+    CHECK(strstr(json, "\"hint\": \"stop what the test starts") != NULL);
+    free(json);
+    report_free(&r);
+}
+
 int main(void)
 {
     char dir[PATH_MAX];
@@ -111,8 +141,9 @@ int main(void)
     CHECK(len == 0);
     free(out);
     report_free(&r);
-    const char *names[] = {"log", "report.json", "planted", "empty"};
-    for (size_t i = 0; i < 4; i++)
+    leftover_in_json(dfd, &run);
+    const char *names[] = {"log", "report.json", "planted", "empty", "left", "left.json"};
+    for (size_t i = 0; i < 6; i++)
         unlinkat(dfd, names[i], 0);
     close(dfd);
     rmdir(dir);

@@ -1,0 +1,293 @@
+/* test_report_ci: GitHub annotations (escaped whole, leftovers said as such), the JUnit
+ * file and report.json written where asked, and write errors told. */
+#include "check.h"
+
+#include "core/report_ci.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char dir[PATH_MAX];
+
+struct rec {
+    const char *test, *op, *path, *resolved, *by;
+    int err;
+};
+
+static void put(int fd, const struct rec *x)
+{
+    char line[VLOG_MAX];
+    struct vlog_record r = {.time = "t",
+                            .pid = 1,
+                            .test = x->test,
+                            .op = x->op ? x->op : "open",
+                            .path = x->path ? x->path : x->resolved,
+                            .resolved = x->resolved,
+                            .err = x->by ? x->err : 13,
+                            .blocked_by = x->by ? x->by : "kernel",
+                            .exe = "/bin/sh",
+                            .cmdline = "sh"};
+    size_t n = vlog_format(line, sizeof line, &r);
+    CHECK(write(fd, line, n) == (ssize_t)n);
+}
+
+/* A report of the records RECS (N of them), plus a malformed line when BAD. */
+static void load(struct report *r, const struct rec *recs, size_t n, bool bad)
+{
+    static int k;
+    char name[32];
+    snprintf(name, sizeof name, "log%d", k++);
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    for (size_t i = 0; i < n; i++)
+        put(fd, &recs[i]);
+    if (bad)
+        CHECK(write(fd, "{\"forged\":1}\n", 13) == 13);
+    close(fd);
+    tf_err err = {0};
+    CHECK(report_load(r, dfd, name, &err) == 0);
+    close(dfd);
+}
+
+static struct report_outputs outs;
+static struct report_run run = {.run_id = "id",
+                                .root = "/ws/proj",
+                                .workspace = "/w",
+                                .backend = "landlock",
+                                .home = "/home/u",
+                                .outs = &outs};
+
+/* What report_write_outputs printed for the records, and its return in *RC. */
+static char *printed(const struct rec *recs, size_t n, bool bad, int *rc)
+{
+    struct report r;
+    load(&r, recs, n, bad);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    *rc = report_write_outputs(&r, &run, f);
+    fclose(f);
+    report_free(&r);
+    return text;
+}
+
+static bool has(const char *text, const char *s)
+{
+    bool ok = text && strstr(text, s) != NULL;
+    if (!ok)
+        fprintf(stderr, "  missing \"%s\" in:\n%s\n", s, text ? text : "(null)");
+    return ok;
+}
+
+static void nothing_asked(void)
+{
+    struct report_outputs o;
+    memset(&o, 0x55, sizeof o);
+    report_outputs_init(&o);
+    CHECK(o.json.dirfd == -1 && o.junit.dirfd == -1 && !o.github);
+    report_outputs_close(&o); /* nothing to close */
+    struct report r;
+    load(&r, NULL, 0, false);
+    struct report_run plain = run;
+    plain.outs = NULL;
+    CHECK(report_write_outputs(&r, &plain, stderr) == 0);
+    report_free(&r);
+}
+
+static void github(void)
+{
+    report_outputs_init(&outs);
+    outs.github = true;
+    int rc;
+    const struct rec one[] = {{.test = "tests/t.py::test_x", .resolved = "/etc/x"}};
+    unsetenv("GITHUB_WORKSPACE");
+    char *t = printed(one, 1, false, &rc);
+    CHECK(rc == 0);
+    CHECK(has(t, "::error file=tests/t.py,title=testfence%3A blocked write::tests/t.py::test_x: "
+                 "open /etc/x (EACCES). How to fix: "));
+    free(t);
+
+    /* relative to the checkout when the root is inside it (trailing '/'s dropped) */
+    setenv("GITHUB_WORKSPACE", "/ws//", 1);
+    t = printed(one, 1, false, &rc);
+    CHECK(has(t, "::error file=proj/tests/t.py,"));
+    free(t);
+    setenv("GITHUB_WORKSPACE", "/w", 1); /* /ws/proj is not inside /w */
+    t = printed(one, 1, false, &rc);
+    CHECK(has(t, "::error file=tests/t.py,"));
+    free(t);
+    unsetenv("GITHUB_WORKSPACE");
+
+    /* outside any test, or no file in the id: no file= */
+    const struct rec bare[] = {{.test = NULL, .resolved = "/etc/x"},
+                               {.test = "ctest-name", .resolved = "/etc/y"},
+                               {.test = "::odd", .resolved = "/etc/z"}};
+    t = printed(bare, 3, false, &rc);
+    CHECK(t && !strstr(t, "file="));
+    CHECK(has(t, "::(outside any test): open /etc/x"));
+    free(t);
+}
+
+/* The file cut from the test id is as untrusted as the id: control bytes and the
+ * property specials escaped, never a raw escape sequence or a new command. */
+static void github_escaped(void)
+{
+    int rc;
+    const struct rec evil[] = {
+        {.test = "tests/\033[2Ja,b:c%d\nx.py::t", .resolved = "/etc/\033]x%"}};
+    char *t = printed(evil, 1, false, &rc);
+    CHECK(has(t, "::error file=tests/?[2Ja%2Cb%3Ac%25d?x.py,title="));
+    CHECK(has(t, "/etc/?]x%25"));
+    CHECK(t && !strchr(t, '\033'));
+    CHECK(t && strchr(t, '\n') == t + strlen(t) - 1); /* one line, one annotation */
+    free(t);
+}
+
+static void github_many(void)
+{
+    int rc;
+    static struct rec many[60];
+    static char names[60][32];
+    for (int i = 0; i < 60; i++) {
+        snprintf(names[i], sizeof names[i], "/etc/f%d", i);
+        many[i] = (struct rec){.test = "t.py::a", .resolved = names[i]};
+    }
+    char *t = printed(many, 60, false, &rc);
+    size_t errors = 0;
+    for (const char *p = t; p && (p = strstr(p, "::error ")); p++)
+        errors++;
+    CHECK(errors == 50);
+    CHECK(has(t, "::warning title=testfence::10 more blocked writes; see the summary\n"));
+    free(t);
+    const struct rec twice[] = {{.test = "t.py::a", .resolved = "/etc/x"},
+                                {.test = "t.py::a", .resolved = "/etc/x"}};
+    t = printed(twice, 2, false, &rc);
+    CHECK(has(t, "(EACCES), repeated."));
+    free(t);
+}
+
+/* A process left running is not a blocked write: the annotation says what it is. */
+static const struct rec left = {.test = "tests/t.py::test_srv",
+                                .op = "outlived",
+                                .path = "python -m http.server",
+                                .resolved = "/usr/bin/python3",
+                                .by = "testfence",
+                                .err = 0};
+
+static void github_leftover(void)
+{
+    int rc;
+    char *t = printed(&left, 1, false, &rc);
+    CHECK(t && !strstr(t, "blocked write"));
+    CHECK(has(t, "title=testfence%3A process left running::"));
+    CHECK(has(t, "tests/t.py::test_srv: python -m http.server was still running when the "
+                 "command exited: killed. How to fix: stop what the test starts"));
+    free(t);
+    outs.github = false;
+}
+
+static char *slurp(const char *name)
+{
+    char p[PATH_MAX + 64];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *f = fopen(p, "r");
+    char *buf = calloc(1, 1 << 16);
+    if (f && buf)
+        buf[fread(buf, 1, (1 << 16) - 1, f)] = '\0';
+    if (f)
+        fclose(f);
+    return buf;
+}
+
+static void want_file(struct outpath *o, const char *name)
+{
+    o->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    snprintf(o->name, sizeof o->name, "%s", name);
+    snprintf(o->shown, sizeof o->shown, "out/%s", name);
+}
+
+static void junit(void)
+{
+    report_outputs_init(&outs);
+    want_file(&outs.junit, "junit.xml");
+    int rc;
+    const struct rec recs[] = {{.test = "t.py::a<&\">", .resolved = "/etc/x"},
+                               {.test = "t.py::a<&\">", .resolved = "/etc/y"},
+                               left};
+    free(printed(recs, 3, false, &rc));
+    CHECK(rc == 0);
+    char *x = slurp("junit.xml");
+    CHECK(has(x, "<testsuites name=\"testfence\" tests=\"2\" failures=\"2\" errors=\"0\">"));
+    CHECK(has(x, "<testcase classname=\"testfence\" name=\"t.py::a&lt;&amp;&quot;&gt;\">"));
+    CHECK(has(x, "message=\"2 blocked writes outside the writable set\""));
+    /* the leftover's group says it left a process running, not "0 blocked writes" */
+    CHECK(x && !strstr(x, "0 blocked writes"));
+    CHECK(has(x, "message=\"1 process left running\""));
+    free(x);
+
+    /* a clean run is one passing case; an unreadable log an error */
+    free(printed(NULL, 0, false, &rc));
+    x = slurp("junit.xml");
+    CHECK(has(x, "tests=\"1\" failures=\"0\" errors=\"0\""));
+    CHECK(has(x, "name=\"no writes outside the writable set\"/>"));
+    free(x);
+    free(printed(recs, 1, true, &rc));
+    x = slurp("junit.xml");
+    CHECK(has(x, "tests=\"2\" failures=\"1\" errors=\"1\""));
+    CHECK(has(x, "name=\"the violation log\""));
+    free(x);
+    report_outputs_close(&outs);
+    CHECK(outs.junit.dirfd == -1);
+}
+
+static void json_and_errors(void)
+{
+    report_outputs_init(&outs);
+    want_file(&outs.json, "r.json");
+    int rc;
+    const struct rec one[] = {{.test = "t.py::a", .resolved = "/etc/x"}};
+    free(printed(one, 1, false, &rc));
+    CHECK(rc == 0);
+    char *j = slurp("r.json");
+    CHECK(has(j, "\"schema\": \"testfence-report/1\""));
+    CHECK(has(j, "\"resolved\": \"/etc/x\""));
+    free(j);
+    report_outputs_close(&outs);
+
+    /* a directory gone since it was opened: told on OUT, -1, the other output still made */
+    char gone[PATH_MAX + 8];
+    snprintf(gone, sizeof gone, "%s/gone", dir);
+    CHECK(mkdir(gone, 0755) == 0);
+    report_outputs_init(&outs);
+    outs.json.dirfd = open(gone, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    snprintf(outs.json.name, sizeof outs.json.name, "r.json");
+    snprintf(outs.json.shown, sizeof outs.json.shown, "gone/r.json");
+    CHECK(rmdir(gone) == 0);
+    want_file(&outs.junit, "j2.xml");
+    char *t = printed(one, 1, false, &rc);
+    CHECK(rc == -1);
+    CHECK(has(t, "testfence: cannot write gone/r.json: "));
+    free(t);
+    t = slurp("j2.xml");
+    CHECK(has(t, "<testsuites"));
+    free(t);
+    report_outputs_close(&outs);
+}
+
+int main(void)
+{
+    char tmp[PATH_MAX];
+    if (!check_tmpdir(tmp, sizeof tmp, "tf_report_ci") || !realpath(tmp, dir))
+        return perror("mkdtemp"), 1;
+    nothing_asked();
+    github();
+    github_escaped();
+    github_many();
+    github_leftover();
+    junit();
+    json_and_errors();
+    return check_done("test_report_ci");
+}
