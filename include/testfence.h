@@ -115,6 +115,14 @@ int tf_path_check(tf_session *s, const char *path, int nofollow, char *resolved,
 int tf_path_check_at(tf_session *s, int dirfd, const char *path, int flags, char *resolved,
                      size_t len);
 
+/* Which of N files lie where a test could have written them (the tripwire for modules a
+ * Python imported before the fence): PATHS holds N absolute paths, each ended by a NUL (LEN
+ * bytes in all); INSIDE[i] is set to 1 when path i is inside the writable set or cannot be
+ * told (fail closed), 0 when it is outside or not absolute. A plain file is judged by its
+ * directory; a link, or a path that is gone or lies in an archive, by its nearest existing
+ * part, links followed. 0, or -1 when PATHS holds fewer than N paths. */
+int tf_files_inside(tf_session *s, const char *paths, size_t len, unsigned char *inside, size_t n);
+
 /* What an ioctl request REQUEST does to the file it is made on, for a caller that judges
  * ioctls itself (the plugin's audit hook): 0 nothing outside the writable set can change
  * (terminal control, queries), 1 refused on any file (TIOCSTI: typing into the terminal),

@@ -105,6 +105,7 @@ def _load_library():
         "tf_env_value": (c_s, [c_p, c_sz]),
         "tf_path_check": (c_i, [c_p, c_s, c_i, c_s, c_sz]),
         "tf_path_check_at": (c_i, [c_p, c_i, c_s, c_i, c_s, c_sz]),
+        "tf_files_inside": (c_i, [c_p, ctypes.c_char_p, c_sz, ctypes.c_char_p, c_sz]),
         "tf_fenced": (c_i, [c_p]),
         "tf_record": (c_i, [c_p, c_s, c_s, c_s, c_i, c_i, c_s, c_s]),
         "tf_test_split": (c_s, [c_s, ctypes.POINTER(c_sz)]),
@@ -198,6 +199,14 @@ class Session:
         buf = ctypes.create_string_buffer(4096)
         rc = self.lib.tf_path_check_at(self.h, dirfd, path, flags, buf, len(buf))
         return (None if rc < 0 else rc), _s(buf.value)
+
+    def files_inside(self, paths):
+        """For each absolute path in PATHS (str), True when it lies inside the writable set
+        or that cannot be told (the library's tf_files_inside)."""
+        buf = b"".join(os.fsencode(p) + b"\0" for p in paths)
+        out = ctypes.create_string_buffer(len(paths) or 1)
+        self._ok(self.lib.tf_files_inside(self.h, buf, len(buf), out, len(paths)))
+        return [b != 0 for b in out.raw[: len(paths)]]
 
     def fenced(self):
         """1: this process is fenced already (the kernel's word), 0: it is not, -1: unknown."""

@@ -5,7 +5,6 @@ load the shim into the process (or start pytest again with it); what is left at 
 import atexit
 import ctypes
 import os
-import stat
 import sys
 import tempfile
 
@@ -190,46 +189,22 @@ def _attach_shim(conf):
     return False
 
 
-def _inside(s, path):
-    """Might the module file PATH lie inside the writable set? Asked of the nearest part of it
-    that exists (a module in a zip archive is where the archive is; one whose file went since
-    it was imported, where its directory is). What cannot be told counts as inside: the
-    tripwire fails closed."""
-    if not os.path.isabs(path):
-        return False  # no file name at all (a frozen or built-in module's)
-    while not os.path.lexists(path) and os.path.dirname(path) != path:
-        path = os.path.dirname(path)
-    verdict, _ = s.path_check_at(AT_FDCWD, os.fsencode(path), 0)
-    return verdict in (1, None)
-
-
-def _module_inside(s, path, dirs):
-    """Is the module file PATH inside the writable set? A plain file is where its directory
-    is (asked once per directory, in DIRS: a few dozen for the few hundred modules pytest has
-    imported; a declared output file counts as its directory); a link, or what cannot be
-    looked at plainly, is asked itself."""
-    try:
-        plain = stat.S_ISREG(os.lstat(path).st_mode)
-    except OSError:
-        plain = False  # gone, or not a file (in a zip): asked by its nearest part
-    if not plain:
-        return _inside(s, path)
-    d = os.path.dirname(os.path.abspath(path))
-    if d not in dirs:
-        verdict, _ = s.path_check_at(AT_FDCWD, os.fsencode(d), 0)
-        dirs[d] = verdict in (1, None)
-    return dirs[d]
-
-
 def _imported_from_writable(s):
     """Modules this process imported before the fence from inside the writable set, where a
-    test of an earlier run could have planted them: (stdlib-named ones, the others)."""
+    test of an earlier run could have planted them: (stdlib-named ones, the others). The
+    library judges all files in one call (a few hundred lstat's and a few dozen directories
+    resolved); what cannot be told counts as inside: the tripwire fails closed."""
     stdlib = getattr(sys, "stdlib_module_names", frozenset())
-    named, other, dirs = [], [], {}
+    mods = []
     for name, mod in list(sys.modules.items()):
         f = getattr(mod, "__file__", None)
         ours = name in ("testfence", "_testfence") or name.startswith("_testfence.")
-        if isinstance(f, str) and not ours and _module_inside(s, f, dirs):
+        if isinstance(f, str) and not ours:
+            mods.append((name, f))
+    asked = iter(s.files_inside([f for _, f in mods if "\0" not in f]))
+    named, other = [], []
+    for name, f in mods:
+        if "\0" in f or next(asked):  # a NUL in a file name cannot be asked: inside
             (named if name.partition(".")[0] in stdlib else other).append((name, f))
     return named, other
 

@@ -406,6 +406,82 @@ TF_PUBLIC int tf_path_check(tf_session *s, const char *path, int nofollow, char 
     return tf_path_check_at(s, AT_FDCWD, path, nofollow ? TF_PATH_NOFOLLOW : 0, resolved, len);
 }
 
+/* The directories tf_files_inside has asked about, each as '1' (inside) or '0' and its path. */
+struct dir_cache {
+    char **v;
+    size_t n, cap;
+};
+
+static bool verdict_inside(int v)
+{
+    return v == TF_PATH_WRITABLE || v < 0; /* what cannot be told counts as inside */
+}
+
+/* Is directory DIR inside the writable set? Asked once per directory: a few dozen for the
+ * few hundred modules pytest has imported. */
+static bool dir_inside(tf_session *s, const char *dir, struct dir_cache *c)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (strcmp(c->v[i] + 1, dir) == 0)
+            return c->v[i][0] == '1';
+    bool in = verdict_inside(tf_path_check_at(s, AT_FDCWD, dir, 0, NULL, 0));
+    char **v = vec_grow(c->v, &c->cap, c->n, sizeof *c->v);
+    size_t len = strlen(dir) + 2;
+    char *entry = v ? malloc(len) : NULL;
+    if (entry) { /* else not cached: asked again next time */
+        snprintf(entry, len, "%c%s", in ? '1' : '0', dir);
+        c->v = v;
+        c->v[c->n++] = entry;
+    } else if (v) {
+        c->v = v;
+    }
+    return in;
+}
+
+/* Is the file at PATH (absolute; cut in place) where a test could have written it? A plain
+ * file is where its directory is; a link, or a path that is gone or lies inside a zip
+ * archive, is asked of its nearest existing part, the link followed. */
+static bool file_inside(tf_session *s, char *path, struct dir_cache *c)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+        char *slash = strrchr(path, '/');
+        if (slash == path)
+            return dir_inside(s, "/", c);
+        *slash = '\0';
+        return dir_inside(s, path, c);
+    }
+    for (char *slash; lstat(path, &st) < 0 && (slash = strrchr(path, '/')) && slash != path;)
+        *slash = '\0';
+    return verdict_inside(tf_path_check_at(s, AT_FDCWD, path, 0, NULL, 0));
+}
+
+TF_PUBLIC int tf_files_inside(tf_session *s, const char *paths, size_t len, unsigned char *inside,
+                              size_t n)
+{
+    struct dir_cache c = {0};
+    char path[PATH_MAX];
+    size_t i = 0, off = 0;
+    if (!s->policy)
+        return tf_errf(&s->err, "tf_files_inside before tf_load or tf_attach");
+    for (; i < n && off < len; i++) {
+        size_t l = strnlen(paths + off, len - off);
+        if (l == len - off)
+            break; /* not ended by a NUL */
+        if (paths[off] != '/')
+            inside[i] = 0; /* no file name at all: a frozen or built-in module's */
+        else if (l >= sizeof path)
+            inside[i] = 1; /* too long to ask: cannot be told */
+        else
+            inside[i] = file_inside(s, memcpy(path, paths + off, l + 1), &c);
+        off += l + 1;
+    }
+    for (size_t j = 0; j < c.n; j++)
+        free(c.v[j]);
+    free(c.v);
+    return i == n ? 0 : tf_errf(&s->err, "tf_files_inside: %zu paths given, %zu expected", i, n);
+}
+
 TF_PUBLIC int tf_ioctl_class(unsigned long request)
 {
     switch (ioctl_classify(request)) {

@@ -128,6 +128,60 @@ static void recorded_write_is_reported(const char *root)
     free(r);
 }
 
+/* FILE under ROOT made, with CONTENT, or (CONTENT NULL) a directory. */
+static void put(const char *root, const char *file, const char *content)
+{
+    char p[4200];
+    snprintf(p, sizeof p, "%s/%s", root, file);
+    if (!content) {
+        CHECK(mkdir(p, 0755) == 0);
+        return;
+    }
+    FILE *f = fopen(p, "we");
+    CHECK(f && fputs(content, f) >= 0);
+    if (f)
+        fclose(f);
+}
+
+/* The tripwire's question for the modules imported before the fence: which files lie where
+ * a test could have written them. A link outside pointing inside is inside; a file in an
+ * archive, or gone, is judged by the nearest part that exists; no file name is outside. */
+static void files_inside_the_writable_set(const char *root)
+{
+    tf_session *s = tf_open();
+    CHECK(s && tf_load(s, root, NULL, NULL, 0) == 0);
+    put(root, "src", NULL);
+    put(root, "tests/mod.py", "x = 1\n");
+    put(root, "src/mod.py", "x = 1\n");
+    put(root, "src/lib.zip", "PK");
+    put(root, "tests/lib.zip", "PK");
+    char a[4200], b[4200];
+    snprintf(a, sizeof a, "%s/tests/mod.py", root);
+    snprintf(b, sizeof b, "%s/src/link.py", root);
+    CHECK(symlink(a, b) == 0);
+    const char *names[] = {"tests/mod.py",  "src/mod.py",           "src/link.py",
+                           "tests/gone.py", "src/lib.zip/pkg/m.py", "tests/lib.zip/pkg/m.py",
+                           "src/gone/m.py", "tests/mod.py"};
+    char buf[16384];
+    size_t off = 0, n = sizeof names / sizeof *names;
+    for (size_t i = 0; i < n; i++)
+        off += (size_t)snprintf(buf + off, sizeof buf - off, "%s/%s", root, names[i]) + 1;
+    off += (size_t)snprintf(buf + off, sizeof buf - off, "relative/m.py") + 1;
+    buf[off++] = '\0'; /* an empty name */
+    unsigned char in[10];
+    memset(in, 7, sizeof in);
+    CHECK(tf_files_inside(s, buf, off, in, 10) == 0);
+    const unsigned char want[10] = {1, 0, 1, 1, 0, 1, 0, 1, 0, 0};
+    for (size_t i = 0; i < 10; i++)
+        if (in[i] != want[i])
+            fprintf(stderr, "test_api: file %zu: got %d, want %d\n", i, in[i], want[i]);
+    CHECK(memcmp(in, want, sizeof want) == 0);
+    /* Fewer paths than said, or one without its NUL: an error, never a read past LEN. */
+    CHECK(tf_files_inside(s, buf, off, in, 11) < 0);
+    CHECK(tf_files_inside(s, "/abc", 4, in, 1) < 0);
+    tf_close(s);
+}
+
 /* Reading the log again after every test phase gives what the shim appended since, also
  * when nothing else of the session changed (the library answers from its last read when the
  * log is as it was). */
@@ -299,5 +353,6 @@ int main(void)
     error_kinds(root);
     status_of_the_run(root);
     temp_dir_at_the_end(root);
+    files_inside_the_writable_set(root);
     return check_done("test_api");
 }
