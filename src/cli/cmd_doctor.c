@@ -152,7 +152,7 @@ static int check_project(const struct opts *o, bool ns_ok, tf_err *err)
             printf("workspace: %s\n", err->msg);
     }
     if (rc == 0) {
-        int n = session_hazards(&s, stdout, err);
+        int n = session_hazards(&s, stdout, stdout, err);
         if (n != 0)
             rc = n < 0 ? -1
                        : tf_errf(err, "the writable set holds %d hazard%s (listed above)", n,

@@ -53,17 +53,19 @@ static int remember(struct scan *s, const struct stat *st, const char *path)
     return 0;
 }
 
-/* A symlink whose target lies outside the writable set: writes through it fail. */
+/* A symlink whose target lies outside the writable set (tests/data -> ../fixtures, even a
+ * dangling one): the kernel refuses a write through it, and the shim reports it, so it is
+ * no hazard (issue 27: it refused runs nobody was at fault for); doctor says it. */
 static void check_symlink(struct scan *s, const char *path)
 {
     char resolved[PATH_MAX];
-    if (path_resolve(path, resolved, sizeof resolved, NULL) < 0 || policy_match(s->p, resolved))
+    if (!s->o->notes || path_resolve(path, resolved, sizeof resolved, NULL) < 0 ||
+        policy_match(s->p, resolved))
         return;
-    fprintf(s->out,
-            "  %s is a symlink to %s, outside the writable set: a test writing through it "
-            "is blocked; point it inside, or remove it\n",
+    fprintf(s->o->notes,
+            "note:      %s is a symlink to %s, outside the writable set: reading through it "
+            "works, a test writing through it is refused and reported\n",
             path, resolved);
-    s->found++;
 }
 
 /* A subtree the scan could not look into may hide a hazard: say so. */

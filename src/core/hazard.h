@@ -36,6 +36,9 @@ struct hazard_opts {
      * the testfence plugin off, it is a hazard with PLUGIN_OFF_REFUSED (the plugin), a
      * warning on WARN without (testfence run, which nothing in the tree can switch off). */
     FILE *warn;
+    /* A symlink leading outside the writable set is no hazard (the kernel refuses writes
+     * through it, and each is reported); when NOTES is not NULL (doctor), each is said there. */
+    FILE *notes;
     bool plugin_off_refused;
     /* Only what would switch a later run's fence off: pytest configuration turning the
      * plugin off, modules shadowing testfence, pytest or start-up, .pth files (after a run:

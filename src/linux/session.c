@@ -139,10 +139,11 @@ int session_plan(struct session *s, const struct session_request *req, tf_err *e
 }
 
 /* Something already in the writable set that would let a write escape it. */
-int session_hazards(struct session *s, FILE *out, tf_err *err)
+int session_hazards(struct session *s, FILE *out, FILE *notes, tf_err *err)
 {
     struct hazard_opts o = {.artifacts = s->pl.ws.artifacts,
                             .warn = s->warn,
+                            .notes = notes,
                             .plugin_off_refused = s->req.in_process,
                             .fence_off = &s->fence_off,
                             .known = &s->known};
@@ -160,7 +161,7 @@ static int check_hazards(struct session *s, tf_err *err)
     FILE *f = open_memstream(&text, &len);
     if (!f)
         return tf_errf(err, "out of memory");
-    int n = session_hazards(s, f, err);
+    int n = session_hazards(s, f, NULL, err);
     fclose(f);
     if (n > 0 && allow)
         fprintf(warn, "testfence: warning: --allow-hazards: running despite:\n%s", text);

@@ -116,8 +116,9 @@ int session_plan(struct session *s, const struct session_request *req, tf_err *e
 int session_check(struct session *s, tf_err *err);
 
 /* The hazards in the planned writable set, listed on OUT, as session_check looks for them:
- * how many (0 none), or -1 with ERR when the scan failed. doctor's check. */
-int session_hazards(struct session *s, FILE *out, tf_err *err);
+ * how many (0 none), or -1 with ERR when the scan failed; NOTES (NULL: none) gets what is
+ * worth knowing but no hazard (a symlink leading outside). doctor's check. */
+int session_hazards(struct session *s, FILE *out, FILE *notes, tf_err *err);
 
 /* Create what the fence is built on (the temp dir, declared outputs), open the channel the
  * records come through, build the Landlock ruleset and plan the namespace layer, and say on

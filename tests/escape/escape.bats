@@ -170,8 +170,6 @@ escape() {
 @test "symlink-dangling-creat nobody" { escape symlink_dangling_creat nobody; }
 @test "symlink-dir-up root" { escape symlink_dir_up root; }
 @test "symlink-dir-up nobody" { escape symlink_dir_up nobody; }
-@test "symlink-hazard-refused root" { escape symlink_hazard_refused root; }
-@test "symlink-hazard-refused nobody" { escape symlink_hazard_refused nobody; }
 @test "meta-chmod root" { escape meta_chmod root; }
 @test "meta-chmod nobody" { escape meta_chmod nobody; }
 @test "meta-fchmod root" { escape meta_fchmod root; }

@@ -409,26 +409,19 @@ c_renameat2_noreplace_out() {
 c_link_into_tests() { CMD=("$E_NS" link config.toml tests/cfg) EXPECT='EACCES|EROFS|EXDEV'; }
 c_link_out_of_tests() { CMD=("$E_NS" link tests/mine.txt mine.txt) EXPECT='EACCES|EROFS|EXDEV' TARGET=mine.txt; }
 
-# Symlinks inside tests/ that lead out. run refuses such a writable set (a hazard);
-# --allow-hazards gets past that check so the kernel layer is what is tested.
+# Symlinks inside tests/ that lead out: no hazard (issue 27), the run starts, and the kernel
+# refuses the write through each.
 c_symlink_write_through() {
     ln -s ../config.toml tests/cfg
-    CMD=("$E_OPEN" open-w tests/cfg) EXPECT='EACCES|EROFS' OPTS=(--allow-hazards)
+    CMD=("$E_OPEN" open-w tests/cfg) EXPECT='EACCES|EROFS'
 }
 c_symlink_dangling_creat() {
     ln -s ../new.toml tests/dangling
-    CMD=("$E_OPEN" creat tests/dangling) EXPECT='EACCES|EROFS' TARGET=new.toml OPTS=(--allow-hazards)
+    CMD=("$E_OPEN" creat tests/dangling) EXPECT='EACCES|EROFS' TARGET=new.toml
 }
 c_symlink_dir_up() {
     ln -s .. tests/up
     CMD=("$E_OPEN" open-w tests/up/data/sample.csv) EXPECT='EACCES|EROFS' TARGET=data/sample.csv
-    OPTS=(--allow-hazards)
-}
-c_symlink_hazard_refused() {
-    # Without --allow-hazards the run does not start at all (exit 125, the command never ran).
-    ln -s ../config.toml tests/cfg
-    CMD=("$E_OPEN" open-w tests/cfg) FENCED_STATUS=125 SHIM=0
-    CTL_OPTS=(--allow-hazards)
 }
 
 # Metadata (Landlock never covers it: the seccomp guard does).

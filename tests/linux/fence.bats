@@ -238,15 +238,22 @@ openai = "sk-secret"' ]
     assert_outside_unchanged
 }
 
-@test "a symlink in tests/ leading outside is a hazard; --allow-hazards runs anyway" {
+@test "a symlink in tests/ leading outside (even a dangling one) is no hazard: the run goes, a write through it is refused and reported, doctor notes it" {
     ln -s ../data tests/data-link
-    run "$TESTFENCE" run -- true
-    expect_status 125
-    expect_output_has "$P/tests/data-link is a symlink to $P/data, outside the writable set"
-    run "$TESTFENCE" run --allow-hazards -- sh -c 'echo x > tests/data-link/sample.csv'
+    ln -s ../no-such-dir tests/dangling
+    run "$TESTFENCE" run -- sh -c 'cat tests/data-link/sample.csv >/dev/null'
+    expect_status 0
+    [[ "$output" != *hazard* ]]
+    run "$TESTFENCE" run -- sh -c 'echo x > tests/data-link/sample.csv; exit 0'
+    expect_status 120 # the command exited 0, but the write was blocked
+    expect_output_has "attempted to write to $P/data/sample.csv"
+    run "$TESTFENCE" run -- sh -c 'mkdir tests/dangling/x'
     [ "$status" -ne 0 ]
-    expect_output_has "warning: --allow-hazards: running despite:"
-    rm tests/data-link
+    [ ! -e "$P/no-such-dir" ]
+    run "$TESTFENCE" doctor
+    expect_output_has "$P/tests/data-link is a symlink to $P/data, outside the writable set"
+    expect_output_has "hazards:   none"
+    rm tests/data-link tests/dangling
     assert_outside_unchanged
 }
 
