@@ -138,7 +138,7 @@ static int launch(const struct opts *o, struct session *s, char **cmd, int *stat
 }
 
 /* The request the session is driven by, from the options. */
-static struct session_request request_of(const struct opts *o)
+static struct session_request request_of(const struct opts *o, char **cmd)
 {
     return (struct session_request){
         .plan = o->req,
@@ -155,6 +155,7 @@ static struct session_request request_of(const struct opts *o)
         .report = o->report,
         .junit = o->junit,
         .github = o->github,
+        .argv = cmd,
         .warn = stderr,
     };
 }
@@ -162,7 +163,7 @@ static struct session_request request_of(const struct opts *o)
 static int run(struct opts *o, char **cmd, tf_err *err, int *status)
 {
     struct session s;
-    struct session_request req = request_of(o);
+    struct session_request req = request_of(o, cmd);
     int rc = session_plan(&s, &req, err);
     if (rc == 0 && o->dry_run) {
         print_dry_run(o, &s, cmd);

@@ -6,6 +6,7 @@
 #include "core/hazard.h"
 #include "core/jobserver.h"
 #include "core/path.h"
+#include "core/pyargs.h"
 #include "core/report_ci.h"
 #include "core/shimconf.h"
 #include "core/testvar.h"
@@ -108,6 +109,21 @@ static int open_outputs(struct session *s, tf_err *err)
     return 0;
 }
 
+/* A pytest command asked to write a report (--junitxml, --cov-report) outside the writable
+ * set would run every test and then die on the kernel's refusal: refused now, saying what to
+ * declare. It is judged with the environment the command will get ([env] included). */
+static int check_reports(struct session *s, tf_err *err)
+{
+    if (!s->req.argv)
+        return 0;
+    char **env = envplan_apply(&s->pl.env, environ, err);
+    if (!env)
+        return -1;
+    int rc = pyargs_check(s->req.argv, env, &s->pl.policy, s->pl.root, err);
+    envplan_free_env(env);
+    return rc;
+}
+
 int session_plan(struct session *s, const struct session_request *req, tf_err *err)
 {
     char run_id[32];
@@ -135,6 +151,8 @@ int session_plan(struct session *s, const struct session_request *req, tf_err *e
         return -1;
     s->test_env = req->test_env ? req->test_env : s->pl.cfg.test_env;
     s->retain = req->retain ? req->retain : s->pl.cfg.retain;
+    if (check_reports(s, err) < 0)
+        return -1;
     return open_outputs(s, err);
 }
 

@@ -49,6 +49,8 @@ struct session_request {
     const int *keep_fds;         /* descriptors the command inherits besides 0-2 */
     size_t nkeep_fds;
     const char *report, *junit; /* --report FILE, --junit FILE, or NULL */
+    char *const *argv;          /* the command, checked for reports it would write outside
+                                   (core/pyargs); NULL in process (the plugin checks them) */
     bool github;                /* --format github: annotations too */
     FILE *warn;                 /* where the run's own warnings go */
 };
@@ -103,8 +105,9 @@ extern const char session_weak_label[];
 
 /* Plan the run REQ asks for (root, config, writable set, workspace paths, environment; the
  * shim found, the descriptors the command keeps checked, the report files' directories
- * opened before anything can plant a link) and probe the kernel. Nothing is created in the
- * project. session_free is safe after a failure. */
+ * opened before anything can plant a link) and probe the kernel. A pytest command asked to
+ * write a report outside the writable set is refused here, so --dry-run refuses it too.
+ * Nothing is created in the project. session_free is safe after a failure. */
 int session_plan(struct session *s, const struct session_request *req, tf_err *err);
 
 /* Refuse what cannot run safely: a run that requires the namespace layer with a backend

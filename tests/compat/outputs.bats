@@ -8,12 +8,72 @@ setup() {
     printf 'def test_ok():\n    pass\n' >tests/test_ok.py
 }
 
-@test "--junitxml at the root undeclared: blocked, and the hint says to declare it" {
-    fenced $PY -m pytest -q -p no:cacheprovider --junitxml=report.xml tests
+@test "--junitxml at the root behind sh -c (not read by run): blocked, the hint says to declare it" {
+    fenced sh -c "$PY -m pytest -q -p no:cacheprovider --junitxml=report.xml tests"
     [ "$status" -ne 0 ]
     expect_output_has "attempted to write to $P/report.xml"
     expect_output_has 'declare it, outputs = ["<the file>"]'
     assert_outside_unchanged
+}
+
+# A test that leaves a mark, to tell whether the suite ran.
+marking_test() {
+    printf 'def test_mark():\n    open("tests/ran", "w").write("x")\n' >tests/test_mark.py
+}
+
+# up_front ARGS...: testfence run ARGS, with only pytest's own plugins.
+up_front() { PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 run "$TESTFENCE" run "$@"; }
+
+# expect_refused_up_front FLAG PATH: 125, the message names the report and both fixes, and
+# nothing ran or was made (no workspace either).
+expect_refused_up_front() {
+    expect_status 125
+    expect_output_has "testfence: refusing to run: pytest is asked to write outside the writable set"
+    expect_output_has "  $1 $2 -> $P/$2"
+    expect_output_has "in the config: outputs = [\"$2\"] (testfence.toml, or [tool.testfence] in pyproject.toml)"
+    expect_output_has "on the command line: testfence run --output $2 -- ..."
+    [ ! -e tests/ran ] && [ ! -e tests/artifacts ] && [ ! -e "$2" ]
+    assert_outside_unchanged
+}
+
+@test "run -- pytest --junitxml at the root: refused before the command starts, saying what to declare" {
+    marking_test
+    up_front -- $PY -m pytest -q -p no:cacheprovider --junitxml=junit.xml tests
+    expect_refused_up_front --junitxml junit.xml
+    [[ "$output" != *TEST_SANDBOX_VIOLATION* && "$output" != *Traceback* ]]
+    up_front --dry-run -- $PY -m pytest -q -p no:cacheprovider --junitxml junit.xml tests
+    expect_refused_up_front --junitxml junit.xml
+    PYTEST_ADDOPTS="--junit-xml=junit.xml" up_front -- env -u FOO $PY -m pytest -q tests
+    expect_refused_up_front --junit-xml junit.xml
+}
+
+@test "run -- pytest --cov --cov-report=xml: refused up front (pytest-cov need not be installed)" {
+    marking_test
+    up_front -- $PY -m pytest -q --cov=src --cov-report=xml tests
+    expect_refused_up_front --cov-report=xml coverage.xml
+    up_front --dry-run -- $PY -m pytest -q --cov --cov-report=html tests
+    expect_status 125
+    expect_output_has "  --cov-report=html htmlcov/ -> $P/htmlcov"
+    expect_output_has 'outputs = ["htmlcov/"]'
+    expect_output_has "testfence run --output htmlcov/ -- ..."
+}
+
+@test "run -- pytest: a declared report, one inside tests/, --cov-report without --cov: not refused" {
+    marking_test
+    printf 'outputs = ["junit.xml"]\n' >testfence.toml
+    up_front -- $PY -m pytest -q -p no:cacheprovider --junitxml=junit.xml tests
+    expect_clean
+    grep -q '<testsuite' junit.xml
+    [ -e tests/ran ]
+    rm testfence.toml tests/ran
+    up_front -- $PY -m pytest -q -p no:cacheprovider --junitxml=tests/artifacts/junit.xml tests
+    expect_clean
+    grep -q '<testsuite' tests/artifacts/junit.xml
+    [ -e tests/ran ]
+    up_front --dry-run -- $PY -m pytest -q --cov-report=xml tests
+    expect_status 0
+    up_front --output coverage.xml --dry-run -- $PY -m pytest -q --cov --cov-report=xml tests
+    expect_status 0
 }
 
 @test "--output report.xml: written, exit 0, nothing else opened" {
