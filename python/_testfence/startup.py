@@ -55,6 +55,9 @@ def _pytest_outputs(opt):
     out = []
     for dest, flag in _OUTPUT_OPTIONS:
         v = opt(dest)
+        # pytest-json-report's file has a default (.report.json): written only with --json-report.
+        if dest == "json_report_file" and (not opt("json_report") or v == "none"):
+            continue
         if isinstance(v, str) and v:
             out.append((flag, v))
     reports = opt("cov_report") if opt("cov_source") else None
@@ -65,13 +68,28 @@ def _pytest_outputs(opt):
     return out
 
 
+def _check_made(s, path):
+    """(verdict, resolved) for a report PATH that pytest makes with its directories: where
+    those do not exist yet (reports/junit.xml), the nearest that does is asked, as `testfence
+    run` asks it (a missing directory alone would pass: the kernel fails that call anyway)."""
+    verdict, resolved = s.path_check_at(AT_FDCWD, os.fsencode(path), 0)
+    parent = os.path.dirname(os.path.abspath(path))
+    declared = any(resolved == o or resolved.startswith(o.rstrip("/") + "/") for o in s.outputs())
+    if verdict != 1 or declared or os.path.isdir(parent):
+        return verdict, resolved  # a declared output's directories are made before the tests
+    while not os.path.lexists(parent) and os.path.dirname(parent) != parent:
+        parent = os.path.dirname(parent)
+    pv, _ = s.path_check_at(AT_FDCWD, os.fsencode(parent), 0)
+    return (verdict, resolved) if pv == 1 else (0, resolved)
+
+
 def _check_outputs(s, opt):
     """Stop at start-up, saying what to declare, when pytest would write a report outside
     the writable set: the kernel would refuse it at the very end of the run."""
     root = s.get("root")
     bad = []
     for flag, path in _pytest_outputs(opt):
-        verdict, resolved = s.path_check_at(AT_FDCWD, os.fsencode(path.rstrip("/") or path), 0)
+        verdict, resolved = _check_made(s, path.rstrip("/") or path)
         if verdict == 0 and resolved:
             rel = os.path.relpath(resolved, root) if resolved.startswith(root + "/") else resolved
             bad.append((flag, path, resolved, rel + ("/" if path.endswith("/") else "")))

@@ -138,3 +138,23 @@ expect_refused_up_front() {
     plugin -q -p no:cacheprovider --junitxml=tests/report.xml tests
     expect_clean
 }
+
+@test "the plugin: a report in a directory pytest would make outside is refused up front; a json report file's default is not" {
+    plugin -q -p no:cacheprovider --junitxml=reports/junit.xml tests
+    expect_status 4
+    expect_output_has "--junitxml reports/junit.xml -> $P/reports/junit.xml"
+    [ ! -e reports ]
+    printf 'outputs = ["reports/junit.xml"]\n' >testfence.toml
+    plugin -q -p no:cacheprovider --junitxml=reports/junit.xml tests
+    expect_clean
+    grep -q '<testsuite' reports/junit.xml
+    # pytest-json-report's options, as it declares them: its file has a default, written
+    # only with --json-report.
+    mkdir "$BATS_TEST_TMPDIR/plug"
+    printf 'def pytest_addoption(parser):\n    parser.addoption("--json-report", action="store_true", dest="json_report")\n    parser.addoption("--json-report-file", default=".report.json", dest="json_report_file")\n' >"$BATS_TEST_TMPDIR/plug/fakejson.py"
+    PYTHONPATH="$BATS_TEST_TMPDIR/plug" plugin -q -p no:cacheprovider -p fakejson tests
+    expect_clean
+    PYTHONPATH="$BATS_TEST_TMPDIR/plug" plugin -q -p no:cacheprovider -p fakejson --json-report tests
+    expect_status 4
+    expect_output_has "--json-report-file .report.json -> $P/.report.json"
+}
