@@ -444,8 +444,23 @@ c_meta_removexattrat() { CMD=("$E_META" removexattrat config.toml user.keep) EXP
 c_meta_setflags() { CMD=("$E_META" setflags config.toml) EXPECT='EACCES|EROFS' SHIM=0; }
 # The guard records what it refuses to a program without the shim.
 c_meta_static_chmod() { CMD=("$E_META_STATIC" chmod config.toml) EXPECT='EACCES|EROFS'; }
-c_ia32_chmod() { CMD=("$E_IA32" chmod config.toml) EXPECT='EACCES|EROFS' SHIM=0; }
-c_ia32_lchown() { CMD=("$E_IA32" lchown config.toml "${CHOWN_TO[@]}") EXPECT='EACCES|EROFS' SHIM=0; }
+c_ia32_chmod() {
+    CMD=("$E_IA32" chmod config.toml) EXPECT='EACCES|EROFS' SHIM=0
+    ia32_probe
+}
+c_ia32_lchown() {
+    CMD=("$E_IA32" lchown config.toml "${CHOWN_TO[@]}") EXPECT='EACCES|EROFS' SHIM=0
+    ia32_probe
+}
+# ia32_probe: some kernels (ia32_emulation=0, some hypervisors) kill a process that makes
+# a 32-bit syscall; there the route does not exist, fenced or not, so there is nothing
+# to test. Probed on a scratch file outside the project, unfenced.
+ia32_probe() {
+    local f="$W/ia32-probe"
+    : >"$f"
+    "$E_IA32" chmod "$f" >/dev/null 2>&1 && return 0
+    [ $? -lt 128 ] || SKIP="this kernel kills a 32-bit syscall (int \$0x80): no such route here"
+}
 
 # No libc to interpose: static binaries and raw syscall().
 c_static_open_w() { CMD=("$E_OPEN_STATIC" open-w config.toml) EXPECT='EACCES|EROFS' SHIM=0; }
