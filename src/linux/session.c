@@ -357,9 +357,9 @@ int session_ready(void *session, tf_err *err)
      * fine clock runs up to a tick ahead of it, and a command quick off the gate made files
      * that looked older than the run). */
     clock_gettime(CLOCK_REALTIME_COARSE, &s->started);
+    /* Beside the command; in process there is none, so at the end (session_left_hazards),
+     * off the tests' start-up: a pytest that never gets there leaves it to the next run. */
     s->prune = PRUNE_PENDING;
-    if (s->req.in_process) /* no command to prune beside */
-        prune_done(s);
     return s->channel >= 0 ? start_diag(s, err) : 0;
 }
 
@@ -577,6 +577,7 @@ static int left_hazards(struct session *s, FILE *out);
 int session_left_hazards(struct session *s, FILE *out)
 {
     if (!s->hazards_checked) {
+        prune_done(s); /* the scan must not see old runs vanish */
         s->planted = left_hazards(s, out);
         s->hazards_checked = true;
     }

@@ -664,6 +664,25 @@ EOF
     assert_outside_unchanged
 }
 
+@test "old runs beyond retain are pruned at the end, not before the tests start" {
+    cat >tests/test_count.py <<'EOF'
+from pathlib import Path
+
+def test_counts_runs():
+    here = Path(__file__).parent
+    n = sum(1 for p in (here / "artifacts").iterdir() if p.name.startswith("_isolation_workspace_"))
+    (here / "seen.txt").write_text(str(n))
+EOF
+    local i
+    for i in 1 2 3 4; do # retain = 3 in the example's pyproject.toml
+        run $PY -m pytest -p no:cacheprovider tests/test_count.py
+        expect_status 0
+    done
+    [ "$(cat tests/seen.txt)" -eq 4 ] # the oldest was still there while the tests ran
+    [ "$(ls -d tests/artifacts/_isolation_workspace_*/ | wc -l)" -eq 3 ]
+    assert_outside_unchanged
+}
+
 @test "TESTFENCE_WORKSPACE in the environment does not make the plugin stand aside" {
     printf 'from pathlib import Path\ndef test_clobber():\n    Path("config.toml").write_text("clobbered")\n' >tests/test_env.py
     TESTFENCE_WORKSPACE="$P/tests" run $PY -m pytest tests/test_env.py
