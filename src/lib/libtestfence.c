@@ -707,11 +707,12 @@ TF_PUBLIC char *tf_summary(tf_session *s, int status)
     return text;
 }
 
-/* The workspace the log is in was removed (by a test): what was blocked went with it. */
+/* The workspace the log is in was removed (by a test): what was blocked went with it. A
+ * workspace that cannot be asked counts as gone (fail closed). */
 static bool log_gone(tf_session *s)
 {
     struct stat st;
-    return fstat(diag_of(s)->wsfd, &st) == 0 && st.st_nlink == 0;
+    return fstat(diag_of(s)->wsfd, &st) != 0 || st.st_nlink == 0;
 }
 
 TF_PUBLIC int tf_status(tf_session *s, int status)
