@@ -13,22 +13,22 @@ import os, shutil, statistics, subprocess, sys, tempfile
 
 POINTS = {
     "src/cli/cmd_run.c": ('#include "cmds.h"', [
-        ("    int rc = session_plan(&s, &req, backend_of(o), err);", "start", "before"),
-        ("    int rc = session_plan(&s, &req, backend_of(o), err);", "planned", "after"),
-        ("        rc = prepare(o, &s, err);\n", "prepared", "after"),
-        ("    report_outputs_close(&outs);\n    session_free(&s);\n", "freed", "after"),
+        ("    int rc = session_plan(&s, &req, err);", "start", "before"),
+        ("    int rc = session_plan(&s, &req, err);", "planned", "after"),
+        ("               (rc = session_start(&s, err)) == 0) {\n", "prepared", "after"),
+        ("    session_free(&s);\n", "freed", "after"),
     ]),
     "src/linux/session.c": ('#include "session.h"', [
-        ("    if (plan_create_places(&s->pl, time(NULL), err) < 0)", "hazards_checked", "before"),
+        ("    if (places_create(&s->places, &s->pl, time(NULL), err) < 0)", "hazards_checked", "before"),
         ("    s->guard = fenced && !in_process", "places_made", "before"),
         ("    if (fenced && (s->ruleset_fd =", "channel_open", "before"),
-        ("    if (plan_create_workspace(&s->pl, err) < 0)", "ready_start", "before"),
-        ("    diag_unfinished(s->pl.artifacts_fd", "workspace_made", "before"),
+        ("    if (places_workspace(&s->places, &s->pl, err) < 0)", "ready_start", "before"),
+        ("    diag_unfinished(s->places.artifacts_fd", "workspace_made", "before"),
         ("    return s->channel >= 0 ? start_diag(s, err) : 0;", "unfinished_told", "before"),
         ("    return s->channel >= 0 ? start_diag(s, err) : 0;", "ready_done", "before"),
         ("    prune_done(s);\n    bool planted", "command_done", "before"),
         ("left_hazards(s, out) > 0;", "pruned_and_left_scanned", "after"),
-        ("    s->reported = true;\n", "finishing", "after"),
+        ("    s->reported = true;\n    return diag_finish", "finishing", "before"),
     ]),
     "src/linux/spawn.c": ('#include "spawn.h"', [
         ("    pid_t pid = open_channels(o, &set, &ch, err) < 0 ? -2 : start(o, &old, tty, &ch);", "spawn", "before"),
