@@ -28,6 +28,9 @@ const char *tf_error(const tf_session *s);
 /* What kind of failure the last one was, for a caller that acts on it: */
 #define TF_ERROR_OTHER 0
 #define TF_ERROR_NO_ROOT 1 /* tf_load found no project root: nothing to fence from here */
+/* tf_load: the project has no testfence configuration (built-in defaults) and no tests/
+ * directory: it was never set up for testfence (an installed plugin may stand aside). */
+#define TF_ERROR_NOT_SET_UP 2
 int tf_error_kind(const tf_session *s);
 /* The warnings so far the caller should show (the shim was not found, pytest configuration
  * in the writable set, an old run that could not be pruned): lines of text, each beginning

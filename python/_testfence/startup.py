@@ -13,6 +13,7 @@ import pytest
 from .audithook import _audit
 from .native import (
     AT_FDCWD, ENV_PLUGIN, ENV_REEXEC, FenceError, SHIM_NAME, Session, TF_ERROR_NO_ROOT,
+    TF_ERROR_NOT_SET_UP,
     _load_library, _s)
 from .report import _PerTest
 from .state import _state, _warn
@@ -354,6 +355,12 @@ def _already_fenced(ws, opt):
     return False, s
 
 
+def _asked_for(opt):
+    """Was the plugin named (-p testfence, PYTEST_PLUGINS), not only found installed?"""
+    named = list(opt("plugins") or []) + os.environ.get("PYTEST_PLUGINS", "").split(",")
+    return "testfence" in (n.strip() for n in named)
+
+
 def _start(config, opt):
     """Decide what this process does; fence it when it is the first pytest of a run."""
     if _state.mode is not None:
@@ -389,6 +396,15 @@ def _start(config, opt):
             _state.mode = "no-root"
             _state.why = "no project root here, so nothing is fenced (%s)" % e
             _warn(_state.why)
+            return
+        # Installed (an entry point), so loaded in every project of this Python: one never set
+        # up for testfence (no configuration, no tests/) is left alone. Asked for by name, it
+        # fails closed like any other error.
+        if e.kind == TF_ERROR_NOT_SET_UP and not _asked_for(opt):
+            _state.mode = "not-enabled"
+            _state.why = ("installed, not enabled here: this project has no tests/ directory and "
+                          "no testfence configuration, so nothing is fenced (set it up with "
+                          "'testfence init', or pass -p testfence)")
             return
         raise pytest.UsageError("testfence: %s\n(pass --testfence=off to run unfenced)" % e)
     if _state.session is None:

@@ -9,7 +9,8 @@
  * means nothing to fence, not an error); the message stays what people read. */
 enum tf_err_kind {
     TF_ERR_OTHER = 0,
-    TF_ERR_NO_ROOT = 1, /* no project root from here (no marker file upward) */
+    TF_ERR_NO_ROOT = 1,    /* no project root from here (no marker file upward) */
+    TF_ERR_NOT_SET_UP = 2, /* no testfence configuration, and the default tests/ is missing */
 };
 
 typedef struct tf_err {

@@ -34,15 +34,21 @@ static int missing_writable(struct plan *pl, size_t i, tf_err *err)
         return 0;
     /* Only the default writable set ("tests") is a guess worth correcting; "built-in
      * defaults" also covers a pyproject.toml without [tool.testfence]. */
-    if (strncmp(pl->cfg.source, "built-in defaults", 17) ||
-        project_find_tests(pl->root, found, sizeof found) < 0)
+    if (strncmp(pl->cfg.source, "built-in defaults", 17))
         return placed(err, pl->cfg.writable_at[i]);
-    snprintf(msg, sizeof msg, "%s", err->msg);
-    return tf_errf(err,
-                   "%s; this project keeps its tests in %s/: write writable = [\"%s\"] in "
-                   "testfence.toml (or [tool.testfence] in pyproject.toml), or run "
-                   "'testfence init'",
-                   msg, found, found);
+    if (project_find_tests(pl->root, found, sizeof found) < 0)
+        placed(err, pl->cfg.writable_at[i]);
+    else {
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        tf_errf(err,
+                "%s; this project keeps its tests in %s/: write writable = [\"%s\"] in "
+                "testfence.toml (or [tool.testfence] in pyproject.toml), or run "
+                "'testfence init'",
+                msg, found, found);
+    }
+    if (err)
+        err->kind = TF_ERR_NOT_SET_UP; /* never configured: an installed plugin stands aside */
+    return -1;
 }
 
 /* The tool-state entries of the table that are paths refused quietly. */

@@ -79,6 +79,7 @@ TF_PUBLIC const char *tf_error(const tf_session *s)
 TF_PUBLIC int tf_error_kind(const tf_session *s)
 {
     _Static_assert(TF_ERROR_NO_ROOT == TF_ERR_NO_ROOT, "the public kinds are err.h's");
+    _Static_assert(TF_ERROR_NOT_SET_UP == TF_ERR_NOT_SET_UP, "the public kinds are err.h's");
     return (int)s->err.kind;
 }
 

@@ -772,6 +772,36 @@ EOF
     [ "$(cat presets.toml)" = clobbered ]
 }
 
+@test "installed, loaded by its entry point: a project never set up (no tests/, no config) is left alone; one that asks for it fails closed" {
+    local site="" proj="$BATS_TEST_TMPDIR/testlayout"
+    if [ -z "${TF_PLUGIN_PYTHON:-}" ]; then # the wheel's venv has the entry point already
+        site="$BATS_TEST_TMPDIR/site"
+        mkdir -p "$site/testfence_ep-0.dist-info"
+        printf 'Metadata-Version: 2.1\nName: testfence-ep\nVersion: 0\n' >"$site/testfence_ep-0.dist-info/METADATA"
+        printf '[pytest11]\ntestfence = testfence\n' >"$site/testfence_ep-0.dist-info/entry_points.txt"
+    fi
+    mkdir -p "$proj/test"
+    printf '[project]\nname = "x"\n' >"$proj/pyproject.toml"
+    printf 'def test_a():\n    assert True\n' >"$proj/test/test_a.py"
+    cd "$proj"
+    # This case is about autoloading: pytest loads entry points (the machine's too).
+    PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}" run env -u PYTEST_DISABLE_PLUGIN_AUTOLOAD $PY -m pytest -p no:cacheprovider test
+    expect_status 0
+    expect_output_has "testfence: installed, not enabled here: this project has no tests/ directory and no testfence configuration"
+    expect_output_has "1 passed"
+    [ "$(grep -c '^testfence: ' <<<"$output")" -eq 1 ] # one line, nothing else
+    [ ! -e tests ] && [ ! -e test/artifacts ]
+    # Asked for by name: the same project is an error, as before.
+    PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}" run env -u PYTEST_DISABLE_PLUGIN_AUTOLOAD $PY -m pytest -p no:cacheprovider -p testfence test
+    expect_status 4
+    expect_output_has "this project keeps its tests in test/"
+    # Set up for testfence (a configuration), the missing tests/ is an error too.
+    printf '[tool.testfence]\nretain = 2\n' >>pyproject.toml
+    PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}" run env -u PYTEST_DISABLE_PLUGIN_AUTOLOAD $PY -m pytest -p no:cacheprovider test
+    expect_status 4
+    expect_output_has "writable path $proj/tests cannot be used"
+}
+
 @test "install: DESTDIR tree, pkg-config, and pytest loads the plugin by its entry point" {
     BIN=$(dirname "$TESTFENCE")
     [ -z "${TF_PLUGIN_PYTHON:-}" ] || skip "the cmake install, not the wheel's"

@@ -244,6 +244,30 @@ static bool marker_above(const char *dir)
     }
 }
 
+/* A project without tests/ and without a configuration was never set up for testfence;
+ * with a configuration, the missing tests/ is an ordinary error. */
+static void never_set_up(void)
+{
+    char root[4096], p[4200];
+    CHECK(check_tmpdir(root, sizeof root, "tf-api-nosetup") != NULL);
+    snprintf(p, sizeof p, "%s/test", root);
+    CHECK(mkdir(p, 0755) == 0);
+    snprintf(p, sizeof p, "%s/pyproject.toml", root);
+    FILE *f = fopen(p, "we");
+    CHECK(f != NULL && fputs("[project]\nname = \"x\"\n", f) >= 0 && fclose(f) == 0);
+    tf_session *s = tf_open();
+    CHECK(tf_load(s, root, NULL, NULL, 0) == -1);
+    CHECK(tf_error_kind(s) == TF_ERROR_NOT_SET_UP);
+    CHECK(strstr(tf_error(s), "keeps its tests in test/") != NULL);
+    tf_close(s);
+    f = fopen(p, "ae");
+    CHECK(f != NULL && fputs("[tool.testfence]\nretain = 2\n", f) >= 0 && fclose(f) == 0);
+    s = tf_open();
+    CHECK(tf_load(s, root, NULL, NULL, 0) == -1);
+    CHECK(tf_error_kind(s) == TF_ERROR_OTHER);
+    tf_close(s);
+}
+
 static void error_kinds(const char *root)
 {
     char empty[4096], cwd[4096];
@@ -265,6 +289,7 @@ static void error_kinds(const char *root)
     CHECK(tf_load(s, root, "missing.toml", NULL, 0) == -1);
     CHECK(tf_error_kind(s) == TF_ERROR_OTHER);
     tf_close(s);
+    never_set_up();
 }
 
 /* The status a run exits with, decided by the library as `testfence run` decides it. */
