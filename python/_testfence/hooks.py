@@ -83,13 +83,13 @@ def pytest_configure_node(node):
 def pytest_report_header(config):
     if not _state.why or config is not _state.config:
         return None
-    lines = ["testfence: " + n for n in _state.notes] + ["testfence: " + _state.why]
+    why = _state.why
     if _state.mode == "fenced":
-        # The seccomp metadata guard of `testfence run` needs a supervisor outside the fence.
-        lines.append("testfence: no seccomp metadata guard in-process: chmod/chown/utime/xattr "
-                     "outside the writable set are refused by this plugin (Python calls) and the "
-                     "shim (dynamic children) only; see docs/plugin.md")
-    return lines
+        # The seccomp metadata guard of `testfence run` needs a supervisor outside the fence:
+        # said once, on the session's one line (a second line at every session was noise).
+        why += ("; chmod/chown/utime/xattr outside are refused by the plugin (Python) and the "
+                "shim (C, children), with no seccomp guard in-process (docs/plugin.md)")
+    return ["testfence: " + n for n in _state.notes] + ["testfence: " + why]
 
 
 def _names_collection(collector):

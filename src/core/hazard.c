@@ -331,11 +331,14 @@ static int check_pytest_config(struct scan *s, const struct walk_entry *e, bool 
                 "testfence: warning: %s turns the testfence plugin off, from inside the writable "
                 "set: a plain pytest there would run unfenced; remove that option (or the file)\n",
                 e->path);
-    } else if (config) {
-        fprintf(s->o->warn,
-                "testfence: warning: %s is pytest configuration inside the writable set: a test "
-                "can rewrite it, and pytest reads it instead of yours for the tests beneath it; "
-                "keep pytest's configuration outside (at the project root)\n",
+    } else if (config && s->o->notes) {
+        /* A project's own tests/pytest.ini (rich's) is no reason to warn at every run: what
+         * would switch a fence off is refused above, and a rewrite that does is found after
+         * the run. doctor says it. */
+        fprintf(s->o->notes,
+                "note:      %s is pytest configuration inside the writable set: a test can "
+                "rewrite it, and pytest reads it instead of the root's for the tests beneath "
+                "it (what would switch the plugin off is refused)\n",
                 e->path);
     }
     return 0;

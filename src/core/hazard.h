@@ -31,10 +31,10 @@ void hazard_known_free(struct hazard_known *k);
 /* What a scan counts. */
 struct hazard_opts {
     const char *artifacts; /* testfence's own dir: beneath it only hard links count */
-    /* pytest configuration found in the writable set (a test can rewrite it, and pytest
-     * reads it instead of yours for the tests beneath it) is said on WARN; when it turns
-     * the testfence plugin off, it is a hazard with PLUGIN_OFF_REFUSED (the plugin), a
-     * warning on WARN without (testfence run, which nothing in the tree can switch off). */
+    /* pytest configuration found in the writable set: when it turns the testfence plugin
+     * off or gives it options, a hazard with PLUGIN_OFF_REFUSED (the plugin), a warning on
+     * WARN without (testfence run, which nothing in the tree can switch off); plain
+     * configuration is only a note on NOTES (doctor). Nothing is judged with WARN NULL. */
     FILE *warn;
     /* A symlink leading outside the writable set is no hazard (the kernel refuses writes
      * through it, and each is reported); when NOTES is not NULL (doctor), each is said there. */

@@ -76,6 +76,15 @@ expect_output_has() {
     fi
 }
 
+# expect_output_lacks TEXT: the last `run` did not print TEXT.
+expect_output_lacks() {
+    if [[ "$output" == *"$1"* ]]; then
+        echo "output has \"$1\"; output:" >&2
+        echo "$output" >&2
+        return 1
+    fi
+}
+
 # fingerprint_meta: fingerprint, plus what a metadata change touches: inode and link
 # count, mtime and ctime to the nanosecond (not atime: reading changes it), every
 # xattr in every namespace, and the inode flags (chattr) of files and directories.
