@@ -185,8 +185,13 @@ int tf_fails_first(const char *op, int oflags, const char *resolved, int source_
                    const char *source);
 
 /* At the caller's very end (after every exit handler that may still use its temp files):
- * the run's private temp dir emptied (a fenced process may not remove it; the next run
- * prunes it), or with KEEP marked kept, which tf_warning then says. Once; 0 or -1. */
+ * the run's private temp dir emptied (TF_TMP_REMOVE: a fenced process may not remove it; the
+ * next run prunes it), or marked kept (TF_TMP_KEEP: until removed by hand; TF_TMP_KEEP_FAILED:
+ * the run failed, later runs keep the newest few such), which tf_warning then says. Once;
+ * 0 or -1. */
+#define TF_TMP_REMOVE 0
+#define TF_TMP_KEEP 1
+#define TF_TMP_KEEP_FAILED 2
 int tf_end_tmp(tf_session *s, int keep);
 void tf_free(void *p);
 

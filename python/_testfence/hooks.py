@@ -22,8 +22,13 @@ def pytest_addoption(parser):
     group.addoption("--testfence-output", action="append", default=[], metavar="PATH",
                     help="a file (or, ending in '/', a directory) outside tests/ this run may "
                          "write, like testfence run --output: a report")
-    group.addoption("--testfence-keep-tmp", action="store_true", default=False,
-                    help="keep the run's private temp dir (pytest's tmp_path) at the end")
+    group.addoption("--testfence-keep-tmp", action="store_const", const="always",
+                    default="on-failure", dest="testfence_keep_tmp",
+                    help="keep the run's private temp dir (pytest's tmp_path) at the end; by "
+                         "default it is kept only when the run failed (the newest 3 such)")
+    group.addoption("--testfence-no-keep-tmp", action="store_const", const="never",
+                    dest="testfence_keep_tmp",
+                    help="remove the run's temp dir at the end, even when the run failed")
     group.addoption("--testfence-reexec", choices=("auto", "always", "off"), default="auto",
                     help="auto (default): load testfence's shim into this process (where it "
                          "cannot be, start pytest once more with it preloaded), so writes this "

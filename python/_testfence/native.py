@@ -45,6 +45,7 @@ class FenceError(Exception):
 # include/testfence.h's constants
 TF_ERROR_NO_ROOT = 1
 TF_ERROR_NOT_SET_UP = 2
+TF_TMP_REMOVE, TF_TMP_KEEP, TF_TMP_KEEP_FAILED = 0, 1, 2
 
 
 TF_PATH_OUTSIDE, TF_PATH_WRITABLE, TF_PATH_QUIET = 0, 1, 2

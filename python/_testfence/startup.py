@@ -13,7 +13,7 @@ import pytest
 from .audithook import _audit
 from .native import (
     AT_FDCWD, ENV_PLUGIN, ENV_REEXEC, FenceError, SHIM_NAME, Session, TF_ERROR_NO_ROOT,
-    TF_ERROR_NOT_SET_UP,
+    TF_ERROR_NOT_SET_UP, TF_TMP_KEEP, TF_TMP_KEEP_FAILED, TF_TMP_REMOVE,
     _load_library, _s)
 from .report import _PerTest
 from .state import _state, _warn
@@ -268,7 +268,7 @@ def _start_fenced(config, opt, s=None):
     atexit.register(_late_records)  # first registered, so the last to run
     tmp = s.get("tmp")
     if tmp:
-        atexit.register(_end_tmp, s, tmp, bool(opt("testfence_keep_tmp")))
+        atexit.register(_end_tmp, s, tmp, opt("testfence_keep_tmp") or "on-failure")
     _state.session = s
     _state.mode = "fenced"
     _state.record_in_process = not shim_here  # else the shim records, as for children
@@ -438,15 +438,22 @@ def _late_records():
     sys.stderr.flush()
 
 
-def _end_tmp(s, tmp, keep):
+def _end_tmp(s, tmp, when):
     """At exit, the run's private temp dir (pytest's tmp_path lives there) is emptied by the
-    library, as `testfence run` removes it (or with KEEP marked kept). Registered before
+    library, as `testfence run` removes it, or kept as WHEN says ("always", "never",
+    "on-failure": when the run failed, or never got to say how it ended). Registered before
     pytest's own exit handlers for its numbered dirs, so it runs after them. This process is
     fenced: the directory itself stays, for the next run to prune, empty and unlocked."""
+    failed = _state.final is None or _state.final != 0
+    keep = (TF_TMP_KEEP if when == "always" else
+            TF_TMP_KEEP_FAILED if when == "on-failure" and failed else TF_TMP_REMOVE)
     try:
         s.end_tmp(keep)
     except FenceError as e:
         _warn("the run's temp dir %s was not emptied: %s" % (tmp, e))
         return
-    if keep:
+    if keep == TF_TMP_KEEP:
         _warn("kept the run's temp dir " + tmp)
+    elif keep == TF_TMP_KEEP_FAILED:
+        _warn("the run failed: kept its temp dir %s to look at (pytest's tmp_path is there; the "
+              "newest 3 failed runs' are kept; --testfence-no-keep-tmp removes it)" % tmp)

@@ -162,7 +162,14 @@ static int set_allow_hazards(struct opts *o, const char *v, tf_err *err)
 static int set_keep_tmp(struct opts *o, const char *v, tf_err *err)
 {
     (void)v, (void)err;
-    o->keep_tmp = true;
+    o->keep_tmp = KEEP_TMP_ALWAYS;
+    return 0;
+}
+
+static int set_no_keep_tmp(struct opts *o, const char *v, tf_err *err)
+{
+    (void)v, (void)err;
+    o->keep_tmp = KEEP_TMP_NEVER;
     return 0;
 }
 
@@ -334,7 +341,10 @@ static const struct opt table[] = {
      "outside it, or a symlink leading out (refused by default)"},
     {"--keep-tmp", 0, NULL, CMD_RUN, set_keep_tmp,
      "keep the run's private temp dir (TMPDIR; pytest's tmp_path\n"
-     "too) instead of removing it at the end"},
+     "too) instead of removing it at the end (by default it is\n"
+     "kept only when the run failed: the newest 3 such)"},
+    {"--no-keep-tmp", 0, NULL, CMD_RUN, set_no_keep_tmp,
+     "remove the run's temp dir at the end, even when it failed"},
     {"--keep-fd", 0, "N", CMD_RUN, add_keep_fd,
      "let the command inherit descriptor N (besides 0, 1, 2 and\n"
      "make's jobserver, which MAKEFLAGS names and is kept anyway)"},

@@ -6,6 +6,7 @@
 #include "audit/audit.h"
 #include "audit/audit_output.h"
 #include "core/plan.h"
+#include "linux/session.h"
 
 #include <stdbool.h>
 
@@ -62,11 +63,11 @@ struct opts {
     bool verify;
     unsigned retain; /* 0: not given, use the config's */
     bool all;
-    const char *report; /* --report FILE: report.json's content, also written there */
-    const char *junit;  /* --junit FILE */
-    bool github;        /* --format github: annotations too */
-    bool keep_tmp;      /* --keep-tmp: leave the run's temp dir in place */
-    int *keep_fds;      /* --keep-fd N: descriptors the command inherits besides 0-2 */
+    const char *report;             /* --report FILE: report.json's content, also written there */
+    const char *junit;              /* --junit FILE */
+    bool github;                    /* --format github: annotations too */
+    enum session_keep_tmp keep_tmp; /* --keep-tmp, --no-keep-tmp; else on failure */
+    int *keep_fds;                  /* --keep-fd N: descriptors the command inherits besides 0-2 */
     size_t nkeep_fds, keep_fds_cap;
     size_t allow_cap;   /* room in req.allow */
     size_t outputs_cap; /* room in req.outputs */

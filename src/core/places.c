@@ -85,14 +85,13 @@ int places_workspace(struct places *p, const struct plan *pl, tf_err *err)
     return 0;
 }
 
-int places_finish_tmp(struct places *p, bool keep, tf_err *err)
+int places_finish_tmp(struct places *p, enum runtmp_end end, tf_err *err)
 {
-    if (keep) {
-        int rc = runtmp_keep(&p->tmp, err);
-        runtmp_close(&p->tmp);
-        return rc;
-    }
-    return runtmp_remove(&p->tmp, err);
+    if (end == RUNTMP_REMOVED)
+        return runtmp_remove(&p->tmp, err);
+    int rc = end == RUNTMP_KEPT ? runtmp_keep(&p->tmp, err) : runtmp_keep_failed(&p->tmp, err);
+    runtmp_close(&p->tmp);
+    return rc;
 }
 
 void places_close(struct places *p)

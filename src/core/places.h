@@ -34,8 +34,8 @@ bool places_exist(const struct plan *pl);
  * artifacts dir, and hold it live (places_close lets go) so concurrent runs do not prune it. */
 int places_workspace(struct places *p, const struct plan *pl, tf_err *err);
 
-/* After the run: remove the private temp dir, or with KEEP mark it kept. */
-int places_finish_tmp(struct places *p, bool keep, tf_err *err);
+/* After the run: remove the private temp dir, or mark it kept as END says. */
+int places_finish_tmp(struct places *p, enum runtmp_end end, tf_err *err);
 
 void places_close(struct places *p);
 

@@ -1,5 +1,6 @@
 #include "runtmp.h"
 
+#include "base/vec.h"
 #include "path.h"
 #include "walk.h"
 #include "workspace.h"
@@ -87,32 +88,70 @@ static int open_user_dir(struct runtmp *t, tf_err *err)
     return 0;
 }
 
-/* Did the run that made NAME end without removing it? Not locked by a live run, not kept. */
-static bool is_stale(int userfd, const char *name)
+static bool has(int dirfd, const char *name)
+{
+    struct stat st;
+    return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT;
+}
+
+enum staleness { LIVE_OR_KEPT, STALE, STALE_FAILED };
+
+/* Did the run that made NAME end without removing it? Not locked by a live run, not kept;
+ * a failed run's (STALE_FAILED) goes only when newer ones are kept instead. What cannot be
+ * told is kept. */
+static enum staleness staleness(int userfd, const char *name)
 {
     int fd = openat(userfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
-        return false;
-    struct stat st;
-    bool stale = flock(fd, LOCK_EX | LOCK_NB) == 0 &&
-                 fstatat(fd, RUNTMP_KEEP, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT;
+        return LIVE_OR_KEPT;
+    enum staleness s = LIVE_OR_KEPT;
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0 && !has(fd, RUNTMP_KEEP))
+        s = has(fd, RUNTMP_FAILED) ? STALE_FAILED : STALE;
     close(fd);
-    return stale;
+    return s;
 }
 
-/* Remove what crashed runs left: only names that are run ids older than CUTOFF. */
+static int newest_first(const void *a, const void *b)
+{
+    return -strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Of the failed runs' dirs NAMES (N), all but the newest RUNTMP_FAILED_KEPT go. */
+static void prune_failed(struct runtmp *t, char **names, size_t n)
+{
+    qsort(names, n, sizeof *names, newest_first);
+    for (size_t i = RUNTMP_FAILED_KEPT; i < n; i++) {
+        tf_err ignored;
+        ws_remove_tree_at(t->userfd, t->user, names[i], &ignored);
+    }
+}
+
+/* Remove what ended runs left: only names that are run ids older than CUTOFF. */
 static void prune(struct runtmp *t, const char *cutoff)
 {
+    char **failed = NULL;
+    size_t n = 0, cap = 0;
     DIR *d = walk_list(t->userfd);
     if (!d)
         return;
     for (struct dirent *e; (e = readdir(d));) {
         tf_err ignored;
-        if (ws_is_run_id(e->d_name) && strcmp(e->d_name, cutoff) < 0 &&
-            is_stale(t->userfd, e->d_name))
+        if (!ws_is_run_id(e->d_name) || strcmp(e->d_name, cutoff) >= 0)
+            continue;
+        enum staleness s = staleness(t->userfd, e->d_name);
+        char **v = s == STALE_FAILED ? vec_grow(failed, &cap, n + 1, sizeof *failed) : NULL;
+        if (s == STALE)
             ws_remove_tree_at(t->userfd, t->user, e->d_name, &ignored);
+        else if (v && (v[n] = strdup(e->d_name)))
+            failed = v, n++;
+        else if (v)
+            failed = v; /* out of memory: this one is kept */
     }
     closedir(d);
+    prune_failed(t, failed, n);
+    for (size_t i = 0; i < n; i++)
+        free(failed[i]);
+    free(failed);
 }
 
 int runtmp_create(struct runtmp *t, time_t now, tf_err *err)
@@ -132,15 +171,25 @@ int runtmp_create(struct runtmp *t, time_t now, tf_err *err)
     return 0;
 }
 
-int runtmp_keep(struct runtmp *t, tf_err *err)
+static int mark(struct runtmp *t, const char *marker, tf_err *err)
 {
     if (t->fd < 0)
         return 0;
-    int fd = openat(t->fd, RUNTMP_KEEP, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int fd = openat(t->fd, marker, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         return tf_errnof(err, errno, "cannot mark %s kept", t->dir);
     close(fd);
     return 0;
+}
+
+int runtmp_keep(struct runtmp *t, tf_err *err)
+{
+    return mark(t, RUNTMP_KEEP, err);
+}
+
+int runtmp_keep_failed(struct runtmp *t, tf_err *err)
+{
+    return mark(t, RUNTMP_FAILED, err);
 }
 
 int runtmp_remove(struct runtmp *t, tf_err *err)

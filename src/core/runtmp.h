@@ -13,8 +13,20 @@
 #define RUNTMP_USER_PREFIX "testfence-"
 /* A file in a run's temp dir that keeps later runs from pruning it (--keep-tmp). */
 #define RUNTMP_KEEP ".testfence-keep"
+/* A file in a run's temp dir that keeps it for a while: the run failed, and its temp dir
+ * (pytest's tmp_path) is left to look at, as pytest leaves a failed test's. Later runs prune
+ * all but the newest RUNTMP_FAILED_KEPT of them. */
+#define RUNTMP_FAILED ".testfence-failed"
+#define RUNTMP_FAILED_KEPT 3
 /* Runs younger than this are never pruned: between its mkdir and its lock a run is bare. */
 #define RUNTMP_PRUNE_AGE 120
+
+/* What becomes of a run's temp dir at its end. */
+enum runtmp_end {
+    RUNTMP_REMOVED,     /* removed (emptied, by a process that fenced itself) */
+    RUNTMP_KEPT,        /* kept until removed by hand (--keep-tmp) */
+    RUNTMP_KEPT_FAILED, /* the run failed: kept among the newest RUNTMP_FAILED_KEPT */
+};
 
 struct runtmp {
     char user[PATH_MAX]; /* <base>/testfence-<uid>, base resolved */
@@ -31,12 +43,16 @@ int runtmp_plan(struct runtmp *t, const char *tmpdir, const char *root, const ch
 
 /* Create the per-user directory (0711, ours, refused when it is a symlink, someone else's
  * or writable by others), prune the temp dirs of runs that ended without removing theirs
- * (unlocked, older than RUNTMP_PRUNE_AGE, without RUNTMP_KEEP), then create this run's
- * (0700) and lock it. */
+ * (unlocked, older than RUNTMP_PRUNE_AGE, without RUNTMP_KEEP; of those marked
+ * RUNTMP_FAILED, all but the newest RUNTMP_FAILED_KEPT), then create this run's (0700) and
+ * lock it. */
 int runtmp_create(struct runtmp *t, time_t now, tf_err *err);
 
 /* Mark the dir kept: later runs leave it alone. */
 int runtmp_keep(struct runtmp *t, tf_err *err);
+
+/* Mark the dir a failed run's: later runs keep the newest few such (RUNTMP_FAILED_KEPT). */
+int runtmp_keep_failed(struct runtmp *t, tf_err *err);
 
 /* Remove the dir and everything in it, never following a link. */
 int runtmp_remove(struct runtmp *t, tf_err *err);

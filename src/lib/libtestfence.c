@@ -735,8 +735,12 @@ TF_PUBLIC int tf_end_tmp(tf_session *s, int keep)
 {
     if (!s->loaded)
         return tf_errf(&s->err, "tf_end_tmp before tf_load");
-    s->ses.req.keep_tmp = keep;
-    int rc = session_end_tmp(&s->ses, &s->err);
+    if (keep < TF_TMP_REMOVE || keep > TF_TMP_KEEP_FAILED)
+        return tf_errf(&s->err, "tf_end_tmp: keep %d is none of TF_TMP_*", keep);
+    s->ses.req.keep_tmp = keep == TF_TMP_REMOVE ? KEEP_TMP_NEVER
+                          : keep == TF_TMP_KEEP ? KEEP_TMP_ALWAYS
+                                                : KEEP_TMP_ON_FAILURE;
+    int rc = session_end_tmp(&s->ses, keep == TF_TMP_KEEP_FAILED, &s->err);
     take_warnings(s);
     return rc;
 }

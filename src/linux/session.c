@@ -640,38 +640,56 @@ static int left_hazards(struct session *s, FILE *out)
     return more > 0 ? more : 0;
 }
 
-static void say_kept(const struct session *s)
+/* The temp dir of a run that ended with STATUS: kept when it failed, as pytest keeps a failed
+ * test's tmp_path, unless the request says otherwise (a run refused before the command
+ * started has nothing in it to keep). */
+static enum runtmp_end tmp_end(const struct session *s, int status)
 {
-    fprintf(s->warn, "testfence: kept the run's temp dir %s\n", s->pl.tmp.dir);
+    if (s->refused || s->req.keep_tmp == KEEP_TMP_NEVER)
+        return RUNTMP_REMOVED;
+    if (s->req.keep_tmp == KEEP_TMP_ALWAYS)
+        return RUNTMP_KEPT;
+    return status != 0 ? RUNTMP_KEPT_FAILED : RUNTMP_REMOVED;
 }
 
-/* After the command: the private temp dir goes, unless the request keeps it (a run refused
- * before the command started has nothing in it to keep). */
-static void finish_tmp(struct session *s)
+static void say_kept(const struct session *s, enum runtmp_end end)
+{
+    if (end == RUNTMP_KEPT)
+        fprintf(s->warn, "testfence: kept the run's temp dir %s\n", s->pl.tmp.dir);
+    else if (end == RUNTMP_KEPT_FAILED)
+        fprintf(s->warn,
+                "testfence: the run failed: kept its temp dir %s to look at (pytest's tmp_path "
+                "is there; the newest %d failed runs' are kept)\n",
+                s->pl.tmp.dir, RUNTMP_FAILED_KEPT);
+}
+
+/* After the command: the private temp dir goes, or is kept as tmp_end says. */
+static void finish_tmp(struct session *s, int status)
 {
     tf_err e = {0};
-    bool keep = s->req.keep_tmp && !s->refused;
+    enum runtmp_end end = tmp_end(s, status);
     if (s->tmp_done || s->req.in_process || s->places.tmp.fd < 0)
         return; /* in process: session_end_tmp, at the caller's exit */
     s->tmp_done = true;
-    if (places_finish_tmp(&s->places, keep, &e) < 0)
+    if (places_finish_tmp(&s->places, end, &e) < 0)
         fprintf(s->warn, "testfence: warning: %s\n", e.msg);
-    else if (keep)
-        say_kept(s);
+    else
+        say_kept(s, end);
 }
 
-int session_end_tmp(struct session *s, tf_err *err)
+int session_end_tmp(struct session *s, int status, tf_err *err)
 {
     if (s->tmp_done || s->places.tmp.fd < 0)
         return 0;
     s->tmp_done = true;
-    if (s->req.keep_tmp) {
-        if (runtmp_keep(&s->places.tmp, err) < 0)
-            return -1;
-        say_kept(s);
-        return 0;
-    }
-    return runtmp_empty(&s->places.tmp, err);
+    enum runtmp_end end = tmp_end(s, status);
+    if (end == RUNTMP_REMOVED)
+        return runtmp_empty(&s->places.tmp, err);
+    int rc = end == RUNTMP_KEPT ? runtmp_keep(&s->places.tmp, err)
+                                : runtmp_keep_failed(&s->places.tmp, err);
+    if (rc == 0)
+        say_kept(s, end);
+    return rc;
 }
 
 static int finish(struct session *s, FILE *out, char *const *argv, int command_status);
@@ -679,7 +697,7 @@ static int finish(struct session *s, FILE *out, char *const *argv, int command_s
 int session_finish(struct session *s, FILE *out, char *const *argv, int command_status)
 {
     int status = finish(s, out, argv, command_status);
-    finish_tmp(s);
+    finish_tmp(s, status);
     return status;
 }
 
@@ -740,7 +758,7 @@ void session_free(struct session *s)
                                  .status = TF_EXIT_OWN_ERROR};
         report_plain(s, &run, NULL);
     }
-    finish_tmp(s);
+    finish_tmp(s, 0); /* not finished: our own error, nothing of the tests' to keep */
     report_outputs_close(&s->outs);
     free(s->keep_fds);
     s->keep_fds = NULL;

@@ -25,6 +25,13 @@ enum session_backend {
     SESSION_NONE,     /* unfenced */
 };
 
+/* The run's private temp dir at its end. */
+enum session_keep_tmp {
+    KEEP_TMP_ON_FAILURE, /* kept when the run failed (its status not 0), else removed */
+    KEEP_TMP_ALWAYS,     /* --keep-tmp */
+    KEEP_TMP_NEVER,      /* --no-keep-tmp */
+};
+
 /* The backend named NAME ("landlock", "preload", "none"), or -1. */
 int session_backend_of(const char *name);
 
@@ -38,15 +45,16 @@ struct session_request {
     unsigned retain;
     /* run workspaces kept: req's or the config's (session_plan) */ /* run workspaces to keep;
                                                                        0: the config's */
-    const char *test_env;        /* the variable naming the current test; NULL: the config's */
-    bool require_namespace;      /* refuse rather than run without the namespace layer (or
-                                    the config's require = ["namespace"]) */
-    bool allow_hazards;          /* run despite hazards in the writable set, warning */
-    const char *hazard_override; /* how the user chooses that ("pass --allow-hazards to run
-                                    anyway"), for the refusal; NULL: say nothing */
-    bool allow_violations;       /* keep the command's status though writes were blocked */
-    bool keep_tmp;               /* leave the private temp dir in place at the end */
-    const int *keep_fds;         /* descriptors the command inherits besides 0-2 */
+    const char *test_env;           /* the variable naming the current test; NULL: the config's */
+    bool require_namespace;         /* refuse rather than run without the namespace layer (or
+                                       the config's require = ["namespace"]) */
+    bool allow_hazards;             /* run despite hazards in the writable set, warning */
+    const char *hazard_override;    /* how the user chooses that ("pass --allow-hazards to run
+                                       anyway"), for the refusal; NULL: say nothing */
+    bool allow_violations;          /* keep the command's status though writes were blocked */
+    enum session_keep_tmp keep_tmp; /* the private temp dir at the end (default: kept when
+                                       the run failed) */
+    const int *keep_fds;            /* descriptors the command inherits besides 0-2 */
     size_t nkeep_fds;
     const char *report, *junit; /* --report FILE, --junit FILE, or NULL */
     char *const *argv;          /* the command, checked for reports it would write outside
@@ -173,9 +181,9 @@ int session_left_hazards(struct session *s, FILE *out);
 int session_finish(struct session *s, FILE *out, char *const *argv, int command_status);
 
 /* For a process that fenced itself, at its very end (after every handler that may still use
- * its temp files): the temp dir emptied (it may not remove the dir; the next run prunes it),
- * or with req.keep_tmp marked kept and said on req.warn. Once. */
-int session_end_tmp(struct session *s, tf_err *err);
+ * its temp files), its exit status STATUS: the temp dir emptied (it may not remove the dir;
+ * the next run prunes it), or as req.keep_tmp says marked kept and said on req.warn. Once. */
+int session_end_tmp(struct session *s, int status, tf_err *err);
 
 /* The end of every session, finished or not: a run that stopped on an error of ours after
  * its workspace was made says so in report.json; the temp dir goes; everything is let go. */

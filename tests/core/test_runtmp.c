@@ -99,6 +99,29 @@ int main(void)
     CHECK(runtmp_create(&t, 1796000000, &err) < 0); /* never twice */
     runtmp_close(&t);
 
+    /* Failed runs' dirs: the newest RUNTMP_FAILED_KEPT stay, older ones go; one marked with
+     * runtmp_keep_failed is such. */
+    const char *failed[] = {"20200102T000000Z-0000001", "20200103T000000Z-0000001",
+                            "20200104T000000Z-0000001", "20200105T000000Z-0000001",
+                            "20200106T000000Z-0000001"};
+    for (size_t i = 0; i < 5; i++) {
+        struct runtmp f;
+        CHECK(runtmp_plan(&f, at("tmp"), proj(), failed[i], (unsigned)geteuid(), &err) == 0);
+        CHECK(runtmp_create(&f, 1796000000, &err) == 0);
+        CHECK(runtmp_keep_failed(&f, &err) == 0);
+        runtmp_close(&f);
+    }
+    CHECK(runtmp_plan(&t, at("tmp"), proj(), "20261130T005322Z-0000042", (unsigned)geteuid(),
+                      &err) == 0);
+    CHECK(runtmp_create(&t, 1796000000, &err) == 0);
+    for (size_t i = 0; i < 5; i++) {
+        snprintf(p, sizeof p, "%s/%s", user, failed[i]);
+        CHECK(exists(p) == (i >= 5 - RUNTMP_FAILED_KEPT));
+    }
+    snprintf(p, sizeof p, "%s/%s", user, kept); /* kept by hand: never pruned */
+    CHECK(exists(p));
+    runtmp_close(&t);
+
     /* Someone else's per-user directory, or one open to all, is refused. */
     chmod(at(user), 0777);
     CHECK(runtmp_plan(&t, at("tmp"), proj(), "20261130T005321Z-0000042", (unsigned)geteuid(),

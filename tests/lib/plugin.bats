@@ -638,7 +638,7 @@ EOF
     assert_outside_unchanged
 }
 
-@test "the run's temp dir is emptied at exit, never through a link; --testfence-keep-tmp keeps it" {
+@test "the run's temp dir is emptied at exit, never through a link; kept when the run failed; --testfence-keep-tmp keeps it" {
     cat >tests/test_tmp.py <<'EOF'
 import os
 from pathlib import Path
@@ -663,6 +663,18 @@ EOF
     tmp=$(cat tests/tmpdir.txt)
     [ -e "$tmp/.testfence-keep" ]
     [ -n "$(find "$tmp" -name f.txt)" ]
+    # A failed run keeps it to look at, as pytest keeps a failed test's tmp_path.
+    printf 'def test_fails():\n    assert False\n' >tests/test_fails.py
+    run $PY -m pytest tests/test_tmp.py tests/test_fails.py
+    expect_status 1
+    tmp=$(cat tests/tmpdir.txt)
+    expect_output_has "testfence: the run failed: kept its temp dir $tmp to look at"
+    [ -e "$tmp/.testfence-failed" ]
+    [ -n "$(find "$tmp" -name f.txt)" ]
+    run $PY -m pytest --testfence-no-keep-tmp tests/test_tmp.py tests/test_fails.py
+    expect_status 1
+    expect_output_lacks "kept"
+    [ -z "$(ls -A "$(cat tests/tmpdir.txt)")" ]
     assert_outside_unchanged
 }
 

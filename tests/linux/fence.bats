@@ -257,6 +257,31 @@ openai = "sk-secret"' ]
     assert_outside_unchanged
 }
 
+@test "the run's temp dir: removed when the run passed, kept when it failed (pruning: test_runtmp), --keep-tmp and --no-keep-tmp" {
+    local t="$BATS_TEST_TMPDIR/t" dir
+    mkdir "$t"
+    # The command writes into its temp dir and says where it is.
+    local cmd='echo data >"$TMPDIR/f"; echo "$TMPDIR" >tests/tmpdir; exit "$0"'
+    TMPDIR="$t" run "$TESTFENCE" run -- sh -c "$cmd" 0
+    expect_status 0
+    expect_output_lacks "kept"
+    [ ! -e "$(cat tests/tmpdir)" ]
+    TMPDIR="$t" run "$TESTFENCE" run -- sh -c "$cmd" 3
+    expect_status 3
+    dir=$(cat tests/tmpdir)
+    expect_output_has "testfence: the run failed: kept its temp dir $dir to look at"
+    [ "$(cat "$dir/f")" = data ]
+    TMPDIR="$t" run "$TESTFENCE" run --no-keep-tmp -- sh -c "$cmd" 3
+    expect_status 3
+    expect_output_lacks "kept"
+    [ ! -e "$(cat tests/tmpdir)" ]
+    TMPDIR="$t" run "$TESTFENCE" run --keep-tmp -- sh -c "$cmd" 0
+    expect_status 0
+    expect_output_has "testfence: kept the run's temp dir $(cat tests/tmpdir)"
+    [ -e "$(cat tests/tmpdir)/f" ]
+    assert_outside_unchanged
+}
+
 @test "a run nested in another run keeps working (one seccomp listener per tree)" {
     # Under the ASan build the outer run's shim is preloaded ahead of the inner
     # binary's sanitizer runtime; tell ASan that order is expected here.
