@@ -40,12 +40,15 @@ static const char *pytest_hint(const char *resolved, const char *root, const cha
                "$TESTFENCE_WORKSPACE, or mock it in the test.";
     if (root && path_is_within(resolved, root))
         return "write under tmp_path or the run workspace ($TESTFENCE_WORKSPACE).";
+    /* Before /tmp: a CI container's HOME is often under /tmp. */
+    if (under_home(resolved, home, ""))
+        return "a file in your home directory: point the code at tmp_path (monkeypatch HOME "
+               "or the setting that names this file) instead of the real one; if the tests "
+               "keep files in $HOME on purpose, give the run a home of its own: [env] HOME = "
+               "\"{workspace}\" in the config.";
     if (path_is_within(resolved, "/tmp") || path_is_within(resolved, "/var/tmp"))
         return "a hard-coded /tmp path: use tmp_path or tempfile (TMPDIR points to the run's "
                "private temp dir) instead of naming /tmp.";
-    if (under_home(resolved, home, ""))
-        return "a file in your home directory: point the code at tmp_path (monkeypatch HOME "
-               "or the setting that names this file) instead of the real one.";
     return "write under tmp_path or the run workspace ($TESTFENCE_WORKSPACE); if this write "
            "is really needed, allow it with --allow PATH.";
 }
@@ -57,12 +60,13 @@ static const char *command_hint(const char *resolved, const char *root, const ch
         return "the command writes inside the project: if that is its job (a build directory, "
                "a report), add the directory to writable or the file to outputs in the config; "
                "temp files belong in $TMPDIR (the run's private temp dir).";
+    if (under_home(resolved, home, "")) /* before /tmp: a CI container's HOME may be there */
+        return "a file in your home directory: point the tool's own setting (an environment "
+               "variable, in the config's [env]) at a path under $TESTFENCE_WORKSPACE, or give "
+               "the run a home of its own: [env] HOME = \"{workspace}\".";
     if (path_is_within(resolved, "/tmp") || path_is_within(resolved, "/var/tmp"))
         return "a hard-coded /tmp path: use $TMPDIR (the run's private temp dir), or name it "
                "with --allow PATH if it must be there.";
-    if (under_home(resolved, home, ""))
-        return "a file in your home directory: point the tool's own setting (an environment "
-               "variable, in the config's [env]) at a path under $TESTFENCE_WORKSPACE.";
     return "if this write is really needed, allow it with --allow PATH or --output PATH.";
 }
 

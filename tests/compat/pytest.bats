@@ -132,3 +132,31 @@ PY
     expect_clean
     assert_outside_unchanged
 }
+
+@test "tests that keep scratch files in \$HOME on purpose: the hint gives the recipe, [env] HOME = \"{workspace}\" makes them pass" {
+    export HOME="$BATS_TEST_TMPDIR/home"
+    mkdir -p "$HOME" && echo mine >"$HOME/.profile"
+    cat >tests/test_home.py <<'PY'
+import os
+from pathlib import Path
+
+
+def test_scratch_in_home():  # as send2trash's tests do
+    scratch = Path(os.path.expanduser("~")) / "scratch.txt"
+    scratch.write_text("x")
+    scratch.unlink()
+PY
+    printf '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n' >pyproject.toml
+    fenced $PY -m pytest -q -p no:cacheprovider tests/test_home.py
+    expect_status 1
+    expect_output_has "$HOME/scratch.txt"
+    expect_output_has 'give the run a home of its own: [env] HOME = "{workspace}" in the config'
+    printf '[tool.testfence.env]\nHOME = "{workspace}"\n' >>pyproject.toml
+    fenced $PY -m pytest -q -p no:cacheprovider tests/test_home.py
+    expect_clean
+    expect_output_has "1 passed"
+    plugin -q -p no:cacheprovider tests/test_home.py
+    expect_clean
+    expect_output_has "1 passed"
+    [ "$(ls -A "$HOME")" = .profile ] && [ "$(cat "$HOME/.profile")" = mine ]
+}

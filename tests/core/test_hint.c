@@ -44,7 +44,13 @@ static void pytest_places(void)
     CHECK(says(hint_for("open", "/var/tmp/x", "/p", home, pyt), "hard-coded /tmp"));
     CHECK(!says(hint_for("open", "/tmpx/y", "/p", home, pyt), "hard-coded /tmp"));
     CHECK(says(hint_for("open", "/home/u/.bashrc", "/p", home, pyt), "home directory"));
+    CHECK(says(hint_for("open", "/home/u/.bashrc", "/p", home, pyt), "HOME = \"{workspace}\""));
     CHECK(!says(hint_for("open", "/home/user2/x", "/p", home, pyt), "home directory"));
+    /* a CI container's HOME under /tmp is a home first */
+    CHECK(says(hint_for("open", "/tmp/ci-home/.gitconfig", "/p", "/tmp/ci-home", pyt),
+               "home directory"));
+    CHECK(says(hint_for("open", "/tmp/ci-home/.npmrc", "/p", "/tmp/ci-home", "make-check"),
+               "home directory"));
     CHECK(says(hint_for("open", "/etc/x", "/p", home, pyt), "--allow PATH"));
     CHECK(says(hint_for("open", "/etc/x", "/p", NULL, pyt), "--allow PATH"));
     /* a module being collected counts as a pytest test */
