@@ -6,6 +6,8 @@
 # usage: scripts/build-deb.sh [OUTDIR]   (default: dist)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# dpkg-dev, debhelper, dh-python: installed as root, else the exact apt-get line and exit 1.
+scripts/deps.sh build package
 mkdir -p "${1:-dist}"
 out=$(cd "${1:-dist}" && pwd)
 
