@@ -16,7 +16,7 @@ from .native import (
     TF_ERROR_NOT_SET_UP, TF_TMP_KEEP, TF_TMP_KEEP_FAILED, TF_TMP_REMOVE,
     _load_library, _s)
 from .report import _PerTest
-from .state import _state, _warn
+from .state import _bytecode_back, _state, _warn
 
 
 def _shim_mapped():
@@ -363,6 +363,13 @@ def _asked_for(opt):
 
 def _start(config, opt):
     """Decide what this process does; fence it when it is the first pytest of a run."""
+    try:
+        _decide(config, opt)
+    finally:
+        _bytecode_back()  # fenced by now, or standing aside: Python's own setting again
+
+
+def _decide(config, opt):
     if _state.mode is not None:
         return
     _state.config = config

@@ -27,6 +27,19 @@ class _State:
 
 _state = _State()
 
+# Until the fence is up, nothing this process imports writes bytecode: plugins pytest loads
+# after this one (-p, entry points) import the project's modules before the fence (attrs
+# under hypothesis' plugin, pyfakefs), and their __pycache__/ would be the one change outside
+# tests/ a plugin run made. Under the fence such writes are refused quietly anyway.
+# _bytecode_back() puts the caller's setting back once _start has decided.
+_bytecode_was = [sys.dont_write_bytecode]  # emptied when put back: once only
+sys.dont_write_bytecode = True
+
+
+def _bytecode_back():
+    if _bytecode_was:
+        sys.dont_write_bytecode = _bytecode_was.pop()
+
 
 def _warn(msg):
     sys.stderr.write("testfence: " + msg + "\n")

@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
-# The plugin installed for an interpreter meets pytest runs outside any project.
+# The plugin installed for an interpreter meets pytest runs outside any project, and other
+# plugins that import the project before the fence.
 
 load compat
 
@@ -21,4 +22,25 @@ load compat
     expect_status 0
     expect_output_has "testfence: no project root here, so nothing is fenced"
     expect_output_has "1 passed"
+}
+
+@test "a plugin loaded after testfence imports the project before the fence: no __pycache__ is written outside tests/" {
+    compat_project
+    mkdir -p pkg plugins
+    printf 'VALUE = 1\n' >pkg/__init__.py
+    printf 'import pkg  # as hypothesis imports attrs, before the fence\n' >plugins/early_plugin.py
+    printf 'import pkg\n\ndef test_value():\n    assert pkg.VALUE == 1\n' >tests/test_pkg.py
+    git add -A && git -c user.name=t -c user.email=t@example.com commit -qm pkg
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+    # Bytecode on, as on a developer's machine; bare, the import writes pkg/__pycache__.
+    PYTHONPATH="$P:$P/plugins" run env -u PYTHONDONTWRITEBYTECODE $PY -m pytest -q -p no:cacheprovider -p early_plugin tests/test_pkg.py
+    expect_status 0
+    [ -d pkg/__pycache__ ] && rm -rf pkg/__pycache__ plugins/__pycache__ tests/__pycache__
+    PYTHONPATH="$P:$P/plugins:$TESTFENCE_SRC/python" TESTFENCE_LIBRARY="$LIB" \
+        run env -u PYTHONDONTWRITEBYTECODE $PY -m pytest -q -p no:cacheprovider -p testfence -p early_plugin tests/test_pkg.py
+    expect_clean
+    expect_output_has "1 passed"
+    [ ! -e pkg/__pycache__ ] && [ ! -e plugins/__pycache__ ]
+    [ -d tests/__pycache__ ] # bytecode is written again once fenced: the tests' own, inside
+    assert_outside_unchanged
 }
