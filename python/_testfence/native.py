@@ -116,6 +116,7 @@ def _load_library():
         "tf_violations_load": (c_l, [c_p]),
         "tf_violation_str": (c_s, [c_p, c_sz, c_s]),
         "tf_violation_line": (c_s, [c_p, c_sz]),
+        "tf_violation_int": (c_l, [c_p, c_sz, c_s]),
         "tf_summary": (c_p, [c_p, c_i]),
         "tf_status": (c_i, [c_p, c_i]),
         "tf_end_tmp": (c_i, [c_p, c_i]),
@@ -243,6 +244,7 @@ class Session:
             rec = {k: _s(self.lib.tf_violation_str(self.h, i, k.encode()))
                    for k in ("test", "phase", "op", "resolved")}
             rec["line"] = _s(self.lib.tf_violation_line(self.h, i))
+            rec["pid"] = self.lib.tf_violation_int(self.h, i, b"pid")
             out.append(rec)
         return out
 

@@ -2,26 +2,44 @@
 the per-test hooks, registered only with the run this process fences or joined.
 """
 
+import os
 
 import pytest
 
 from .state import _state
 
 
-def _new_for(nodeid):
-    """The TEST_SANDBOX_VIOLATION lines of records new since the last look, for NODEID."""
+_NESTED = (" (named no test of this session: made while this test ran, by a pytest it "
+           "started or a process it left)")
+
+
+def _made_during(r):
+    """Was record R, new after a test's phase, made by that test though it names none of this
+    session's tests? A pytest the test started (pytester, a subprocess) names its own tests or,
+    at its start and end, none. A pytest-xdist worker shares the log with the others, so
+    there only its own process's records count."""
+    st = _state
+    if r["test"] in st.items:
+        return False
+    return not st.xdist_worker or r["pid"] == os.getpid()
+
+
+def _new_for(nodeid, phase=False):
+    """The TEST_SANDBOX_VIOLATION lines of records new since the last look, for NODEID; with
+    PHASE (after a test's phase), also those _made_during it."""
     st = _state
     new = st.session.violations(st.seen)
     st.seen += len(new)
     lines = []
     for r in new:
-        if r["test"] != nodeid:
-            continue
-        line = r["line"]
-        fixture = st.fixture_of.get((nodeid, r["resolved"]))
-        if fixture:
-            line += " (in fixture %s)" % fixture
-        lines.append(line)
+        if r["test"] == nodeid:
+            line = r["line"]
+            fixture = st.fixture_of.get((nodeid, r["resolved"]))
+            if fixture:
+                line += " (in fixture %s)" % fixture
+            lines.append(line)
+        elif phase and _made_during(r):
+            lines.append(r["line"] + _NESTED)
     return lines
 
 
@@ -49,6 +67,8 @@ class _PerTest:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session):
+        _state.items = frozenset(item.nodeid for item in session.items)
+        _state.xdist_worker = hasattr(session.config, "workerinput")
         if self.rescan:
             self.rescan()  # what collection loaded, before the first test runs
 
@@ -60,6 +80,6 @@ class _PerTest:
             self.rescan()
         outcome = yield
         if self.count(self.h) != _state.seen:  # new records (or an error: _new_for says it)
-            lines = _new_for(item.nodeid)
+            lines = _new_for(item.nodeid, phase=True)
             if lines:
                 _fail(outcome.get_result(), lines)

@@ -23,6 +23,8 @@ class _State:
         self.planted = 0  # what the tests left that would switch the next run's fence off
         self.planted_text = ""
         self.artifacts = None  # where old runs' workspaces are: never collected ("": none)
+        self.items = frozenset()  # the node ids of this session's tests (a nested pytest's are not)
+        self.xdist_worker = False  # a pytest-xdist worker: the log is shared with the others
 
 
 _state = _State()

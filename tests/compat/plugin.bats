@@ -31,11 +31,11 @@ load compat
     printf 'import pkg  # as hypothesis imports attrs, before the fence\n' >plugins/early_plugin.py
     printf 'import pkg\n\ndef test_value():\n    assert pkg.VALUE == 1\n' >tests/test_pkg.py
     git add -A && git -c user.name=t -c user.email=t@example.com commit -qm pkg
-    fingerprint >"$BATS_TEST_TMPDIR/before"
     # Bytecode on, as on a developer's machine; bare, the import writes pkg/__pycache__.
     PYTHONPATH="$P:$P/plugins" run env -u PYTHONDONTWRITEBYTECODE $PY -m pytest -q -p no:cacheprovider -p early_plugin tests/test_pkg.py
     expect_status 0
     [ -d pkg/__pycache__ ] && rm -rf pkg/__pycache__ plugins/__pycache__ tests/__pycache__
+    fingerprint >"$BATS_TEST_TMPDIR/before"
     PYTHONPATH="$P:$P/plugins:$TESTFENCE_SRC/python" TESTFENCE_LIBRARY="$LIB" \
         run env -u PYTHONDONTWRITEBYTECODE $PY -m pytest -q -p no:cacheprovider -p testfence -p early_plugin tests/test_pkg.py
     expect_clean

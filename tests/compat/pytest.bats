@@ -160,3 +160,33 @@ PY
     expect_output_has "1 passed"
     [ "$(ls -A "$HOME")" = .profile ] && [ "$(cat "$HOME/.profile")" = mine ]
 }
+
+@test "a write by a pytest a test started, after its own tests (pytest's test_cache_reportheader): fails the test that started it" {
+    cat >tests/test_nest.py <<'PY'
+import os
+
+import pytest
+
+
+@pytest.mark.parametrize("how", ["inline", "subprocess"])
+def test_inner_cache_outside(pytester, monkeypatch, how):
+    pytester.makepyfile("def test_foo(): pass")
+    # The inner pytest's cache goes there: written at its end, when it names no test.
+    monkeypatch.setenv("TOX_ENV_DIR", os.path.join(os.environ["PROJ"], "toxenv"))
+    run = pytester.runpytest if how == "inline" else pytester.runpytest_subprocess
+    run("-v").assert_outcomes(passed=1)
+
+
+def test_after():
+    pass
+PY
+    PROJ="$P" plugin -q -p pytester tests/test_nest.py
+    expect_status 1
+    expect_output_has "FAILED tests/test_nest.py::test_inner_cache_outside[inline]"
+    expect_output_has "FAILED tests/test_nest.py::test_inner_cache_outside[subprocess]"
+    expect_output_has "attempted to write to $P/toxenv which is outside $P/tests/."
+    expect_output_has "named no test of this session: made while this test ran, by a pytest it started"
+    expect_output_has "2 failed, 1 passed"
+    [ ! -e toxenv ]
+    assert_outside_unchanged
+}
