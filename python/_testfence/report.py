@@ -69,6 +69,9 @@ class _PerTest:
     def pytest_collection_finish(self, session):
         _state.items = frozenset(item.nodeid for item in session.items)
         _state.xdist_worker = hasattr(session.config, "workerinput")
+        # What start-up made (pytest_configure, a session fixture's import) is no test's: it
+        # is past before the first test's phase, which would otherwise take it (_made_during).
+        _state.seen += len(_state.session.violations(_state.seen))
         if self.rescan:
             self.rescan()  # what collection loaded, before the first test runs
 
