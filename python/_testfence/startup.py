@@ -459,8 +459,5 @@ def _end_tmp(s, tmp, when):
     except FenceError as e:
         _warn("the run's temp dir %s was not emptied: %s" % (tmp, e))
         return
-    if keep == TF_TMP_KEEP:
+    if keep == TF_TMP_KEEP:  # kept because the run failed: quiet, as pytest's tmp_path is
         _warn("kept the run's temp dir " + tmp)
-    elif keep == TF_TMP_KEEP_FAILED:
-        _warn("the run failed: kept its temp dir %s to look at (pytest's tmp_path is there; the "
-              "newest 3 failed runs' are kept; --testfence-no-keep-tmp removes it)" % tmp)

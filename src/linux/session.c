@@ -652,15 +652,12 @@ static enum runtmp_end tmp_end(const struct session *s, int status)
     return status != 0 ? RUNTMP_KEPT_FAILED : RUNTMP_REMOVED;
 }
 
+/* Asked for (--keep-tmp): said. Kept because the run failed: quiet, as pytest keeps a failed
+ * test's tmp_path (whose path its failure shows); a failing command's output stays its own. */
 static void say_kept(const struct session *s, enum runtmp_end end)
 {
     if (end == RUNTMP_KEPT)
         fprintf(s->warn, "testfence: kept the run's temp dir %s\n", s->pl.tmp.dir);
-    else if (end == RUNTMP_KEPT_FAILED)
-        fprintf(s->warn,
-                "testfence: the run failed: kept its temp dir %s to look at (pytest's tmp_path "
-                "is there; the newest %d failed runs' are kept)\n",
-                s->pl.tmp.dir, RUNTMP_FAILED_KEPT);
 }
 
 /* After the command: the private temp dir goes, or is kept as tmp_end says. */

@@ -664,11 +664,12 @@ EOF
     [ -e "$tmp/.testfence-keep" ]
     [ -n "$(find "$tmp" -name f.txt)" ]
     # A failed run keeps it to look at, as pytest keeps a failed test's tmp_path.
-    printf 'def test_fails():\n    assert False\n' >tests/test_fails.py
+    printf 'def test_fails(tmp_path):\n    assert not tmp_path.exists()\n' >tests/test_fails.py
     run $PY -m pytest tests/test_tmp.py tests/test_fails.py
     expect_status 1
     tmp=$(cat tests/tmpdir.txt)
-    expect_output_has "testfence: the run failed: kept its temp dir $tmp to look at"
+    expect_output_has "tmp_path = PosixPath('$tmp/" # where, as pytest shows it
+    expect_output_lacks "kept"
     [ -e "$tmp/.testfence-failed" ]
     [ -n "$(find "$tmp" -name f.txt)" ]
     run $PY -m pytest --testfence-no-keep-tmp tests/test_tmp.py tests/test_fails.py
