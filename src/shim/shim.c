@@ -180,7 +180,7 @@ static void live_line(const struct vlog_record *r)
                                      : "";
     char line[VLOG_MAX];
     size_t room = sizeof line - strlen(more) - 2; /* the suffix and "\n" always fit */
-    struct hint_who who = {r->test, r->exe, r->pid};
+    struct hint_who who = {r->test, r->exe, r->pid, r->op};
     int k = hint_violation_line(line, room, &who, r->resolved, shim.fence, shim.conf.policy.root,
                                 getenv("HOME"));
     if (k < 0)
