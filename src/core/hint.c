@@ -83,6 +83,25 @@ static bool mount_op(const char *op)
     return false;
 }
 
+/* An unnamed temp file in the system's temp dir: the directory itself is what tmpfile() and
+ * an O_TMPFILE open write (open()ing a directory any other way for writing fails EISDIR
+ * before the fence is asked). Not a hard-coded path the user can change with TMPDIR. */
+static const char *unnamed_hint(const char *op, const char *resolved)
+{
+    if (op && (!strcmp(op, "tmpfile") || !strcmp(op, "tmpfile64")))
+        return "an unnamed temp file from tmpfile(), which ignores TMPDIR and always names /tmp: "
+               "testfence's shim makes it in the run's private temp dir instead, and could not "
+               "use that directory here (made unwritable, full, or gone: a test may empty "
+               "$TMPDIR, not take it away); setting TMPDIR changes nothing for tmpfile().";
+    bool open_op = op && (!strncmp(op, "open", 4) || !strncmp(op, "__open", 6));
+    if (open_op && (!strcmp(resolved, "/tmp") || !strcmp(resolved, "/var/tmp")))
+        return "an unnamed temp file (O_TMPFILE) made in /tmp (or /var/tmp) itself: nothing "
+               "would be left there, but the program names that directory, not $TMPDIR (the "
+               "run's private temp dir): make it honour TMPDIR, or call tmpfile(), which "
+               "testfence makes in $TMPDIR; --allow /tmp would open all of /tmp to the run.";
+    return NULL;
+}
+
 const char *hint_for(const char *op, const char *resolved, const char *root, const char *home,
                      const char *test)
 {
@@ -90,6 +109,9 @@ const char *hint_for(const char *op, const char *resolved, const char *root, con
         return "a test cannot change mounts or open files by handle under testfence: the mounts "
                "are the machine's, and no --allow lets it; run such a test in a VM or a "
                "container of its own.";
+    const char *unnamed = unnamed_hint(op, resolved);
+    if (unnamed)
+        return unnamed;
     size_t n = strlen(resolved);
     if (n > 4 && !strcmp(resolved + n - 4, ".pyc")) /* (in __pycache__/: quiet, no hint) */
         return "Python bytecode outside a __pycache__ directory (py_compile, compileall): write "
@@ -127,7 +149,7 @@ int hint_violation_line(char *out, size_t len, const struct hint_who *who, const
     return snprintf(out, len,
                     "TEST_SANDBOX_VIOLATION: %s attempted to write to %s which is outside %s. "
                     "How to fix: %s",
-                    name, path, fence_shown, hint_for(NULL, resolved, root, home, who->test));
+                    name, path, fence_shown, hint_for(who->op, resolved, root, home, who->test));
 }
 
 int hint_paint(char *out, size_t len, const char *line)

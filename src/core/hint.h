@@ -15,11 +15,13 @@ const char *hint_for(const char *op, const char *resolved, const char *root, con
                      const char *test);
 
 /* Who made a blocked write, for the violation line: the test, or, outside any
- * test, "EXE (pid N, outside any test)" with EXE's directory dropped. */
+ * test, "EXE (pid N, outside any test)" with EXE's directory dropped; and with which call,
+ * for the hint (a tmpfile() is not a path the program chose). */
 struct hint_who {
     const char *test; /* NULL outside a test */
     const char *exe;
     long pid;
+    const char *op; /* the record's ("open", "tmpfile"...); NULL: not known */
 };
 
 /* The seed's line, without a newline, every field made printable:

@@ -228,6 +228,16 @@ int policy_add_system(struct policy *p, tf_err *err)
     return 0;
 }
 
+const char *policy_tmp_dir(const struct policy *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        const struct policy_entry *e = &p->entries[i];
+        if (e->origin == POLICY_TMP && e->is_dir && e->path[0] == '/')
+            return e->path;
+    }
+    return NULL;
+}
+
 const struct policy_entry *policy_match(const struct policy *p, const char *resolved)
 {
     for (size_t i = 0; i < p->n; i++) {

@@ -80,6 +80,10 @@ bool policy_quiet_for(const struct policy_quiet *q, const char *argv, size_t len
 /* The entries every run has: the system set. */
 int policy_add_system(struct policy *p, tf_err *err);
 
+/* The run's private temp dir (the POLICY_TMP directory entry runtmp planned), or NULL when
+ * the set has none. The shim makes glibc's tmpfile() there (it names /tmp itself). */
+const char *policy_tmp_dir(const struct policy *p);
+
 /* The entry that allows a write to RESOLVED (absolute, symlinks resolved),
  * or NULL when the write is outside the writable set. */
 const struct policy_entry *policy_match(const struct policy *p, const char *resolved);

@@ -239,3 +239,23 @@ void runtmp_close(struct runtmp *t)
         close(t->userfd);
     t->fd = t->userfd = -1;
 }
+
+int runtmp_unnamed(const char *dir)
+{
+    int fd = open(dir, O_RDWR | O_TMPFILE | O_EXCL, S_IRUSR | S_IWUSR);
+    return fd >= 0 ? fd : runtmp_unlinked(dir);
+}
+
+int runtmp_unlinked(const char *dir)
+{
+    char tmpl[PATH_MAX];
+    int n = snprintf(tmpl, sizeof tmpl, "%s/tmpfXXXXXX", dir);
+    if (n < 0 || (size_t)n >= sizeof tmpl) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    int fd = mkstemp(tmpl);
+    if (fd >= 0)
+        (void)unlink(tmpl); /* as glibc's: the open file lives on, unnamed */
+    return fd;
+}

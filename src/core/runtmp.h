@@ -62,6 +62,16 @@ int runtmp_remove(struct runtmp *t, tf_err *err);
  * prunes it, empty and unlocked). Goes on past what cannot be removed; -1 names the first. */
 int runtmp_empty(struct runtmp *t, tf_err *err);
 
+/* An unnamed file in DIR, as glibc's tmpfile() makes one in /tmp (the shim makes it in the
+ * run's temp dir instead): O_TMPFILE | O_EXCL (never to be linked), else, where that fails
+ * (a file system without O_TMPFILE), runtmp_unlinked. Mode 0600 less the umask, read and
+ * write, not close-on-exec, as glibc's. The fd, or -1 with errno. */
+int runtmp_unnamed(const char *dir);
+
+/* The fallback alone: a name made with mkstemp in DIR ("tmpf" and six letters, as glibc's),
+ * unlinked at once. The fd, or -1 with errno (ENAMETOOLONG: DIR is too long for a name). */
+int runtmp_unlinked(const char *dir);
+
 /* Let go of the lock and the fds (the dir stays, for a later run to prune). */
 void runtmp_close(struct runtmp *t);
 

@@ -648,7 +648,7 @@ TF_PUBLIC const char *tf_violation_line(tf_session *s, size_t i)
     if (i >= s->nv)
         return NULL;
     const struct tf_viol *v = &s->v[i];
-    struct hint_who who = {v->test, v->exe, v->pid};
+    struct hint_who who = {v->test, v->exe, v->pid, v->op};
     int k = hint_violation_line(s->line, sizeof s->line, &who, v->resolved, s->fence_dir,
                                 tf_root(s), getenv("HOME"));
     if (k < 0)

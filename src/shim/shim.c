@@ -8,6 +8,7 @@
 #include "core/hint.h"
 #include "core/path.h"
 #include "core/policy.h"
+#include "core/runtmp.h"
 #include "core/shimconf.h"
 #include "core/testvar.h"
 #include "core/vlog.h"
@@ -180,7 +181,7 @@ static void live_line(const struct vlog_record *r)
                                      : "";
     char line[VLOG_MAX];
     size_t room = sizeof line - strlen(more) - 2; /* the suffix and "\n" always fit */
-    struct hint_who who = {r->test, r->exe, r->pid};
+    struct hint_who who = {r->test, r->exe, r->pid, r->op};
     int k = hint_violation_line(line, room, &who, r->resolved, shim.fence, shim.conf.policy.root,
                                 getenv("HOME"));
     if (k < 0)
@@ -327,6 +328,24 @@ bool shim_ioctl_pre(int fd, unsigned long req)
     busy--;
     errno = EPERM;
     return true;
+}
+
+bool shim_tmpfile(FILE **out)
+{
+    const char *dir = active() && !busy ? policy_tmp_dir(&shim.conf.policy) : NULL;
+    if (!dir)
+        return false;
+    busy++; /* the opens below are the shim's own: not looked at */
+    int e = errno;
+    int fd = runtmp_unnamed(dir);
+    FILE *f = fd >= 0 ? fdopen(fd, "w+") : NULL;
+    int fe = errno;
+    if (fd >= 0 && !f)
+        close(fd);
+    busy--;
+    errno = fd >= 0 && !f ? fe : e; /* only a failed fdopen has something to say */
+    *out = f;
+    return fd >= 0;
 }
 
 /* posix_spawn's file actions: the opens it makes in the child happen inside libc, where no

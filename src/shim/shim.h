@@ -4,6 +4,7 @@
 #define TESTFENCE_SHIM_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 /* How an interposed call is checked. */
 enum {
@@ -34,6 +35,14 @@ bool shim_ioctl_pre(int fd, unsigned long req);
 /* After the real call failed: record it when the fence is why (errno kept). */
 void shim_post(const char *op, unsigned how, int dirfd, const char *path, int dirfd2,
                const char *path2);
+
+/* tmpfile() and tmpfile64(): glibc's makes its unnamed file in /tmp whatever TMPDIR says, and
+ * the fence refuses /tmp. True when the shim made it in the run's temp dir instead (the one
+ * testfence wrote in the configuration, not $TMPDIR, which the program may have changed):
+ * *OUT is the "w+" stream, or NULL with errno when the file was made but no stream could be.
+ * False (nothing done): the shim is not looking, or that dir cannot be used (removed, not
+ * writable); then glibc's runs, and its refusal is recorded as any other. */
+bool shim_tmpfile(FILE **out);
 
 /* Exported for a process that fences itself after it started with the shim preloaded (the
  * pytest plugin, through ctypes): look from now on, with the configuration at CONF (once; a

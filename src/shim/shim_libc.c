@@ -164,14 +164,22 @@ EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
     FENCED(freopen64, NULL, path ? fopen_how(mode) : SHIM_SKIP, AT_FDCWD, path, path, mode, stream);
 }
 
-/* glibc's tmpfile ignores TMPDIR and creates in P_tmpdir (/tmp). */
+/* glibc's tmpfile ignores TMPDIR and creates in P_tmpdir (/tmp), which the fence refuses:
+ * the shim makes the unnamed file in the run's temp dir. Where it cannot, glibc's runs and
+ * is recorded, with the directory it names. */
 EXPORT FILE *tmpfile(void)
 {
+    FILE *f;
+    if (shim_tmpfile(&f))
+        return f;
     FENCED(tmpfile, NULL, 0, AT_FDCWD, P_tmpdir, );
 }
 
 EXPORT FILE *tmpfile64(void)
 {
+    FILE *f;
+    if (shim_tmpfile(&f))
+        return f;
     FENCED(tmpfile64, NULL, 0, AT_FDCWD, P_tmpdir, );
 }
 

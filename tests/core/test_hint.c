@@ -70,6 +70,28 @@ static void command_places(void)
     CHECK(!says(hint_for("open", "/home/u/x", "/p", "", NULL), "home directory"));
 }
 
+/* An unnamed temp file made in /tmp itself: tmpfile() cannot be pointed anywhere (no
+ * "use $TMPDIR"), an O_TMPFILE open names the directory; whoever made it, pytest test or not. */
+static void unnamed(void)
+{
+    const char *home = "/home/u";
+    const char *who[] = {pyt, "make-check", NULL};
+    for (size_t i = 0; i < sizeof who / sizeof who[0]; i++) {
+        const char *h = hint_for("tmpfile", "/tmp", "/p", home, who[i]);
+        CHECK(says(h, "tmpfile(), which ignores TMPDIR"));
+        CHECK(says(h, "could not use that directory"));
+        CHECK(!says(h, "use $TMPDIR") && !says(h, "hard-coded"));
+        CHECK(says(hint_for("tmpfile64", "/tmp", "/p", home, who[i]), "tmpfile()"));
+        h = hint_for("openat", "/tmp", "/p", home, who[i]);
+        CHECK(says(h, "O_TMPFILE") && says(h, "honour TMPDIR") && !says(h, "hard-coded"));
+        CHECK(says(hint_for("__open_2", "/var/tmp", "/p", home, who[i]), "O_TMPFILE"));
+        /* a file in /tmp, or the directory's metadata, is no unnamed file */
+        CHECK(!says(hint_for("openat", "/tmp/x", "/p", home, who[i]), "O_TMPFILE"));
+        CHECK(!says(hint_for("chmod", "/tmp", "/p", home, who[i]), "O_TMPFILE"));
+        CHECK(!says(hint_for(NULL, "/tmp", "/p", home, who[i]), "O_TMPFILE"));
+    }
+}
+
 /* HOME with a trailing '/' is the same home; "/" (a daemon's HOME) is no home at all,
  * or every path would be "in your home directory". */
 static void odd_homes(void)
@@ -114,6 +136,14 @@ static void violation_line(void)
         clean &= (unsigned char)*c >= 0x20 && *c != 0x7f;
     CHECK(clean);
 
+    /* the call picks the hint: tmpfile() in /tmp is not a path the program chose */
+    struct hint_who tmpf = {.test = NULL, .exe = "/usr/bin/make", .pid = 9, .op = "tmpfile"};
+    hint_violation_line(line, sizeof line, &tmpf, "/tmp", "F", "/p", NULL);
+    CHECK(strstr(line, "How to fix: an unnamed temp file from tmpfile()") != NULL);
+    tmpf.op = NULL;
+    hint_violation_line(line, sizeof line, &tmpf, "/tmp", "F", "/p", NULL);
+    CHECK(strstr(line, "tmpfile()") == NULL);
+
     /* a small buffer: snprintf's answer, cut and terminated */
     char small[16];
     n = hint_violation_line(small, sizeof small, &who, "/etc/x", "F", "/p", NULL);
@@ -143,6 +173,7 @@ int main(void)
     tools();
     pytest_places();
     command_places();
+    unnamed();
     odd_homes();
     violation_line();
     paint();

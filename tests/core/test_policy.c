@@ -124,6 +124,14 @@ int main(void)
     CHECK(policy_add_output(&p, at("r.xml"), false, &err) == 0); /* --output: anywhere */
     CHECK_STR(origin_of(&p, "r.xml"), "output");
 
+    /* The run's temp dir, where the shim makes tmpfile()'s file: the POLICY_TMP directory
+     * entry only, never an --allow'd or declared one. */
+    CHECK(policy_tmp_dir(&p) == NULL);
+    CHECK(policy_add_resolved(&p, "/run-tmp/file", "TMPDIR", POLICY_TMP, false, &err) == 0);
+    CHECK(policy_tmp_dir(&p) == NULL); /* a file is no directory to make one in */
+    CHECK(policy_add_resolved(&p, at("elsewhere"), "TMPDIR", POLICY_TMP, true, &err) == 0);
+    CHECK_STR(policy_tmp_dir(&p), at("elsewhere"));
+
     /* Quiet tool state: any writer, or only a tool's listed subcommands. */
     CHECK(policy_add_quiet(&p, at("project/.benchmarks"), true, "pytest-benchmark", NULL, &err) ==
           0);

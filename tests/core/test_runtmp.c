@@ -3,8 +3,11 @@
 #include "core/runtmp.h"
 #include "core/workspace.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -31,6 +34,63 @@ static int exists(const char *rel)
 {
     struct stat st;
     return lstat(at(rel), &st) == 0;
+}
+
+/* DIR holds no entry (the unnamed file left no name behind). */
+static bool dir_empty(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    bool empty = d != NULL;
+    while (d && (e = readdir(d)))
+        empty &= !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+    if (d)
+        closedir(d);
+    return empty;
+}
+
+/* What glibc's tmpfile() gives, made by MAKE in DIR under the umask MASK: an open file with
+ * no name (no link, nothing in DIR), 0600 less MASK, read and write, not close-on-exec. */
+static void check_unnamed(int (*make)(const char *), const char *dir, mode_t mask)
+{
+    mode_t old = umask(mask);
+    int fd = make(dir);
+    umask(old);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    struct stat st;
+    CHECK(fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 0);
+    CHECK((st.st_mode & 07777) == (0600 & ~mask));
+    CHECK((fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDWR);
+    CHECK(!(fcntl(fd, F_GETFD) & FD_CLOEXEC));
+    char back[8] = {0};
+    CHECK(write(fd, "hello", 5) == 5 && pread(fd, back, 5, 0) == 5 && !strcmp(back, "hello"));
+    CHECK(dir_empty(dir));
+    close(fd);
+}
+
+/* The run's temp dir as the shim makes tmpfile()'s file there: O_TMPFILE, or mkstemp and
+ * unlink where the file system has no O_TMPFILE; a missing or unusable dir is -1 and errno. */
+static void unnamed(void)
+{
+    mkdir(at("unnamed"), 0700);
+    check_unnamed(runtmp_unnamed, at("unnamed"), 022);
+    check_unnamed(runtmp_unnamed, at("unnamed"), 0277);
+    check_unnamed(runtmp_unlinked, at("unnamed"), 022);
+    check_unnamed(runtmp_unlinked, at("unnamed"), 0277);
+    errno = 0;
+    CHECK(runtmp_unnamed(at("missing")) < 0 && errno == ENOENT);
+    errno = 0;
+    CHECK(runtmp_unlinked(at("missing")) < 0 && errno == ENOENT);
+    close(open(at("plain"), O_WRONLY | O_CREAT, 0600));
+    CHECK(runtmp_unnamed(at("plain")) < 0); /* a file, not a directory */
+    char deep[PATH_MAX + 8];
+    memset(deep, 'd', sizeof deep - 1);
+    deep[0] = '/';
+    deep[sizeof deep - 1] = '\0';
+    errno = 0;
+    CHECK(runtmp_unlinked(deep) < 0 && errno == ENAMETOOLONG);
 }
 
 int main(void)
@@ -129,6 +189,8 @@ int main(void)
     CHECK(runtmp_create(&t, 1796000000, &err) < 0);
     CHECK(strstr(err.msg, "not yours alone") != NULL);
     runtmp_close(&t);
+
+    unnamed();
 
     char cmd[PATH_MAX + 16];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
