@@ -37,12 +37,18 @@ def pytest_addoption(parser):
                          "writes are still refused)")
 
 
-@pytest.hookimpl(tryfirst=True)
+@pytest.hookimpl(hookwrapper=True, trylast=True)
 def pytest_load_initial_conftests(early_config, parser, args):
-    # Before any conftest.py or test module is imported, while pytest is single-threaded.
+    # Before any conftest.py or test module is imported, while pytest is single-threaded; and,
+    # a wrapper, before every plain implementation of this hook, whatever the order the plugins
+    # were loaded in (-p, entry point): pytest-cov starts coverage in its own, and the data
+    # file is named from COVERAGE_FILE then, to be saved at the end. So the redirects of tool
+    # state (docs/run.md's table) and the fence come first. The last of the wrappers: inside
+    # pytest's capture, as before (what start-up says, the header says again).
     ns = early_config.known_args_namespace
     _state.early = True  # nothing of the project's has run: pytest may be started again
     _start(early_config, lambda name: getattr(ns, name, None))
+    yield
 
 
 @pytest.hookimpl(tryfirst=True)
