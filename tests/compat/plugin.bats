@@ -105,3 +105,22 @@ expect_cov_table() {
         rm tests/artifacts/.coverage
     done
 }
+
+@test "coverage's data file named outside (the config's [env]): the plugin reports it and the run fails 120, not an INTERNALERROR's 3" {
+    cov_project
+    printf '[env]\nCOVERAGE_FILE = "{root}/.coverage"\n' >testfence.toml
+    # .coveragerc's data_file cannot do it: COVERAGE_FILE wins over coverage's own config.
+    printf '[run]\ndata_file = .coverage\n' >.coveragerc
+    git add -A && git -c user.name=t -c user.email=t@example.com commit -qm env
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+    plugin -p no:cacheprovider -p pytest_cov --cov=pkg tests
+    expect_status 120
+    expect_output_has "INTERNALERROR"
+    expect_output_has "TEST_SANDBOX_VIOLATION: python"
+    expect_output_has "testfence: blocked writes"
+    expect_output_has "(outside any test): 1 blocked write"
+    expect_output_has "$P/.coverage."
+    expect_output_has "coverage.py's data file: testfence points COVERAGE_FILE into the artifacts dir"
+    grep -q '"status": 120' tests/artifacts/_isolation_workspace_*/report.json
+    assert_outside_unchanged
+}
