@@ -3,6 +3,7 @@ and the summary.
 """
 
 import os
+import sys
 
 import pytest
 
@@ -37,12 +38,18 @@ def pytest_addoption(parser):
                          "writes are still refused)")
 
 
-@pytest.hookimpl(tryfirst=True)
+@pytest.hookimpl(hookwrapper=True, trylast=True)
 def pytest_load_initial_conftests(early_config, parser, args):
-    # Before any conftest.py or test module is imported, while pytest is single-threaded.
+    # Before any conftest.py or test module is imported, while pytest is single-threaded; and,
+    # a wrapper, before every plain implementation of this hook, whatever the order the plugins
+    # were loaded in (-p, entry point): pytest-cov starts coverage in its own, and the data
+    # file is named from COVERAGE_FILE then, to be saved at the end. So the redirects of tool
+    # state (docs/run.md's table) and the fence come first. The last of the wrappers: inside
+    # pytest's capture, as before (what start-up says, the header says again).
     ns = early_config.known_args_namespace
     _state.early = True  # nothing of the project's has run: pytest may be started again
     _start(early_config, lambda name: getattr(ns, name, None))
+    yield
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -143,9 +150,28 @@ def pytest_sessionfinish(session, exitstatus):
         status = _state.session.status(int(session.exitstatus))
     except FenceError:
         status = 120 if int(session.exitstatus) == 0 else int(session.exitstatus)  # fail closed
+    if status == _INTERNAL_ERROR and _state.total:
+        # pytest broke, after a write was refused: most likely by it (coverage's data file,
+        # a plugin's state saved at the end), so the run ends as a blocked write does.
+        status = 120
     if status != int(session.exitstatus):
         session.exitstatus = status  # as testfence run: the tests passed but writes were blocked
     _state.final = int(session.exitstatus)
+    if not _summary_comes(session.config, exitstatus):
+        _summarize(session.config.pluginmanager.getplugin("terminalreporter"), _state.final)
+
+
+_INTERNAL_ERROR = 3  # pytest.ExitCode.INTERNAL_ERROR
+
+# The statuses after which pytest's terminal reporter calls pytest_terminal_summary.
+_SUMMARY_STATUSES = (0, 1, 2, 4, 5)
+
+
+def _summary_comes(config, exitstatus):
+    """Will pytest_terminal_summary be called after this session (not after an INTERNALERROR,
+    nor with --no-summary or -p no:terminal)?"""
+    tr = config.pluginmanager.getplugin("terminalreporter")
+    return tr is not None and not tr.no_summary and int(exitstatus) in _SUMMARY_STATUSES
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
@@ -161,15 +187,39 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         return
     if _state.mode != "fenced":
         return
+    _summarize(terminalreporter, int(exitstatus))
+
+
+def _summarize(tr, status):
+    """The run's summary (its blocked writes, what it planted) through the terminal reporter
+    TR (None: on stderr), and report.json written with STATUS: once, at the end."""
+    if _state.summarized:
+        return
+    _state.summarized = True
+
+    def line(text, **markup):
+        if tr is not None:
+            tr.write_line(text, **markup)
+        else:
+            sys.stderr.write(text + "\n")
+
+    def sep(title):
+        if tr is not None:
+            tr.write_sep("=", title, red=True)
+        else:
+            sys.stderr.write("=== %s ===\n" % title)
+
     for out in _state.session.outputs():
-        terminalreporter.write_line("testfence: declared output (writable outside the fence): " + out)
+        line("testfence: declared output (writable outside the fence): " + out)
     if _state.planted:
-        terminalreporter.write_sep("=", "testfence: the next run's fence", red=True)
-        for line in _state.planted_text.strip("\n").splitlines():
-            terminalreporter.write_line(line, red=True)
-    text = _state.session.summary(int(exitstatus))
+        sep("testfence: the next run's fence")
+        for planted in _state.planted_text.strip("\n").splitlines():
+            line(planted, red=True)
+    text = _state.session.summary(status)
     _state.total = len(_state.session.violations())  # shown here: only later ones are late
     if text.strip():
-        terminalreporter.write_sep("=", "testfence: blocked writes", red=True)
-        for line in text.strip("\n").splitlines():
-            terminalreporter.write_line(line)
+        sep("testfence: blocked writes")
+        for blocked in text.strip("\n").splitlines():
+            line(blocked)
+    if tr is None:
+        sys.stderr.flush()

@@ -20,6 +20,7 @@ class _State:
         self.shim = None  # the shim, loaded into this process by the plugin (not preloaded)
         self.early = False  # started from pytest_load_initial_conftests, before any conftest
         self.final = None  # the exit status pytest_sessionfinish settled on
+        self.summarized = False  # the summary was shown and report.json written
         self.planted = 0  # what the tests left that would switch the next run's fence off
         self.planted_text = ""
         self.artifacts = None  # where old runs' workspaces are: never collected ("": none)

@@ -96,8 +96,24 @@ static const struct {
              "repository the test makes in its temp dir, not the project's."},
 };
 
+/* coverage.py's data file: .coverage, or .coverage.<host>.<pid>.<random> in parallel mode
+ * (pytest-cov's, and each pytest-xdist worker's), and sqlite's -journal beside it. */
+static bool coverage_data(const char *resolved)
+{
+    const char *slash = strrchr(resolved, '/');
+    const char *base = slash ? slash + 1 : resolved;
+    return !strcmp(base, ".coverage") || !strncmp(base, ".coverage.", 10);
+}
+
 const char *toolstate_hint(const char *resolved)
 {
+    if (coverage_data(resolved))
+        return "coverage.py's data file: testfence points COVERAGE_FILE into the artifacts dir "
+               "(read it with coverage report --data-file=tests/artifacts/.coverage); something "
+               "named it here instead: [env] COVERAGE_FILE in the config, a data_file passed to "
+               "coverage.Coverage(), or the plugin loaded after pytest-cov started (pytest_plugins "
+               "in a conftest.py; load it with -p testfence). Leave COVERAGE_FILE to testfence, "
+               "or point it under the writable set.";
     for (size_t i = 0; i < sizeof by_component / sizeof by_component[0]; i++)
         if (toolstate_has_components(resolved, by_component[i].components))
             return by_component[i].hint;

@@ -44,3 +44,83 @@ load compat
     [ -d tests/__pycache__ ] # bytecode is written again once fenced: the tests' own, inside
     assert_outside_unchanged
 }
+
+# cov_project: a package, a test that covers half of one branch, and the plugins named only.
+cov_project() {
+    compat_project
+    export PYTEST_DISABLE_PLUGIN_AUTOLOAD=1
+    $PY -c 'import pytest_cov' 2>/dev/null || skip "no pytest-cov (scripts/deps.sh test)"
+    mkdir -p pkg
+    printf 'def f(x):\n    if x:\n        return 1\n    return 2\n' >pkg/__init__.py
+    printf 'import pkg\n\n\ndef test_f():\n    assert pkg.f(1) == 1\n' >tests/test_pkg.py
+    printf '[pytest]\npythonpath = .\n' >pytest.ini
+    git add -A && git -c user.name=t -c user.email=t@example.com commit -qm pkg
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+}
+
+# expect_cov_line: coverage's table says pkg/__init__.py is 75% covered (3 of 4 lines).
+expect_cov_line() {
+    if ! [[ "$output" =~ pkg/__init__.py\ +4\ +1\ +75% ]]; then
+        echo "no coverage line for pkg/__init__.py:" >&2
+        echo "$output" >&2
+        return 1
+    fi
+}
+
+# expect_cov_table: pytest-cov printed its table, with that line.
+expect_cov_table() {
+    expect_output_has "coverage: platform"
+    expect_cov_line
+}
+
+@test "pytest-cov under the plugin, with and without -n 2: coverage in the artifacts dir, the table printed, nothing at the root" {
+    cov_project
+    plugin -p no:cacheprovider -p pytest_cov --cov=pkg tests
+    expect_clean
+    expect_cov_table
+    expect_output_has "1 passed"
+    assert_outside_unchanged
+    # The data file is kept in the artifacts dir, to be read after the run.
+    run $PY -m coverage report --data-file=tests/artifacts/.coverage
+    expect_status 0
+    expect_cov_line
+    rm tests/artifacts/.coverage
+    plugin -p no:cacheprovider -p pytest_cov -p xdist -n 2 --cov=pkg tests
+    expect_clean
+    expect_cov_table
+    expect_output_has "1 passed"
+    [ -f tests/artifacts/.coverage ]
+    assert_outside_unchanged
+}
+
+@test "pytest-cov under testfence run, with and without -n 2: the same" {
+    cov_project
+    for n in "" "-p xdist -n 2"; do
+        fenced $PY -m pytest -p no:cacheprovider -p pytest_cov $n --cov=pkg tests
+        expect_clean
+        expect_cov_table
+        expect_output_has "1 passed"
+        [ -f tests/artifacts/.coverage ]
+        assert_outside_unchanged
+        rm tests/artifacts/.coverage
+    done
+}
+
+@test "coverage's data file named outside (the config's [env]): the plugin reports it and the run fails 120, not an INTERNALERROR's 3" {
+    cov_project
+    printf '[env]\nCOVERAGE_FILE = "{root}/.coverage"\n' >testfence.toml
+    # .coveragerc's data_file cannot do it: COVERAGE_FILE wins over coverage's own config.
+    printf '[run]\ndata_file = .coverage\n' >.coveragerc
+    git add -A && git -c user.name=t -c user.email=t@example.com commit -qm env
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+    plugin -p no:cacheprovider -p pytest_cov --cov=pkg tests
+    expect_status 120
+    expect_output_has "INTERNALERROR"
+    expect_output_has "TEST_SANDBOX_VIOLATION: python"
+    expect_output_has "testfence: blocked writes"
+    expect_output_has "(outside any test): 1 blocked write"
+    expect_output_has "$P/.coverage."
+    expect_output_has "coverage.py's data file: testfence points COVERAGE_FILE into the artifacts dir"
+    grep -q '"status": 120' tests/artifacts/_isolation_workspace_*/report.json
+    assert_outside_unchanged
+}

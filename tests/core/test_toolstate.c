@@ -32,6 +32,16 @@ static void tool_hints(void)
     CHECK(h && strstr(h, "pytest-benchmark") != NULL);
     h = toolstate_hint("/p/Cargo.lock");
     CHECK(h && strstr(h, "Cargo.lock") != NULL);
+    /* coverage.py's data file, whole or a parallel part, wherever it is; not its config */
+    static const char *const cov[] = {"/p/.coverage", "/p/.coverage.vm.11097.114524",
+                                      "/x/.coverage.h.1.2-journal"};
+    for (size_t i = 0; i < sizeof cov / sizeof cov[0]; i++) {
+        h = toolstate_hint(cov[i]);
+        CHECK(h && strstr(h, "COVERAGE_FILE") != NULL);
+    }
+    CHECK(toolstate_hint("/p/.coveragerc") == NULL);
+    CHECK(toolstate_hint("/p/.coverage_x") == NULL);
+    CHECK(toolstate_hint("/p/.coverage/x") == NULL);
     CHECK(toolstate_hint("/p/src/main.c") == NULL);
     CHECK(toolstate_hint("/p/Testingx/y") == NULL);
     CHECK(toolstate_hint("/") == NULL);
