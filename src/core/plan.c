@@ -1,5 +1,6 @@
 #include "plan.h"
 
+#include "gitdir.h"
 #include "jobserver.h"
 #include "path.h"
 #include "project.h"
@@ -51,32 +52,95 @@ static int missing_writable(struct plan *pl, size_t i, tf_err *err)
     return -1;
 }
 
+/* The directories the table's quiet paths lie below, for each base (core/toolstate.h). */
+struct quiet_bases {
+    const char *home;
+    char cargo_home[PATH_MAX];
+    char cwd[PATH_MAX];
+    char git[2][PATH_MAX]; /* the repository around the root, around the cwd; "": none */
+};
+
+/* The walks up to the nearest .git are made here, by the unfenced parent before the command:
+ * gitdir_find passes over whatever a test could have planted (core/gitdir.h). */
+static void quiet_bases(const struct plan *pl, char *const *envp, struct quiet_bases *b)
+{
+    const char *cargo = envplan_getenv(envp, "CARGO_HOME");
+    memset(b, 0, sizeof *b);
+    b->home = envplan_getenv(envp, "HOME");
+    if (cargo && cargo[0] == '/')
+        snprintf(b->cargo_home, sizeof b->cargo_home, "%s", cargo);
+    else if (b->home && b->home[0] == '/')
+        snprintf(b->cargo_home, sizeof b->cargo_home, "%s/.cargo", b->home);
+    if (!getcwd(b->cwd, sizeof b->cwd))
+        b->cwd[0] = '\0';
+    if (gitdir_find(&pl->policy, pl->root, b->git[0], sizeof b->git[0]) != 1)
+        b->git[0][0] = '\0';
+    if (!b->cwd[0] || gitdir_find(&pl->policy, b->cwd, b->git[1], sizeof b->git[1]) != 1 ||
+        !strcmp(b->git[0], b->git[1]))
+        b->git[1][0] = '\0';
+}
+
+/* The directories of BASE into DIRS (at most two); how many. */
+static size_t base_dirs(const struct plan *pl, const struct quiet_bases *b,
+                        enum toolstate_base base, const char *dirs[2])
+{
+    dirs[0] = dirs[1] = NULL;
+    switch (base) {
+    case TS_HOME:
+        dirs[0] = b->home;
+        return 1;
+    case TS_CARGO_HOME:
+        dirs[0] = b->cargo_home;
+        return 1;
+    case TS_SYSTEM:
+        dirs[0] = "/";
+        return 1;
+    case TS_CWD:
+        dirs[0] = b->cwd;
+        return 1;
+    case TS_GITDIR:
+        dirs[0] = b->git[0];
+        dirs[1] = b->git[1];
+        return 2;
+    case TS_ROOT:
+    case TS_ARTIFACTS: /* never quiet: redirects */
+    case TS_WORKSPACE:
+        break;
+    }
+    dirs[0] = pl->root;
+    return 1;
+}
+
+/* DIR/T's path refused quietly, unless it is reached through a symlink inside the writable
+ * set (a test may have planted one: what it leads to must not go unreported), lies inside the
+ * set (nothing to refuse) or is there already (the cwd is the root). A HOME we cannot read
+ * (run as another user) has no state of ours to keep quiet. */
+static int add_quiet(struct plan *pl, const struct toolstate *t, const char *dir, tf_err *err)
+{
+    char joined[PATH_MAX], resolved[PATH_MAX];
+    size_t n = strlen(t->value);
+    if (!dir || dir[0] != '/' || path_join(joined, sizeof joined, dir, t->value, NULL) < 0 ||
+        policy_resolve_fixed(&pl->policy, joined, resolved, sizeof resolved, NULL, NULL) < 0 ||
+        policy_match(&pl->policy, resolved))
+        return 0;
+    for (size_t i = 0; i < pl->policy.nquiet; i++)
+        if (!strcmp(pl->policy.quiet[i].path, resolved))
+            return 0;
+    return policy_add_quiet(&pl->policy, resolved, t->value[n - 1] == '/', t->tool, t->commands,
+                            err);
+}
+
 /* The tool-state entries of the table that are paths refused quietly. */
 static int quiet_state(struct plan *pl, char *const *envp, tf_err *err)
 {
-    const char *home = envplan_getenv(envp, "HOME");
-    const char *cargo = envplan_getenv(envp, "CARGO_HOME");
-    char cargo_home[PATH_MAX] = "";
-    if (cargo && cargo[0] == '/')
-        snprintf(cargo_home, sizeof cargo_home, "%s", cargo);
-    else if (home && home[0] == '/')
-        snprintf(cargo_home, sizeof cargo_home, "%s/.cargo", home);
+    struct quiet_bases b;
+    quiet_bases(pl, envp, &b);
     for (const struct toolstate *t = toolstate_table; t->tool; t++) {
-        const char *base = t->base == TS_HOME         ? home
-                           : t->base == TS_CARGO_HOME ? cargo_home
-                           : t->base == TS_SYSTEM     ? "/"
-                                                      : pl->root;
-        char joined[PATH_MAX], resolved[PATH_MAX];
-        if (t->kind != TS_QUIET || !base || base[0] != '/')
-            continue;
-        size_t n = strlen(t->value);
-        /* A HOME we cannot read (run as another user) has no state of ours to keep quiet. */
-        if (path_join(joined, sizeof joined, base, t->value, NULL) < 0 ||
-            path_resolve(joined, resolved, sizeof resolved, NULL) < 0)
-            continue;
-        if (policy_add_quiet(&pl->policy, resolved, t->value[n - 1] == '/', t->tool, t->commands,
-                             err) < 0)
-            return -1;
+        const char *dirs[2];
+        size_t n = t->kind == TS_QUIET ? base_dirs(pl, &b, t->base, dirs) : 0;
+        for (size_t i = 0; i < n; i++)
+            if (add_quiet(pl, t, dirs[i], err) < 0)
+                return -1;
     }
     return 0;
 }

@@ -162,6 +162,40 @@ int policy_add_quiet(struct policy *p, const char *resolved, bool is_dir, const 
     return 0;
 }
 
+/* path_open_at's check for policy_resolve_fixed: a symlink inside the writable set. */
+static int refuse_writable_link(const char *link, void *arg, tf_err *err)
+{
+    const struct policy *p = *(const struct policy *const *)arg;
+    if (!policy_match(p, link))
+        return 0;
+    return tf_errf(err, "%s is a symlink inside the writable set (a test could have planted it)",
+                   link);
+}
+
+int policy_resolve_fixed(const struct policy *p, const char *path, char *out, size_t len,
+                         int *dirfd, tf_err *err)
+{
+    struct path_open po = {.on_link = refuse_writable_link, .arg = &p};
+    struct path_res *res = malloc(sizeof *res);
+    if (dirfd)
+        *dirfd = -1;
+    if (!res)
+        return tf_errf(err, "out of memory");
+    int rc = path_open_at(path, &po, res, err);
+    if (rc == 0 && res->kind != PATH_FILE)
+        rc = tf_errf(err, "%s names no file", path);
+    else if (rc == 0 && (res->beneath || strlen(res->path) >= len))
+        rc = tf_errf(err, "path too long: %s", path);
+    if (rc == 0)
+        memcpy(out, res->path, strlen(res->path) + 1);
+    free(res);
+    if (rc == 0 && dirfd)
+        *dirfd = po.dirfd;
+    else if (po.dirfd >= 0)
+        close(po.dirfd);
+    return rc;
+}
+
 const struct policy_quiet *policy_quiet(const struct policy *p, const char *resolved)
 {
     /* Python's bytecode beside a module outside the writable set: Python writes it when it

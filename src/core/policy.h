@@ -70,6 +70,14 @@ int policy_add_output(struct policy *p, const char *given, bool in_root, tf_err 
 int policy_add_quiet(struct policy *p, const char *resolved, bool is_dir, const char *tool,
                      const char *commands, tf_err *err);
 
+/* PATH (absolute) resolved as path_resolve() does, in this process, but never through a
+ * symlink inside the writable set: a test may have planted one, in this run or an earlier one,
+ * and what the unfenced parent decides before the command must not be led by it (-1 then,
+ * naming the link). The resolved path goes to OUT; a directory is handed back open (O_PATH) in
+ * *DIRFD, the caller's to close (else -1), when DIRFD is not NULL. */
+int policy_resolve_fixed(const struct policy *p, const char *path, char *out, size_t len,
+                         int *dirfd, tf_err *err);
+
 /* The quiet entry RESOLVED falls under, or NULL. */
 const struct policy_quiet *policy_quiet(const struct policy *p, const char *resolved);
 

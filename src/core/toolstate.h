@@ -12,8 +12,20 @@ enum toolstate_kind {
     TS_QUIET,    /* the tool survives the refusal: refused by the kernel, not reported */
 };
 
-/* Where a path of the table lies (TS_SYSTEM: the machine's own, from /). */
-enum toolstate_base { TS_ARTIFACTS, TS_WORKSPACE, TS_ROOT, TS_HOME, TS_CARGO_HOME, TS_SYSTEM };
+/* Where a path of the table lies (TS_SYSTEM: the machine's own, from /). TS_CWD: the directory
+ * the command starts in (pytest run in a subdirectory of the project); TS_GITDIR: the git
+ * directory of the repository around the root and of the one around the cwd (core/gitdir),
+ * which is above the root in a monorepo. */
+enum toolstate_base {
+    TS_ARTIFACTS,
+    TS_WORKSPACE,
+    TS_ROOT,
+    TS_CWD,
+    TS_GITDIR,
+    TS_HOME,
+    TS_CARGO_HOME,
+    TS_SYSTEM,
+};
 
 struct toolstate {
     const char *tool;

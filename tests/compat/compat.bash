@@ -36,3 +36,38 @@ expect_clean() {
         return 1
     fi
 }
+
+# compat_monorepo: a git repository at the top ($M, one commit) whose project is pkg/ ($P:
+# its own pyproject.toml and tests/, so the root is pkg/ and git's repository its parent),
+# cd into pkg/. The enclosing repository's fingerprint goes to mono-before.
+compat_monorepo() {
+    unset PYTEST_ADDOPTS TESTFENCE_WORKSPACE TESTFENCE_RUN_ID TESTFENCE_PLUGIN
+    M="$BATS_TEST_TMPDIR/mono"
+    P="$M/pkg"
+    mkdir -p "$P/tests" "$P/src"
+    printf 'the top of the monorepo\n' >"$M/README"
+    printf '[project]\nname = "pkg"\n' >"$P/pyproject.toml"
+    printf 'x = 1\n' >"$P/src/mod.py"
+    (cd "$M" && git init -q . && git add -A &&
+        git -c user.name=t -c user.email=t@example.com commit -qm init &&
+        git status --short >/dev/null) # the index refreshed now, bare, not by a test later
+    cd "$P" || return 1
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+    mono_fingerprint >"$BATS_TEST_TMPDIR/mono-before"
+}
+
+# mono_fingerprint: fingerprint of the whole monorepo, its .git included, but pkg/tests.
+mono_fingerprint() {
+    (cd "$M" && find . -path ./pkg/tests -prune -o -print0 | sort -z |
+        xargs -0 stat -c '%n %F %a %u:%g %s %Y' &&
+        find . -path ./pkg/tests -prune -o -type f -print0 | sort -z | xargs -0 sha256sum)
+}
+
+# assert_mono_unchanged: nothing in the monorepo outside pkg/tests changed.
+assert_mono_unchanged() {
+    mono_fingerprint >"$BATS_TEST_TMPDIR/mono-after"
+    if ! diff -u "$BATS_TEST_TMPDIR/mono-before" "$BATS_TEST_TMPDIR/mono-after"; then
+        echo "files of the enclosing repository changed" >&2
+        return 1
+    fi
+}

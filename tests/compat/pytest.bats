@@ -96,6 +96,30 @@ PY
     expect_status 0
 }
 
+@test "pytest-benchmark below the git root (a monorepo's pkg/, run from pkg/ and from pkg/src/): quiet" {
+    $PY -c 'import pytest_benchmark' 2>/dev/null || skip "python3-pytest-benchmark is not installed"
+    compat_monorepo
+    cat >tests/test_bench.py <<'PY'
+def test_bench(benchmark):
+    benchmark(sum, [1, 2, 3])
+PY
+    # Its git describe --dirty takes the enclosing repository's index lock, at the start.
+    fenced $PY -m pytest -q -p pytest_benchmark.plugin tests/test_bench.py
+    expect_clean
+    expect_output_has "1 passed"
+    # From a subdirectory: .benchmarks is made in the cwd, not at the root.
+    (cd src && fenced $PY -m pytest -q -p pytest_benchmark.plugin ../tests/test_bench.py &&
+        expect_clean && expect_output_has "1 passed")
+    [ ! -e src/.benchmarks ] && [ ! -e .benchmarks ]
+    assert_mono_unchanged
+    # The plugin: pytest-benchmark's pytest_addoption runs git describe before any fence (it
+    # refreshes the index, bare); what it does after the fence is quiet.
+    plugin -q -p pytest_benchmark.plugin tests/test_bench.py
+    expect_clean
+    (cd src && plugin -q -p pytest_benchmark.plugin ../tests/test_bench.py && expect_clean)
+    [ ! -e src/.benchmarks ] && [ ! -e .benchmarks ]
+}
+
 @test "what the plugin records is only what would have been written" {
     cat >tests/test_exists.py <<'PY'
 import os

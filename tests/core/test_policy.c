@@ -121,6 +121,22 @@ int main(void)
     CHECK(symlink(up, at("project/docs/up")) == 0);
     CHECK(policy_add_output(&p, at("project/docs/up/r.xml"), false, &err) < 0);
     CHECK(strstr(err.msg, "goes through the symlink") != NULL);
+    /* What the parent decides before the command is never led by such a link either. */
+    char out[PATH_MAX];
+    int dirfd = -2;
+    CHECK(policy_resolve_fixed(&p, at("project/docs/up/project/config.toml"), out, sizeof out,
+                               &dirfd, &err) < 0);
+    CHECK(strstr(err.msg, "docs/up is a symlink inside the writable set") != NULL);
+    CHECK(dirfd == -1);
+    CHECK(policy_resolve_fixed(&p, at("project/escape"), out, sizeof out, &dirfd, &err) == 0);
+    CHECK_STR(out, at("elsewhere")); /* a link outside the set: the user's, followed */
+    CHECK(dirfd >= 0);               /* a directory, handed back open */
+    if (dirfd >= 0)
+        close(dirfd);
+    CHECK(policy_resolve_fixed(&p, at("project/new/.benchmarks"), out, sizeof out, NULL, &err) ==
+          0); /* need not exist */
+    CHECK_STR(out, at("project/new/.benchmarks"));
+    CHECK(policy_resolve_fixed(&p, at("project/config.toml"), out, 4, NULL, &err) < 0);
     CHECK(policy_add_output(&p, at("r.xml"), false, &err) == 0); /* --output: anywhere */
     CHECK_STR(origin_of(&p, "r.xml"), "output");
 
