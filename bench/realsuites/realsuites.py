@@ -150,7 +150,10 @@ def suite_env(p, mode, autoload, build=None, plugin=None):
         env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     else:
         env.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
-    env.update(p.get("env", {}))
+    # {checkout}: the checkout's absolute path, for what a suite's subprocesses need from
+    # another working directory (a pytest started in a temp dir by pytester).
+    dest = os.path.join(EXT, p["name"])
+    env.update({k: v.replace("{checkout}", dest) for k, v in p.get("env", {}).items()})
     if mode and mode.startswith("plugin"):
         env["PYTHONPATH"] = os.pathsep.join(x for x in (plugin, env.get("PYTHONPATH")) if x)
         env["TESTFENCE_LIBRARY"] = os.path.join(build, "libtestfence.so")
@@ -233,8 +236,14 @@ VERBOSE_LINE = re.compile(r"^(\S.*?) %s(?: \(.*\))?\s+\[\s*\d+%%\]\s*$" % OUTCOM
 XDIST_LINE = re.compile(r"^\[gw\d+\] \[\s*\d+%%\] %s (.+?)\s*$" % OUTCOME, re.M)
 
 
+# Where the run's progress ends: a failure's report can quote a nested pytest's -v lines.
+REPORT_SECTION = re.compile(r"^=+ (FAILURES|ERRORS|warnings summary|short test summary info) =+$", re.M)
+
+
 def parse_outcomes(text):
     """Each test's outcome from pytest -v output: node id -> "PASSED", "FAILED+ERROR"..."""
+    m = REPORT_SECTION.search(text)
+    text = text[:m.start()] if m else text
     phases = {}
     for m in VERBOSE_LINE.finditer(text):
         phases.setdefault(m.group(1), []).append(m.group(2))
