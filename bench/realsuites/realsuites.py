@@ -17,10 +17,18 @@ Modes, in this order, on the same checkout (so the second run sees the first's l
   plugin      pytest -p testfence (pytest projects only)
   plugin-n2   pytest -p testfence -p xdist -n 2 (pytest projects only)
   bare2       bare again, after all that: the fence must leave nothing that breaks it
+and, only when named in --modes (a control: xdist's own effect on the suite):
+  bare-n2     pytest -p xdist -n 2, unfenced (pytest projects only)
 
 pytest runs with PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 and explicit -p, so the comparison does
 not depend on which pytest plugins the machine has; --autoload runs them with the
 machine's plugins (python3-pytest-benchmark is installed for that).
+
+A pytest suite runs with -v, so every test's outcome is in its log (PASSED, FAILED,
+SKIPPED, XFAIL, XPASS, ERROR; "FAILED+ERROR" when a teardown errs after a failure):
+each mode is compared with bare test by test, not only by its failing set, so a test
+skipped or xfailed here and passed bare counts as a difference. A TEST_SANDBOX_VIOLATION
+line anywhere counts as one too. The differences go to diffs.txt beside results.json.
 """
 
 import argparse
@@ -43,6 +51,7 @@ MIRROR = "/work/.mirror"
 RESULTS = os.path.join(EXT, "_results")
 PYTHON = "/usr/bin/python3"
 ALL_MODES = ["bare", "fenced", "fenced2", "plugin", "plugin-n2", "bare2"]
+CONTROL_MODES = ["bare-n2"]
 AUTOLOAD_DEBS = ["python3-pytest-benchmark"]
 
 
@@ -141,7 +150,10 @@ def suite_env(p, mode, autoload, build=None, plugin=None):
         env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     else:
         env.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
-    env.update(p.get("env", {}))
+    # {checkout}: the checkout's absolute path, for what a suite's subprocesses need from
+    # another working directory (a pytest started in a temp dir by pytester).
+    dest = os.path.join(EXT, p["name"])
+    env.update({k: v.replace("{checkout}", dest) for k, v in p.get("env", {}).items()})
     if mode and mode.startswith("plugin"):
         env["PYTHONPATH"] = os.pathsep.join(x for x in (plugin, env.get("PYTHONPATH")) if x)
         env["TESTFENCE_LIBRARY"] = os.path.join(build, "libtestfence.so")
@@ -162,10 +174,11 @@ def without_plugins(words):
 
 def command(p, mode, build, autoload):
     if p["runner"] == "pytest":
-        args = [PYTHON, "-m", "pytest", "-rfE"]
+        # -v: one line per test with its outcome (parse_outcomes).
+        args = [PYTHON, "-m", "pytest", "-rfE", "-v"]
         if mode.startswith("plugin"):
             args += ["-p", "testfence"]
-        if mode == "plugin-n2":
+        if mode.endswith("-n2"):
             args += ["-n", "2"] if autoload else ["-p", "xdist", "-n", "2"]
         test = p["test"].split()
         cmd = args + (without_plugins(test) if autoload else test)
@@ -197,8 +210,9 @@ def run_one(p, mode, build, autoload, log, plugin):
     with open(log, "r", errors="replace") as f:
         text = f.read()
     failing, counts = PARSERS[p["runner"]](text)
+    outcomes = parse_outcomes(text) if p["runner"] == "pytest" else {}
     return {"mode": mode, "status": status, "seconds": round(time.time() - start, 1),
-            "failing": sorted(failing), "counts": counts,
+            "failing": sorted(failing), "counts": counts, "outcomes": outcomes,
             "violations": len(re.findall(r"^.*TEST_SANDBOX_VIOLATION: ", text, re.M)),
             "log": log}
 
@@ -213,6 +227,29 @@ def parse_pytest(text):
         for n, what in re.findall(r"(\d+) (\w+)", last[-1]):
             counts[what] = int(n)
     return failing, counts
+
+
+OUTCOME = r"(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)"
+# pytest -v: "tests/t.py::test_a[x y] SKIPPED (reason)        [ 42%]";
+# under xdist: "[gw1] [ 42%] SKIPPED tests/t.py::test_a[x y]".
+VERBOSE_LINE = re.compile(r"^(\S.*?) %s(?: \(.*\))?\s+\[\s*\d+%%\]\s*$" % OUTCOME, re.M)
+XDIST_LINE = re.compile(r"^\[gw\d+\] \[\s*\d+%%\] %s (.+?)\s*$" % OUTCOME, re.M)
+
+
+# Where the run's progress ends: a failure's report can quote a nested pytest's -v lines.
+REPORT_SECTION = re.compile(r"^=+ (FAILURES|ERRORS|warnings summary|short test summary info) =+$", re.M)
+
+
+def parse_outcomes(text):
+    """Each test's outcome from pytest -v output: node id -> "PASSED", "FAILED+ERROR"..."""
+    m = REPORT_SECTION.search(text)
+    text = text[:m.start()] if m else text
+    phases = {}
+    for m in VERBOSE_LINE.finditer(text):
+        phases.setdefault(m.group(1), []).append(m.group(2))
+    for m in XDIST_LINE.finditer(text):
+        phases.setdefault(m.group(2), []).append(m.group(1))
+    return {t: "+".join(o) for t, o in phases.items()}
 
 
 def parse_ctest(text):
@@ -282,30 +319,44 @@ def run_project(p, modes, build, autoload, outdir, plugin):
         shutil.rmtree(d, ignore_errors=True)
     results = []
     for mode in modes:
-        if mode.startswith("plugin") and p["runner"] != "pytest":
+        if (mode.startswith("plugin") or mode.endswith("-n2")) and p["runner"] != "pytest":
             continue
         log = os.path.join(outdir, "%s.%s.log" % (p["name"], mode))
         r = run_one(p, mode, build, autoload, log, plugin)
         results.append(r)
-        print("  %-14s %-10s status %-7s %4d failing  %3d violation lines  %6.0fs  %s" % (
+        print("  %-14s %-10s status %-7s %4d failing  %3d violation lines  %6.0fs  %s%s" % (
             p["name"], mode, r["status"], len(r["failing"]), r["violations"], r["seconds"],
-            " ".join("%s=%s" % kv for kv in sorted(r["counts"].items()))), flush=True)
+            " ".join("%s=%s" % kv for kv in sorted(r["counts"].items())),
+            "  (%d outcomes)" % len(r["outcomes"]) if p["runner"] == "pytest" else ""), flush=True)
     return results
 
 
-def compare(name, results):
-    """Every difference from the bare run, one line each."""
+def compare(p, results):
+    """Every difference from the bare run, one line each: exit status, violation lines,
+    each test whose outcome differs (pytest), each failing test or script not failing
+    bare and back (the failing sets: other runners, and pytest's collection errors)."""
+    name = p["name"]
+    diffs = []
+    for r in results:
+        if r["violations"]:
+            diffs.append("%s %s: %d TEST_SANDBOX_VIOLATION line(s)" % (name, r["mode"], r["violations"]))
     base = next((r for r in results if r["mode"] == "bare"), None)
     if not base:
-        return []
-    diffs = []
+        return diffs
+    if p["runner"] == "pytest" and base["counts"] and not base["outcomes"]:
+        diffs.append("%s bare: no per-test outcome in the log (-q in its addopts?)" % name)
     for r in results:
         if r is base:
             continue
         if r["status"] != base["status"]:
             diffs.append("%s %s: exit %s, bare %s" % (name, r["mode"], r["status"], base["status"]))
-        new = sorted(set(r["failing"]) - set(base["failing"]))
-        gone = sorted(set(base["failing"]) - set(r["failing"]))
+        mine, theirs = r.get("outcomes", {}), base.get("outcomes", {})
+        for t in sorted(set(mine) | set(theirs)):
+            if mine.get(t) != theirs.get(t):
+                diffs.append("%s %s: %s: %s, bare %s" % (name, r["mode"], t, mine.get(t, "absent"),
+                                                          theirs.get(t, "absent")))
+        new = sorted(set(r["failing"]) - set(base["failing"]) - set(mine) - set(theirs))
+        gone = sorted(set(base["failing"]) - set(r["failing"]) - set(mine) - set(theirs))
         for t in new:
             diffs.append("%s %s: fails only here: %s" % (name, r["mode"], t))
         for t in gone:
@@ -323,6 +374,9 @@ def cmd_run(args):
     if not os.access(os.path.join(build, "testfence"), os.X_OK):
         sys.exit("realsuites: no testfence in %s (build it, or pass --build DIR)" % build)
     modes = args.modes.split(",") if args.modes else ALL_MODES
+    unknown = [m for m in modes if m not in ALL_MODES + CONTROL_MODES]
+    if unknown:
+        sys.exit("realsuites: unknown mode(s): %s" % " ".join(unknown))
     if args.autoload:
         apt_install(AUTOLOAD_DEBS)
     stamp = time.strftime("%Y%m%dT%H%M%S") + ("-autoload" if args.autoload else "")
@@ -337,10 +391,12 @@ def cmd_run(args):
             continue
         results = run_project(p, modes, build, args.autoload, outdir, os.path.abspath(args.plugin))
         summary[p["name"]] = results
-        d = compare(p["name"], results)
+        d = compare(p, results)
         diffs += d
         with open(os.path.join(outdir, "results.json"), "w") as f:
             json.dump(summary, f, indent=1)
+        with open(os.path.join(outdir, "diffs.txt"), "w") as f:
+            f.writelines(d + "\n" for d in diffs)
     print("\n%d difference(s) from bare (results in %s):" % (len(diffs), outdir))
     for d in diffs:
         print("  " + d)
@@ -358,7 +414,7 @@ def main():
                    help="the directory holding testfence.py (default: this checkout's python/)")
     r.add_argument("--autoload", action="store_true",
                    help="let pytest load the machine's plugins (installs python3-pytest-benchmark)")
-    r.add_argument("--modes", help="comma-separated subset of " + ",".join(ALL_MODES))
+    r.add_argument("--modes", help="comma-separated subset of " + ",".join(ALL_MODES + CONTROL_MODES))
     r.add_argument("names", nargs="*")
     r.set_defaults(fn=cmd_run)
     args = ap.parse_args()
