@@ -30,17 +30,29 @@
  * that hits the fence ten thousand times does not bury the test output. */
 enum { LIVE_MAX = 100 };
 
-/* Set once, by the constructor or by testfence_shim_attach, read-only afterwards (the only
- * global state of the shim): `active` is published last, with release order. */
-static struct {
-    bool active;
+/* The configuration in force (the only global state of the shim besides the live count and
+ * posix_spawn's notes): set by the constructor or by testfence_shim_attach, read-only once
+ * published. A process that fences itself again inside a run (a plugin-fenced pytest under
+ * `testfence run`) attaches to its own, narrower run: what its fence refuses belongs in that
+ * run's report, and its tmpfile() in that run's temp dir. Each state is published whole, with
+ * release order, and never freed: another thread may still be reading the one it replaced,
+ * which it keeps a pointer to. NULL: not looking. */
+struct shimstate {
     struct shimconf conf;
     char fence[PATH_MAX + 1]; /* "<root>/tests/" for the live line */
-} shim;
+    char from[PATH_MAX];      /* the configuration file it was read from */
+    const struct shimstate *replaced;
+};
+static struct shimstate *current;
+
+static const struct shimstate *state(void)
+{
+    return __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+}
 
 static bool active(void)
 {
-    return __atomic_load_n(&shim.active, __ATOMIC_ACQUIRE);
+    return state() != NULL;
 }
 
 static unsigned live_count;
@@ -68,21 +80,32 @@ void *shim_real(void **slot, const char *name)
     return p;
 }
 
-/* Load the configuration CONF names and start looking; once only. 0, or -1 (nothing done). */
+/* Load the configuration CONF names and look with it from now on; a CONF already in force is
+ * not read again. 0, or -1 (nothing changed). */
 static int attach(const char *conf)
 {
-    static int once; /* one caller loads at a time; a failed load may be tried again */
-    tf_err err;
-    if (!conf || conf[0] != '/' || __atomic_exchange_n(&once, 1, __ATOMIC_ACQ_REL))
-        return active() ? 0 : -1;
+    static char loading; /* one load at a time: a second caller meanwhile changes nothing */
+    const struct shimstate *now = state();
+    if (!conf || conf[0] != '/' || strlen(conf) >= sizeof now->from)
+        return now ? 0 : -1;
+    if (now && strcmp(now->from, conf) == 0)
+        return 0;
+    if (__atomic_test_and_set(&loading, __ATOMIC_ACQUIRE))
+        return -1;
     busy++;
-    int rc = shimconf_load(conf, &shim.conf, &err);
-    if (rc == 0) {
-        policy_fence_label(&shim.conf.policy, shim.fence, sizeof shim.fence);
-        __atomic_store_n(&shim.active, true, __ATOMIC_RELEASE);
+    int rc = -1;
+    tf_err err;
+    struct shimstate *st = calloc(1, sizeof *st);
+    if (st && shimconf_load(conf, &st->conf, &err) == 0) {
+        policy_fence_label(&st->conf.policy, st->fence, sizeof st->fence);
+        snprintf(st->from, sizeof st->from, "%s", conf);
+        st->replaced = now;
+        __atomic_store_n(&current, st, __ATOMIC_RELEASE);
+        rc = 0;
     } else {
-        __atomic_store_n(&once, 0, __ATOMIC_RELEASE);
+        free(st);
     }
+    __atomic_clear(&loading, __ATOMIC_RELEASE);
     busy--;
     return rc;
 }
@@ -102,7 +125,8 @@ __attribute__((constructor)) static void shim_init(void)
 }
 
 /* For a process that fences itself after it started with the shim preloaded (the pytest
- * plugin starts pytest again so): look from now on, with the configuration at CONF. */
+ * plugin starts pytest again so, or a pytest under `testfence run` fences itself again): look
+ * from now on with the configuration at CONF, in place of the one in force. */
 __attribute__((visibility("default"))) int testfence_shim_attach(const char *conf)
 {
     return attach(conf);
@@ -162,7 +186,7 @@ static void target_name(const struct path_res *res, int rc, const char *given, c
  * "tests/t.py::test_x" and the phase "call", split as every record's (core/testvar). */
 static const char *current_test(char *test, size_t len, const char **phase)
 {
-    const char *v = getenv(shim.conf.test_env);
+    const char *v = getenv(state()->conf.test_env);
     *phase = NULL;
     if (!v || !v[0])
         return NULL;
@@ -182,7 +206,8 @@ static void live_line(const struct vlog_record *r)
     char line[VLOG_MAX];
     size_t room = sizeof line - strlen(more) - 2; /* the suffix and "\n" always fit */
     struct hint_who who = {r->test, r->exe, r->pid, r->op};
-    int k = hint_violation_line(line, room, &who, r->resolved, shim.fence, shim.conf.policy.root,
+    const struct shimstate *st = state();
+    int k = hint_violation_line(line, room, &who, r->resolved, st->fence, st->conf.policy.root,
                                 getenv("HOME"));
     if (k < 0)
         return;
@@ -213,10 +238,11 @@ static void record(const char *op, const char *given, const char *resolved, int 
     r.err = err;
     r.blocked_by = by;
     size_t len = vlog_format(line, sizeof line, &r);
-    if (shim.conf.sink_socket)
-        vlog_send(shim.conf.sink, line, len); /* testfence run takes it: nothing to erase */
-    else if (shim.conf.sink[0])
-        vlog_append(shim.conf.sink, line, len);
+    const struct shimconf *c = &state()->conf;
+    if (c->sink_socket)
+        vlog_send(c->sink, line, len); /* testfence run takes it: nothing to erase */
+    else if (c->sink[0])
+        vlog_append(c->sink, line, len);
     live_line(&r);
 }
 
@@ -225,7 +251,8 @@ static void record(const char *op, const char *given, const char *resolved, int 
 static enum policy_verdict decide(const struct path_res *res)
 {
     struct policy_decision d;
-    enum policy_verdict v = policy_decide(&shim.conf.policy, res, NULL, 0, &d);
+    const struct policy *p = &state()->conf.policy;
+    enum policy_verdict v = policy_decide(p, res, NULL, 0, &d);
     if (v != POLICY_BLOCKED || !d.quiet)
         return v;
     char argv[4096];
@@ -237,7 +264,7 @@ static enum policy_verdict decide(const struct path_res *res)
     if (n <= 0)
         return v;
     argv[n] = '\0';
-    return policy_decide(&shim.conf.policy, res, argv, (size_t)n, &d);
+    return policy_decide(p, res, argv, (size_t)n, &d);
 }
 
 /* ---- the two hooks --------------------------------------------------------- */
@@ -291,8 +318,9 @@ static const char *snap(const char *path, char *buf)
 bool shim_pre(const char *op, unsigned how, int dirfd, const char *path, int dirfd2,
               const char *path2)
 {
-    if (!active() || busy || (how & SHIM_SKIP) ||
-        (shim.conf.mode != SHIM_BLOCK && !((how & SHIM_META) && shim.conf.precheck_meta)))
+    const struct shimstate *st = state();
+    if (!st || busy || (how & SHIM_SKIP) ||
+        (st->conf.mode != SHIM_BLOCK && !((how & SHIM_META) && st->conf.precheck_meta)))
         return false;
     busy++;
     char copy[PATH_MAX], copy2[PATH_MAX];
@@ -313,7 +341,8 @@ bool shim_pre(const char *op, unsigned how, int dirfd, const char *path, int dir
 bool shim_ioctl_pre(int fd, unsigned long req)
 {
     /* Where a guard judges ioctls (testfence run), nothing to do: not even the lookup. */
-    if (!active() || busy || (shim.conf.mode != SHIM_BLOCK && !shim.conf.precheck_meta))
+    const struct shimstate *st = state();
+    if (!st || busy || (st->conf.mode != SHIM_BLOCK && !st->conf.precheck_meta))
         return false;
     enum ioctl_class c = ioctl_classify(req);
     if (c == IOCTL_HARMLESS)
@@ -332,7 +361,8 @@ bool shim_ioctl_pre(int fd, unsigned long req)
 
 bool shim_tmpfile(FILE **out)
 {
-    const char *dir = active() && !busy ? policy_tmp_dir(&shim.conf.policy) : NULL;
+    const struct shimstate *st = state();
+    const char *dir = st && !busy ? policy_tmp_dir(&st->conf.policy) : NULL;
     if (!dir)
         return false;
     busy++; /* the opens below are the shim's own: not looked at */

@@ -7,7 +7,6 @@ PY=/usr/bin/python3
 
 # compat_project: a git repository with one commit and a tests/ directory, cd into it.
 compat_project() {
-    OUTER_RUN_ID=${TESTFENCE_RUN_ID:-} # the suite's own run, when it runs under testfence
     unset PYTEST_ADDOPTS TESTFENCE_WORKSPACE TESTFENCE_RUN_ID TESTFENCE_PLUGIN
     P="$BATS_TEST_TMPDIR/proj"
     mkdir -p "$P/tests"

@@ -182,5 +182,13 @@ EOF
     TMPDIR="$SYS" TF_EXT_DIR="$BATS_TEST_TMPDIR/ext" plugin -p no:cacheprovider tests/test_tmpf.py
     expect_clean
     expect_output_has "1 passed"
+    # Under a run of its own that it does not know of (the shim preloaded for that run, its
+    # variables gone), pytest fences itself again: the shim follows the inner, narrower run.
+    TMPDIR="$SYS" TF_EXT_DIR="$BATS_TEST_TMPDIR/ext" PYTHONPATH="$TESTFENCE_SRC/python" \
+        TESTFENCE_LIBRARY="$LIB" run "$TESTFENCE" run -- env -u TESTFENCE_WORKSPACE \
+        -u TESTFENCE_RUN_ID -u TESTFENCE_PLUGIN $PY -m pytest -p testfence -p no:cacheprovider \
+        tests/test_tmpf.py
+    expect_clean
+    expect_output_has "1 passed"
     assert_outside_unchanged
 }
