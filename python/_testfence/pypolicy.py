@@ -176,6 +176,7 @@ class Policy:
         self.resolving = (rules.name == host_os()) if resolve is None else resolve
         self.entries = [(rules.key(rules.absolute(p, "/")), d) for p, d in entries]
         self.quiet = [(rules.key(rules.absolute(p, "/")), d) for p, d in quiet]
+        self._pycache = rules.key("__pycache__")
 
     def _in(self, key, entries):
         sep = self.rules.sep
@@ -185,11 +186,15 @@ class Policy:
         return False
 
     def verdict(self, resolved):
-        """WRITABLE, QUIET or OUTSIDE for RESOLVED (absolute, normal, links resolved)."""
+        """WRITABLE, QUIET or OUTSIDE for RESOLVED (absolute, normal, links resolved). Python's
+        bytecode (a __pycache__ anywhere) is quiet, as libtestfence's policy_quiet has it:
+        Python writes it where it can and goes on without it."""
         k = self.rules.key(resolved)
         if self._in(k, self.entries):
             return WRITABLE
-        return QUIET if self._in(k, self.quiet) else OUTSIDE
+        if self._in(k, self.quiet) or self._pycache in k.split(self.rules.sep):
+            return QUIET
+        return OUTSIDE
 
     def check(self, path, cwd=None, nofollow=False):
         """(verdict, resolved) for a write to PATH (relative to CWD, default the current
@@ -249,7 +254,7 @@ def fd_path(fd):
 # would happen (os.makedirs(existing, exist_ok=True) gets EEXIST, not a violation); the python
 # backend lets such a call through to fail by itself, and records nothing.
 
-_CREATES = ("mkdir", "symlink", "link")
+_CREATES = ("mkdir", "symlink", "link", "bind", "mkfifo", "mknod")
 _REMOVES = ("unlink", "rmdir", "truncate")
 
 

@@ -77,6 +77,7 @@ def test_windows_quiet_and_names(win):
     assert win.check("\\\\?\\UNC\\srv\\sh\\a\\..\\b", CWD)[1] == "\\\\srv\\sh\\b"
     assert win.check("c:/x//y/./z", CWD)[1] == "C:\\x\\y\\z"
     assert win.check(b"tests\\x", CWD)[0] == WRITABLE  # bytes paths too
+    assert win.check("slop\\__PYCACHE__\\m.cpython-311.pyc", CWD)[0] == QUIET  # bytecode
 
 
 def test_windows_case_folds_per_unit_only():
@@ -170,6 +171,8 @@ def test_posix_links_resolved(tree):
     assert pol.check("tests/../config.toml", cwd)[0] == OUTSIDE
     assert pol.check("tests/up/tests/x", cwd)[0] == WRITABLE
     assert pol.check(".git/index.lock", cwd)[0] == QUIET
+    assert pol.check("slop/__pycache__/m.cpython-311.pyc.140", cwd)[0] == QUIET  # bytecode
+    assert pol.check("slop/__pycache__x/m.pyc", cwd)[0] == OUTSIDE
     assert pol.check("/dev/null", cwd)[0] == WRITABLE
     assert pol.check("//dev/null", cwd)[0] == WRITABLE
     assert pol.check(str(root / "Tests" / "x"), cwd)[0] == OUTSIDE  # case counts
