@@ -218,7 +218,7 @@ _PY_EVENTS = {
     "os.mkdir": ("mkdir", ((0, 2, True),)),
     "os.rename": ("rename", ((1, 3, True), (0, 2, True))),  # os.replace too: both names
     # A hard link's source too: a link to an outside file, made in tests/, writes it.
-    "os.link": ("link", ((1, 3, True), (0, 2, False))),
+    "os.link": ("link", ((1, 3, True), (0, 2, False))),  # the source: op "link-source" below
     "os.symlink": ("symlink", ((1, 2, True),)),
     "os.truncate": ("truncate", ((0, None, False),)),
     "os.chmod": ("chmod", ((0, 2, False),)),
@@ -306,10 +306,12 @@ def _py_targets(event, args):
         return []
     op, names = spec
     out = []
-    for pi, fi, nofollow in names:
+    for k, (pi, fi, nofollow) in enumerate(names):
         path = _arg(args, pi)
         if path is not None:
-            out.append((op, path, _arg(args, fi) if fi is not None else None, nofollow, 0))
+            # A link's source is not created: the call fails first only when it is missing.
+            kind = "link-source" if op == "link" and k else op
+            out.append((kind, path, _arg(args, fi) if fi is not None else None, nofollow, 0))
     return out
 
 
@@ -335,7 +337,11 @@ def _audit_python(st, event, args):
             continue
         if verdict == QUIET:
             _refuse(op, shown or None)  # harmless tool state: refused, never reported
-        if verdict is not None and fails_first(op, oflags, resolved, source):
+        if op == "link-source":
+            op, first = "link", verdict is not None and not os.path.lexists(resolved)
+        else:
+            first = verdict is not None and fails_first(op, oflags, resolved, source)
+        if first:
             return  # the call fails by itself first (EEXIST, ENOENT): let it, record nothing
         if not resolved or not os.path.isabs(resolved):
             resolved = _absolute(AT_FDCWD, os.fsencode(resolved or shown or "?"))
