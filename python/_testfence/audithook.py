@@ -5,6 +5,7 @@ metadata calls (chmod, utime, xattr, ioctl) the hook refuses itself.
 import errno
 import os
 import sys
+import threading
 
 from .native import (
     AT_FDCWD, TF_IOCTL_HARMLESS, TF_IOCTL_REFUSED, TF_PATH_EMPTY, TF_PATH_NOFOLLOW,
@@ -270,10 +271,12 @@ def _py_targets(event, args):
         writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) or flags & _WRITE_FLAGS
         if not writes or isinstance(path, int) or path is None:
             return []  # reading, or an fd already open: nothing new is named
-        # NB: os.open(name, flags, dir_fd=fd) raises this event without its dir_fd: the name
-        # is judged from the cwd (a known hole, docs/platforms.md).
+        # os.open(name, flags, dir_fd=fd) raises this event without its dir_fd: the wrapper
+        # _wrap_open puts on os.open says it (posix.open, or a reference taken before, does
+        # not: the name is then judged from the cwd, docs/platforms.md).
+        dir_fd = getattr(_open_at, "dir_fd", None) if mode is None else None
         excl = bool(flags & os.O_CREAT and flags & os.O_EXCL)
-        return [("open", path, None, excl, flags)]
+        return [("open", path, dir_fd, excl, flags)]
     if event == "sqlite3.connect":
         db = args[0] if args else None
         if isinstance(db, (str, bytes)) or hasattr(db, "__fspath__"):
@@ -372,10 +375,37 @@ def _wrap_no_event(name, index_of_dir_fd):
     setattr(os, name, wrapped)
 
 
+_open_at = threading.local()  # .dir_fd: the dir_fd of the os.open call running on this thread
+
+
+def _wrap_open():
+    """os.open with a dir_fd raises the open event without it: the wrapper keeps it where the
+    hook finds it while the call runs (on this thread)."""
+    real = os.open
+    if getattr(real, "_testfence_wrapped", False):
+        return
+
+    def wrapped(path, flags, mode=0o777, *, dir_fd=None):
+        if dir_fd is None:
+            return real(path, flags, mode)
+        was, _open_at.dir_fd = getattr(_open_at, "dir_fd", None), dir_fd
+        try:
+            return real(path, flags, mode, dir_fd=dir_fd)
+        finally:
+            _open_at.dir_fd = was
+
+    wrapped._testfence_wrapped = True
+    wrapped.__wrapped__ = real
+    wrapped.__name__ = wrapped.__qualname__ = "open"
+    wrapped.__doc__ = real.__doc__
+    os.open = wrapped
+
+
 def install_python_backend():
-    """The events Python lacks, made (os.mkfifo, os.mknod)."""
+    """The events Python lacks, made (os.mkfifo, os.mknod), and os.open's dir_fd said."""
     _wrap_no_event("mkfifo", 2)
     _wrap_no_event("mknod", 3)
+    _wrap_open()
 
 
 _ANY_WATCHED = _WATCHED | _PY_WATCHED

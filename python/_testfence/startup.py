@@ -324,7 +324,7 @@ def _start_fenced(config, opt, s=None):
 _PY_COVERS = ("this process's writes through Python (open, os.*, shutil, sqlite3.connect, unix "
               "sockets, os.mkfifo/mknod) outside the writable set are refused by an audit hook "
               "and fail their test; NOT covered: C extensions and ctypes, os.write on a file "
-              "opened before, os.open(dir_fd=) judged from the cwd")
+              "opened before, posix.open/mkfifo/mknod called directly")
 
 
 def _py_children():

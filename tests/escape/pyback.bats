@@ -16,7 +16,7 @@ bats_require_minimum_version 1.5.0
 
 # Known holes of the python backend (Linux; on Windows and macOS child processes too).
 declare -gA HOLES=(
-    [hole_open_dir_fd]="os.open(name, dir_fd=fd): the open event has no dir_fd; the name is judged from the cwd"
+    [hole_posix_open_dir_fd]="posix.open(name, dir_fd=fd), not os.open: the open event has no dir_fd; the name is judged from the cwd"
     [hole_inherited_fd]="os.write on a file opened before (here: inherited from the shell): no event names it"
     [hole_ctypes]="ctypes: C calls raise no audit event"
     [hole_c_extension]="C extensions writing themselves (readline.write_history_file): no event"
@@ -122,7 +122,8 @@ io_fileio: io.FileIO(T, "w")
 child_sh: subprocess.run(["sh", "-c", "echo x > '%s'" % T])
 child_os_system: os.system("echo x > '%s'" % T)
 child_python: subprocess.run([sys.executable, "-c", "open(%r, 'w').write('x')" % str(T)])
-hole_open_dir_fd: fd = os.open(ROOT, os.O_RDONLY); os.chdir(TESTS); os.close(os.open(T.name, os.O_WRONLY | os.O_TRUNC, dir_fd=fd))
+open_dir_fd: fd = os.open(ROOT, os.O_RDONLY); os.chdir(TESTS); os.close(os.open(T.name, os.O_WRONLY | os.O_TRUNC, dir_fd=fd))
+hole_posix_open_dir_fd: fd = os.open(ROOT, os.O_RDONLY); os.chdir(TESTS); os.close(posix.open(T.name, os.O_WRONLY | os.O_TRUNC, dir_fd=fd))
 hole_inherited_fd: os.write(9, b"x")
 hole_ctypes: libc = ctypes.CDLL(None); libc.close(libc.open(bytes(T), os.O_WRONLY | os.O_TRUNC))
 hole_c_extension: readline.write_history_file(str(T))

@@ -130,6 +130,11 @@ def test_env(tmp_path):
     with open(os.path.join(ws, "notes.txt"), "w") as f:
         f.write("ok")
     os.makedirs(os.path.join(os.path.dirname(__file__), "made", "deep"))
+    # A name relative to a dir_fd inside tests/, the cwd the root: judged from the fd.
+    fd = os.open(os.path.dirname(__file__), os.O_RDONLY)
+    os.close(os.open("at.txt", os.O_WRONLY | os.O_CREAT, dir_fd=fd))
+    os.mkdir("at.d", dir_fd=fd)
+    os.rename("at.txt", "at2.txt", src_dir_fd=fd, dst_dir_fd=fd)
 PY
     run $PY -m pytest -p no:cacheprovider --testfence-backend=python tests/test_env.py
     expect_status 0
