@@ -88,7 +88,9 @@ outcomes() {
     outcomes >"$BATS_TEST_TMPDIR/python"
     assert_outside_unchanged
     diff -u "$BATS_TEST_TMPDIR/kernel" "$BATS_TEST_TMPDIR/python"
-    # What the comparison holds: 10 failed (4 careless, 6 here), 4 passed... as counted.
+    # What the comparison holds: 8 failed (4 careless, 4 here), 6 passed, 10 writes blocked.
+    expect_output_has "8 failed, 6 passed"
+    expect_output_has "testfence: 10 writes outside the writable set were blocked"
     expect_output_has "FAILED tests/test_settings.py::test_shell_helper_clobbers_config"
     expect_output_has "TEST_SANDBOX_VIOLATION: tests/test_swallow.py::test_swallows_the_error attempted to write to $P/presets.toml which is outside $P/tests/. How to fix:"
     expect_output_has "TEST_SANDBOX_VIOLATION: tests/test_swallow.py::test_metadata attempted to write to $P/config.toml"
