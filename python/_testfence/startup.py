@@ -534,7 +534,10 @@ def _decide(config, opt):
                           "no testfence configuration, so nothing is fenced (set it up with "
                           "'testfence init', or pass -p testfence)")
             return
-        raise pytest.UsageError("testfence: %s\n(pass --testfence=off to run unfenced)" % e)
+        weaker = (" (or --testfence-backend=python: weaker, docs/platforms.md)"
+                  if str(e).startswith(_NO_KERNEL) else "")
+        raise pytest.UsageError("testfence: %s\n(pass --testfence=off to run unfenced%s)"
+                                % (e, weaker))
     if _state.session is None:
         return  # under an outer run: it reports
     config.pluginmanager.register(_PerTest(_state.session, _state.shim), "testfence-per-test")
