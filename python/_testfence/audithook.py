@@ -99,7 +99,9 @@ def _fixture_here():
     """The name of the fixture being set up by the code that is running now, else None: the
     frame of pytest's call_fixture_func holds the fixture's request. Looked up only for a write
     (a hook wrapper around every fixture's set-up cost each test more than this costs a write)."""
-    code = _FIXTURE_CALL
+    code = _fixture_call()
+    if code is None:
+        return None
     f = sys._getframe(1)
     while f is not None:
         if f.f_code is code:
@@ -109,12 +111,13 @@ def _fixture_here():
     return None
 
 
-try:  # pytest 7 and 8 call every fixture function through this one
-    from _pytest.fixtures import call_fixture_func as _call_fixture_func
-
-    _FIXTURE_CALL = _call_fixture_func.__code__
-except (ImportError, AttributeError):  # another pytest: writes are reported without the fixture
-    _FIXTURE_CALL = None
+def _fixture_call():
+    """pytest 7 and 8 call every fixture function through _pytest.fixtures.call_fixture_func:
+    its code object, or None (another pytest: writes are reported without the fixture; a
+    child Python the guard runs in, without pytest: not imported for this)."""
+    mod = sys.modules.get("_pytest.fixtures")
+    fn = getattr(mod, "call_fixture_func", None)
+    return getattr(fn, "__code__", None)
 
 
 def _record_refused(st, op, shown, resolved, err, by_us=True, fixture=None):

@@ -10,8 +10,8 @@ import tempfile
 
 import pytest
 
-from . import pypolicy
 from .audithook import _audit, install_python_backend
+from .pyback import ENV_BACKEND, _join_python, _python_policy, child_guard_env
 from .native import (
     AT_FDCWD, ENV_PLUGIN, ENV_REEXEC, FenceError, SHIM_NAME, Session, TF_BACKEND_SHIM,
     TF_ERROR_NO_ROOT,
@@ -246,10 +246,6 @@ def _refuse_planted_imports(s):
                             "(a test can rewrite it); load it after testfence" % (name, f))
 
 
-# Set by a fenced pytest whose backend is python, for its children: a pytest-xdist worker (or a
-# pytest a test starts) joins the run with the same backend (the kernel has nothing to say).
-ENV_BACKEND = "TESTFENCE_PLUGIN_BACKEND"
-
 # tf_check's words when the kernel cannot fence (no Landlock, or an ABI that misses a class).
 _NO_KERNEL = "cannot enforce the fence"
 
@@ -329,21 +325,9 @@ _PY_COVERS = ("this process's writes through Python (open, os.*, shutil, sqlite3
 
 def _py_children():
     if sys.platform.startswith("linux"):
-        return ("children: the shim refuses dynamically linked ones' writes (static binaries "
-                "and raw syscalls are not fenced)")
-    return "child processes are NOT fenced"
-
-
-def _python_policy(s):
-    """pypolicy's Policy over the session's lists, with this OS's rules (case probed on the
-    project's volume where the OS lets it vary)."""
-    writable, quiet = s.policy_entries()
-    rules = pypolicy.Rules(pypolicy.host_os())
-    if rules.name != pypolicy.POSIX:
-        probed = pypolicy.probe_case_insensitive(s.get("root"))
-        if probed is not None:
-            rules.case_insensitive = probed
-    return pypolicy.Policy(writable, quiet, rules)
+        return ("children: child Pythons run the same guard, the shim refuses dynamically "
+                "linked ones' writes (static binaries and raw syscalls are not fenced)")
+    return "children: child Pythons run the same guard; other child processes are NOT fenced"
 
 
 def _start_python(config, opt, lib, kernel_why):
@@ -362,6 +346,7 @@ def _start_python(config, opt, lib, kernel_why):
         _warn(_state.notes[-1])
     _apply_env(s, config)
     os.environ[ENV_BACKEND] = "python"
+    child_guard_env()  # child Pythons start the same guard (pyback.guard_child)
     _state.policy = _python_policy(s)
     install_python_backend()
     atexit.register(_late_records)  # first registered, so the last to run
@@ -380,18 +365,6 @@ def _start_python(config, opt, lib, kernel_why):
     outputs = s.outputs()
     if outputs:
         _state.why += "; declared outputs: " + " ".join(outputs)
-
-
-def _join_python(lib, ws):
-    """A pytest-xdist worker (or a pytest a test started) of a run whose backend is python:
-    join it, with the same in-process fence (the kernel has nothing to confirm)."""
-    j = Session(lib)
-    j.attach(ws)
-    _state.session, _state.mode, _state.backend = j, "joined", "python"
-    _state.policy = _python_policy(j)
-    install_python_backend()
-    _state.record_in_process = True
-    _state.why = "joined the run %s (python backend: this process fences itself again)" % ws
 
 
 def _says_off(args):
@@ -491,7 +464,7 @@ def _start(config, opt):
 
 
 def _decide(config, opt):
-    if _state.mode is not None:
+    if _state.mode is not None and _state.mode != "child-guard":
         return
     _state.config = config
     if opt("help") or opt("version"):
@@ -541,8 +514,9 @@ def _decide(config, opt):
     if _state.session is None:
         return  # under an outer run: it reports
     config.pluginmanager.register(_PerTest(_state.session, _state.shim), "testfence-per-test")
-    if _state.mode == "fenced" or _state.backend == "python":
+    if (_state.mode == "fenced" or _state.backend == "python") and not _state.hooked:
         sys.addaudithook(_audit)
+        _state.hooked = True
 
 
 def _late_records():

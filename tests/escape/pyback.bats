@@ -23,6 +23,7 @@ declare -gA HOLES=(
     [hole_posix_mkfifo]="posix.mkfifo (not os.mkfifo, which is wrapped): no event in CPython"
     [hole_child_env_cleared]="a child with a cleared environment: no LD_PRELOAD, no shim"
     [hole_child_static]="a static child: no shim; only the kernel backend holds it"
+    [hole_child_python_isolated]="a child Python started with -I (or -E, -S) ignores PYTHONPATH: no guard; and no shim without LD_PRELOAD"
 )
 
 # The kernel backend's own: an fd opened before the fence stays writable (Landlock checks at open).
@@ -32,6 +33,8 @@ declare -gA KERNEL_HOLES=(
 
 # Blocked by the kernel, but not recorded: no shim in those children (docs/plugin.md).
 declare -gA KERNEL_UNREPORTED=(
+    [child_python_no_shim]=1
+    [hole_child_python_isolated]=1
     [hole_child_env_cleared]=1
     [hole_child_static]=1
 )
@@ -122,6 +125,8 @@ io_fileio: io.FileIO(T, "w")
 child_sh: subprocess.run(["sh", "-c", "echo x > '%s'" % T])
 child_os_system: os.system("echo x > '%s'" % T)
 child_python: subprocess.run([sys.executable, "-c", "open(%r, 'w').write('x')" % str(T)])
+child_python_no_shim: subprocess.run([sys.executable, "-c", "open(%r, 'w').write('x')" % str(T)], env={k: v for k, v in os.environ.items() if k != "LD_PRELOAD"})
+hole_child_python_isolated: subprocess.run([sys.executable, "-I", "-c", "open(%r, 'w').write('x')" % str(T)], env={k: v for k, v in os.environ.items() if k != "LD_PRELOAD"})
 open_dir_fd: fd = os.open(ROOT, os.O_RDONLY); os.chdir(TESTS); os.close(os.open(T.name, os.O_WRONLY | os.O_TRUNC, dir_fd=fd))
 hole_posix_open_dir_fd: fd = os.open(ROOT, os.O_RDONLY); os.chdir(TESTS); os.close(posix.open(T.name, os.O_WRONLY | os.O_TRUNC, dir_fd=fd))
 hole_inherited_fd: os.write(9, b"x")

@@ -190,3 +190,24 @@ PY
     [ "$(ls -d tests/artifacts/_isolation_workspace_*/ | wc -l)" -eq 1 ]
     assert_outside_unchanged
 }
+
+@test "python backend: a child Python without the shim is guarded too, and its own sitecustomize still runs" {
+    mkdir -p "$BATS_TEST_TMPDIR/site"
+    printf 'import builtins\nbuiltins.MINE = "ran"\n' >"$BATS_TEST_TMPDIR/site/sitecustomize.py"
+    cat >tests/test_child.py <<PY
+import os, subprocess, sys
+
+def test_child_python_writes_outside():
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}  # no shim: the guard
+    env["PYTHONPATH"] += os.pathsep + "$BATS_TEST_TMPDIR/site"
+    out = subprocess.run([sys.executable, "-c", "import builtins; print(builtins.MINE); "
+                          "open('config.toml', 'w')"], env=env, capture_output=True, text=True)
+    assert out.stdout == "ran\n"
+    assert "PermissionError" in out.stderr
+PY
+    run $PY -m pytest -p no:cacheprovider --testfence-backend=python tests/test_child.py
+    expect_status 1
+    expect_output_has "TEST_SANDBOX_VIOLATION: tests/test_child.py::test_child_python_writes_outside attempted to write to $P/config.toml"
+    expect_output_has "1 failed"
+    assert_outside_unchanged
+}
