@@ -178,11 +178,9 @@ PY
 
 @test "python backend, pytest -n 2: the workers join the run and refuse as the controller does" {
     $PY -c 'import xdist' 2>/dev/null || skip "pytest-xdist is not installed"
-    # Not test_makedirs_existing_is_no_write: a worker is started with the shim preloaded, and
-    # the shim refusing writes itself (as under run --backend preload) answers EACCES where
-    # the call would fail with EEXIST first (a false alarm of that mode, docs/platforms.md).
-    run $PY -m pytest -rA -p xdist.plugin -n 2 -p no:cacheprovider --testfence-backend=python \
-        -k "not makedirs_existing"
+    # test_makedirs_existing_is_no_write too: a worker is started with the shim preloaded, and
+    # the shim refusing writes itself lets a call that fails first (EEXIST) fail on its own.
+    run $PY -m pytest -rA -p xdist.plugin -n 2 -p no:cacheprovider --testfence-backend=python
     expect_status 1
     expect_output_has "FAILED tests/test_swallow.py::test_swallows_the_error"
     expect_output_has "FAILED tests/test_settings.py::test_credentials_reset"
