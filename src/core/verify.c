@@ -519,7 +519,7 @@ struct line {
     int n;
 };
 
-static void add(struct line *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(struct line *l, const char *fmt, ...) __attribute__((format(TF_PRINTF, 2, 3)));
 
 static void add(struct line *l, const char *fmt, ...)
 {
