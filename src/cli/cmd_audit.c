@@ -6,6 +6,7 @@
 #include "cmds.h"
 #include "opts.h"
 #include "core/config.h"
+#include "core/platform.h"
 #include "core/project.h"
 #include "base/vec.h"
 
@@ -288,9 +289,8 @@ int cmd_audit(int argc, char **argv)
     if (setup(&o, &su, !own) < 0) {
         rc = AUDIT_USAGE;
     } else {
-        char home[PATH_MAX], cache[PATH_MAX];
-        const char *h = getenv("HOME");
-        bool have_home = h && h[0] == '/' && tf_path_normalise(h, home, sizeof home);
+        char home[PATH_MAX], cache[PATH_MAX], h[PATH_MAX];
+        bool have_home = platform_home(h, sizeof h) && tf_path_normalise(h, home, sizeof home);
         tf_audit_cfg cfg = {
             .root = su.root,
             .tests_dir = tests_dir_of(&su.conf),
