@@ -2,7 +2,6 @@
 
 #include "audit/audit_rules.h"
 #include "base/vec.h"
-#include "linux/session.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -6,7 +6,12 @@
 #include "audit/audit.h"
 #include "audit/audit_output.h"
 #include "core/plan.h"
+/* The one place the command line picks its OS's run lifecycle (docs/platforms.md). */
+#ifdef _WIN32
+#include "windows/session.h"
+#else
 #include "linux/session.h"
+#endif
 
 #include <stdbool.h>
 

@@ -8,6 +8,8 @@
 # the project root and audited as a whole (`audit tests`); its file "args" gives extra
 # arguments.
 # usage: run_golden.sh TESTFENCE_BINARY [--update] [NAME...]
+# GOLDEN_DRIVE=Z: (tests/platforms/, testfence.exe under wine): the binary sees the temp root
+# as Z:<root> (a file: URI /Z:<root>), which is <ROOT> too.
 set -uo pipefail
 
 bin=$(realpath "${1:?usage: run_golden.sh TESTFENCE_BINARY [--update] [NAME...]}")
@@ -56,7 +58,9 @@ run_case() {
         echo "[exit $?]" >>"$work/$name.err"
     )
     { cat "$work/$name.out"; echo "--- stderr"; cat "$work/$name.err"; } |
-        sed -e "s|$root|<ROOT>|g" -e "s|$(cd "$work" && pwd -P)|<WORK>|g" >"$work/$name.actual"
+        sed -e "s|${GOLDEN_DRIVE:+/$GOLDEN_DRIVE}$root|<ROOT>|g" \
+            -e "s|${GOLDEN_DRIVE:-}$root|<ROOT>|g" \
+            -e "s|${GOLDEN_DRIVE:-}$(cd "$work" && pwd -P)|<WORK>|g" >"$work/$name.actual"
 }
 
 fail=0
