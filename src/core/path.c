@@ -3,6 +3,7 @@
  * for the name of what it reached (/proc/self/fd/N). Nothing is concatenated into text that
  * could overflow, and nothing is read twice from somewhere that could change in between. */
 #include "path.h"
+#include "oscalls.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,11 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
 /* Linux gives up after 40 symlinks (ELOOP); so do we. */
-enum { MAX_LINKS = 40, PROC_MAGIC = 0x9fa0, PROC_ROOT_INO = 1 };
+enum { MAX_LINKS = 40, PROC_ROOT_INO = 1 };
 
 #define DELETED " (deleted)"
 
@@ -119,8 +119,7 @@ static bool same_inode(int a, int b)
 
 static bool on_proc(int fd)
 {
-    struct statfs sf;
-    return fstatfs(fd, &sf) == 0 && sf.f_type == PROC_MAGIC;
+    return os_on_procfs(fd);
 }
 
 static bool is_proc_root(int fd)
