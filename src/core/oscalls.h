@@ -1,6 +1,6 @@
 /* oscalls: the Linux calls core makes that no POSIX header declares (procfs detection, device
- * numbers, extended attributes), so no file of core includes a Linux header. Implemented by
- * src/linux/oscalls.c, compiled into tf_core on Linux; the Windows build uses none of them. */
+ * numbers, extended attributes, openat2), so no file of core includes a Linux header. Implemented
+ * by src/linux/oscalls.c, compiled into tf_core on Linux; the Windows build uses none of them. */
 #ifndef TESTFENCE_OSCALLS_H
 #define TESTFENCE_OSCALLS_H
 
@@ -10,6 +10,11 @@
 
 /* FD is open on procfs (fstatfs's f_type). */
 bool os_on_procfs(int fd);
+
+/* openat2(2) of PATH beneath DIRFD refusing every symlink on the way, magic links included
+ * (RESOLVE_NO_SYMLINKS), as an O_PATH | O_CLOEXEC descriptor with FLAGS added: -1 with errno
+ * when it cannot; a kernel without it (or a filter that forbids it) is remembered (ENOSYS). */
+int os_open_no_links(int dirfd, const char *path, int flags);
 
 /* The major and minor numbers of the device D. */
 unsigned os_dev_major(dev_t d);

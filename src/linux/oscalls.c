@@ -1,10 +1,15 @@
 /* oscalls: core/oscalls.h on Linux: fstatfs for procfs, sysmacros for device numbers, the
- * xattr calls. Compiled into tf_core (the one file of this folder below core). */
+ * xattr calls, openat2. Compiled into tf_core, as vlog_io.c is (the files of this folder below core). */
 #include "core/oscalls.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/vfs.h>
 #include <sys/xattr.h>
+#include <unistd.h>
 
 enum { PROC_MAGIC = 0x9fa0 };
 
@@ -12,6 +17,21 @@ bool os_on_procfs(int fd)
 {
     struct statfs sf;
     return fstatfs(fd, &sf) == 0 && sf.f_type == PROC_MAGIC;
+}
+
+int os_open_no_links(int dirfd, const char *path, int flags)
+{
+    static bool unavailable;
+    if (__atomic_load_n(&unavailable, __ATOMIC_RELAXED)) {
+        errno = ENOSYS;
+        return -1;
+    }
+    struct open_how how = {.flags = (unsigned)(O_PATH | O_CLOEXEC | flags),
+                           .resolve = RESOLVE_NO_SYMLINKS};
+    int fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+    if (fd < 0 && (errno == ENOSYS || errno == EPERM))
+        __atomic_store_n(&unavailable, true, __ATOMIC_RELAXED);
+    return fd;
 }
 
 unsigned os_dev_major(dev_t d)

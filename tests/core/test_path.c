@@ -346,6 +346,58 @@ static void reap(struct kid *k)
     }
 }
 
+static void kid_nothing(void) {}
+
+/* Paths with no symlink on the way are resolved in one openat2 call for this process; another
+ * process's view always takes the walk, component by component. Both must say the same. */
+static void test_direct_is_the_walk(void)
+{
+    static const char *const rel[] = {"config.toml",
+                                      "tests",
+                                      "tests/",
+                                      "tests//sub/./file",
+                                      "tests/sub/..",
+                                      "tests/sub/../..",
+                                      "tests/new.txt",
+                                      "tests/new/",
+                                      "tests/sub/new",
+                                      "tests/nope/deeper/f",
+                                      "tests/nope/../x",
+                                      "tests/sub/file/x",
+                                      "tests/sub/file/",
+                                      "tests/up",
+                                      "tests/up/config.toml",
+                                      "tests/dangling",
+                                      "tests/.",
+                                      "tests/sub/file/..",
+                                      ""};
+    static const char *const abs[] = {
+        "/",        "/..",         "/etc",      "/etc/",    "/nonexistent/x",
+        "/tmp/new", "/proc/1/new", "/dev/null", "/proc/new"};
+    struct kid k = spawn_kid(kid_nothing);
+    CHECK(k.pid > 0);
+    struct path_ctx other = {k.pid};
+    char p[PATH_MAX];
+    for (size_t i = 0; i < sizeof rel / sizeof *rel + sizeof abs / sizeof *abs; i++) {
+        if (i < sizeof rel / sizeof *rel)
+            at(p, rel[i]);
+        else
+            snprintf(p, sizeof p, "%s", abs[i - sizeof rel / sizeof *rel]);
+        for (unsigned flags = 0; flags <= PATH_NOFOLLOW; flags += PATH_NOFOLLOW) {
+            struct path_res mine, walked;
+            int a = resolve(NULL, AT_FDCWD, p, flags, &mine);
+            int b = resolve(&other, AT_FDCWD, p, flags, &walked);
+            CHECK(a == b);
+            CHECK(a < 0 || (mine.kind == walked.kind && mine.errnum == walked.errnum &&
+                            mine.beneath == walked.beneath && !strcmp(mine.path, walked.path)));
+            if (a != b || (a == 0 && strcmp(mine.path, walked.path)))
+                fprintf(stderr, "test_path.c: %s (flags %u): \"%s\" here, \"%s\" walked\n", p,
+                        flags, mine.path, walked.path);
+        }
+    }
+    reap(&k);
+}
+
 /* The child: fd 40 is config.toml, its cwd is tests/sub. */
 static void kid_setup(void)
 {
@@ -513,6 +565,7 @@ int main(void)
     test_long_path();
     test_deep_cwd();
     test_other_process();
+    test_direct_is_the_walk();
     test_other_deep_cwd();
     test_undumpable();
     test_chroot();
