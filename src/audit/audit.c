@@ -3,6 +3,7 @@
 #include "audit_cache.h"
 #include "audit_project.h"
 #include "base/vec.h"
+#include "core/platform.h"
 #include "core/walk.h"
 
 #include <dirent.h>
@@ -43,7 +44,7 @@ typedef struct file_list {
 static bool absolute(const char *path, char *out, size_t len)
 {
     char cwd[PATH_MAX], joined[PATH_MAX * 2];
-    if (path[0] == '/')
+    if (platform_is_absolute(path))
         snprintf(joined, sizeof joined, "%s", path);
     else if (getcwd(cwd, sizeof cwd))
         snprintf(joined, sizeof joined, "%s/%s", cwd, path);

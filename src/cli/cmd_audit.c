@@ -132,7 +132,7 @@ static char *root_path(const char *root, const char *rel, bool normalise)
 {
     char cwd[PATH_MAX], joined[PATH_MAX * 2], norm[PATH_MAX];
     bool at_root = getcwd(cwd, sizeof cwd) && !strcmp(cwd, root);
-    if (rel[0] == '/' || (at_root && !normalise))
+    if (platform_is_absolute(rel) || (at_root && !normalise))
         snprintf(joined, sizeof joined, "%s", rel);
     else
         snprintf(joined, sizeof joined, "%s/%s", root, rel);
@@ -286,6 +286,8 @@ int cmd_audit(int argc, char **argv)
         return status;
     }
     bool own = o.nargs > 0;
+    for (int i = 0; i < o.nargs; i++) /* tests\\x.py on Windows */
+        platform_separators(o.args[i]);
     if (setup(&o, &su, !own) < 0) {
         rc = AUDIT_USAGE;
     } else {

@@ -10,6 +10,16 @@ bool platform_is_top(const char *dir)
     return !strcmp(dir, "/");
 }
 
+bool platform_is_absolute(const char *path)
+{
+    return path[0] == '/';
+}
+
+void platform_separators(char *path)
+{
+    (void)path;
+}
+
 bool platform_home(char *out, size_t len)
 {
     const char *h = getenv("HOME");

@@ -13,6 +13,20 @@ bool platform_is_top(const char *dir)
            (dir[2] == '\0' || (dir[2] == '/' && dir[3] == '\0'));
 }
 
+bool platform_is_absolute(const char *path)
+{
+    bool sep1 = path[0] == '/' || path[0] == '\\';
+    return sep1 || (isalpha((unsigned char)path[0]) && path[1] == ':' &&
+                    (path[2] == '/' || path[2] == '\\'));
+}
+
+void platform_separators(char *path)
+{
+    for (char *p = path; *p; p++)
+        if (*p == '\\')
+            *p = '/';
+}
+
 bool platform_home(char *out, size_t len)
 {
     const char *h = getenv("USERPROFILE");

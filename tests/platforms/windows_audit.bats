@@ -42,3 +42,16 @@ setup() { wine_skip_if_missing; }
         [ "$a" = "$b" ] || { diff <(echo "$a") <(echo "$b"); false; }
     done
 }
+
+@test "audit: a path given with backslashes or a drive is the same file" {
+    local d="$BATS_TEST_TMPDIR/p" a b c
+    mkdir -p "$d/.git" "$d/tests"
+    printf 'x\n' >"$d/config.toml"
+    printf 'def test_x():\n    open("config.toml", "w")\n' >"$d/tests/test_x.py"
+    cd "$d"
+    a=$(NO_COLOR=1 "$TESTFENCE" audit --no-cache tests/test_x.py 2>&1)
+    b=$(NO_COLOR=1 win audit --no-cache 'tests\test_x.py' 2>&1)
+    [ "$a" = "$b" ]
+    c=$(NO_COLOR=1 win audit --no-cache "Z:$d/tests" 2>&1)
+    [ "$(sed "s|Z:$d|<ROOT>|g" <<<"$c")" = "$(NO_COLOR=1 "$TESTFENCE" audit --no-cache "$d/tests" 2>&1 | sed "s|$d|<ROOT>|g")" ]
+}
