@@ -14,5 +14,7 @@ int session_backend_of(const char *name)
     return -1;
 }
 
+const char session_os[] = "Windows";
+
 const char session_unavailable[] =
     "not available on Windows yet: use the pytest plugin; see docs/platforms.md";

@@ -24,4 +24,7 @@ int session_backend_of(const char *name);
 /* Why `run` is refused on this OS, one line without a newline. */
 extern const char session_unavailable[];
 
+/* This OS's name in messages ("Windows"). */
+extern const char session_os[];
+
 #endif

@@ -82,6 +82,7 @@ same() {
     [[ "$output" == *"root:      Z:$P"* ]]
     [[ "$output" == *"config:    Z:$P/pyproject.toml [tool.testfence]"* ]]
     [[ "$output" == *"  Z:$P/out"* ]]
+    [[ "$output" == *"system:    Windows (testfence 0"* ]]
     [[ "$output" == *"verdict:   testfence run would refuse here: not available on Windows yet"* ]]
 }
 
@@ -125,7 +126,7 @@ same() {
         [[ "$output" == usage:\ testfence\ "$c"* ]]
     done
     run win run --help
-    [[ "$output" == *"Not available on Windows yet"* ]]
+    [[ "$output" == *"Not available on Windows or macOS yet"* ]]
     same . --help
     same . audit --help
     same . init --help

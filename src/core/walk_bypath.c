@@ -1,6 +1,7 @@
-/* walk: core/walk.h's walk_path() and walk_stat() on Windows, where a directory is no file
- * descriptor: listed by path (opendir), entries typed by stat, visited in readdir's order. */
-#include "core/walk.h"
+/* walk_bypath: walk.h's walk_path() and walk_stat() where the build has no directory fds
+ * (Windows) or none of Linux's O_PATH (macOS): listed by path (opendir), entries typed by
+ * stat, visited in readdir's order. POSIX calls only; walk.c is Linux's. */
+#include "walk.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -106,6 +107,5 @@ int walk_path(const char *path, long tag, const struct walk_ops *ops, void *ctx)
 
 int walk_stat(const struct walk_entry *e, bool follow, struct stat *st)
 {
-    (void)follow; /* the C runtime's stat follows no link and reports none */
-    return stat(e->path, st);
+    return follow ? stat(e->path, st) : lstat(e->path, st); /* lstat is stat on Windows */
 }

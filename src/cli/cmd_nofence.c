@@ -1,7 +1,7 @@
-/* The commands of the Windows build (testfence.exe) whose Linux versions are built on the
- * Linux session (cmd_run.c, cmd_doctor.c, cmd_explain.c, cmd_clean.c): run, explain and
- * clean refuse with windows/session.h's message, doctor checks the root and configuration;
- * docs/platforms.md says what each does there. */
+/* The commands of the builds without a fence (testfence.exe on Windows, macOS) whose Linux
+ * versions are built on the Linux session (cmd_run.c, cmd_doctor.c, cmd_explain.c, cmd_clean.c):
+ * run, explain and clean refuse with the OS session.h's message, doctor checks the root and
+ * configuration; docs/platforms.md says what each does there. */
 #include "cmds.h"
 #include "opts.h"
 
@@ -17,11 +17,12 @@ static const struct opts_command run_command = {
     .cmd = CMD_RUN,
     .about = "usage: testfence run [OPTIONS] [--] COMMAND [ARG...]\n"
              "\n"
-             "Not available on Windows yet: this build has no fence to run COMMAND in. Use the\n"
-             "pytest plugin (pytest -p testfence), which guards the test process itself;\n"
-             "docs/platforms.md says what it covers.\n"
+             "Not available on Windows or macOS yet: this build has no fence to run\n"
+             "COMMAND in. Use the pytest plugin (pytest -p testfence), which guards the test\n"
+             "process itself; docs/platforms.md says what it covers.\n"
              "\n",
-    .after = "exit status: 125 always on Windows (run is not available), as for a usage error.\n",
+    .after =
+        "exit status: 125 always in this build (run is not available), as for a usage error.\n",
     .operands = OPERANDS_SOME,
     .missing = "no command given; usage: testfence run [OPTIONS] [--] COMMAND [ARG...]",
 };
@@ -43,12 +44,12 @@ static const struct opts_command doctor_command = {
     .cmd = CMD_DOCTOR,
     .about = "usage: testfence doctor [OPTIONS]\n"
              "\n"
-             "On Windows: say that 'testfence run' has no fence here yet, and check what\n"
-             "would apply: the project root and its configuration (--config, testfence.toml,\n"
-             "[tool.testfence] in pyproject.toml, or the defaults), every key and type in it,\n"
-             "and the writable directories it names.\n"
+             "On Windows and macOS: say that 'testfence run' has no fence here yet, and check\n"
+             "what would apply: the project root and its configuration (--config,\n"
+             "testfence.toml, [tool.testfence] in pyproject.toml, or the defaults), every key\n"
+             "and type in it, and the writable directories it names.\n"
              "\n",
-    .after = "exit status: 1 always on Windows ('testfence run' would refuse: not available\n"
+    .after = "exit status: 1 always in this build ('testfence run' would refuse: not available\n"
              "here yet), with the configuration's errors on stdout when it has any; 125 usage\n"
              "error.\n",
     .operands = OPERANDS_NONE,
@@ -84,7 +85,7 @@ int cmd_doctor(int argc, char **argv)
         opts_free(&o);
         return r > 0 ? 0 : TF_EXIT_OWN_ERROR;
     }
-    printf("system:    Windows (testfence.exe %s)\n", TESTFENCE_VERSION);
+    printf("system:    %s (testfence %s)\n", session_os, TESTFENCE_VERSION);
     printf("fence:     none: %s\n", session_unavailable);
     if (doctor_project(&o, &err) < 0)
         printf("project:   none usable from here: %s\n", err.msg);
@@ -113,12 +114,13 @@ static int unavailable(int argc, char **argv, const struct opts_command *command
 static const struct opts_command explain_command = {
     .name = "explain",
     .cmd = CMD_EXPLAIN,
-    .about = "usage: testfence explain [OPTIONS] PATH...\n"
-             "\n"
-             "Not available on Windows yet: it answers for 'testfence run', which has no fence\n"
-             "here; the pytest plugin's python backend reports each refused write itself.\n"
-             "\n",
-    .after = "exit status: 125 always on Windows (not available), as for a usage error.\n",
+    .about =
+        "usage: testfence explain [OPTIONS] PATH...\n"
+        "\n"
+        "Not available on Windows or macOS yet: it answers for 'testfence run', which has\n"
+        "no fence here; the pytest plugin's python backend reports each refused write itself.\n"
+        "\n",
+    .after = "exit status: 125 always in this build (not available), as for a usage error.\n",
     .operands = OPERANDS_SOME,
     .missing = "no PATH given; usage: testfence explain PATH...",
 };
@@ -133,10 +135,10 @@ static const struct opts_command clean_command = {
     .cmd = CMD_CLEAN,
     .about = "usage: testfence clean [OPTIONS]\n"
              "\n"
-             "Not available on Windows yet: it removes the workspaces of old runs, and this\n"
-             "build makes none; remove tests/artifacts/_isolation_workspace_* by hand.\n"
+             "Not available on Windows or macOS yet: it removes the workspaces of old runs, and\n"
+             "this build makes none; remove tests/artifacts/_isolation_workspace_* by hand.\n"
              "\n",
-    .after = "exit status: 125 always on Windows (not available), as for a usage error.\n",
+    .after = "exit status: 125 always in this build (not available), as for a usage error.\n",
     .operands = OPERANDS_NONE,
     .missing = NULL,
 };
