@@ -23,16 +23,18 @@ wine_skip_reason() {
     fi
 }
 
-# wine_setup_file: the prefix, made once per file (wineboot: ~10 s), and a wineserver kept
-# for the file's life, so each .exe starts in a fraction of a second; WIN_SKIP set instead
-# when the tests cannot run.
+# wine_setup_file: a wineserver kept for the file's life, then the prefix made once
+# (wineboot: ~10 s), so each .exe starts in a fraction of a second (the server first: one
+# wineboot starts exits with its last client, and each later .exe then boots the prefix
+# again); WIN_SKIP set instead when the tests cannot run.
 wine_setup_file() {
     WIN_SKIP=$(wine_skip_reason)
     export WIN_SKIP
     [ -z "$WIN_SKIP" ] || return 0
     export WINEPREFIX="$BATS_FILE_TMPDIR/wineprefix"
+    mkdir -p "$WINEPREFIX"
+    wineserver -p 900 >/dev/null 2>&1 || true
     wineboot -i >/dev/null 2>&1 || true
-    wineserver -p 600 >/dev/null 2>&1 || true
 }
 
 wine_teardown_file() {
