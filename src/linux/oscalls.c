@@ -1,5 +1,6 @@
 /* oscalls: core/oscalls.h on Linux: fstatfs for procfs, sysmacros for device numbers, the
- * xattr calls, openat2. Compiled into tf_core, as vlog_io.c is (the files of this folder below core). */
+ * xattr calls, openat2. Compiled into tf_core, as vlog_io.c is (the files of this folder below
+ * core). */
 #include "core/oscalls.h"
 
 #include <errno.h>
