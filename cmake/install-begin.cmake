@@ -24,7 +24,7 @@ set(tf_created "")
 if(EXISTS "${tf_dirs_record}")
     file(STRINGS "${tf_dirs_record}" tf_created)
 endif()
-set(tf_python_package "${TF_PYTHON_DIR}/_testfence") # the plugin's code
+set(tf_python_package "${TF_PYTHON_DIR}/_testfence" "${TF_PYTHON_DIR}/_testfence/childguard") # the plugin's code
 foreach(rel IN LISTS tf_install_dirs tf_python_package)
     set(d "${tf_base}/${rel}")
     while(NOT EXISTS "${d}") # the prefix itself too, when this install creates it

@@ -3,7 +3,7 @@
 # In: TF_PYTHON_DIR, tf_distinfo_name.
 set(tf_site "$ENV{DESTDIR}${CMAKE_INSTALL_PREFIX}/${TF_PYTHON_DIR}")
 file(GLOB tf_meta RELATIVE "${tf_site}" "${tf_site}/${tf_distinfo_name}/*")
-file(GLOB tf_package RELATIVE "${tf_site}" "${tf_site}/_testfence/*.py")
+file(GLOB tf_package RELATIVE "${tf_site}" "${tf_site}/_testfence/*.py" "${tf_site}/_testfence/childguard/*.py")
 list(REMOVE_ITEM tf_meta "${tf_distinfo_name}/RECORD")
 set(tf_record "")
 foreach(f testfence.py ${tf_package} ${tf_meta})

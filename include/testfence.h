@@ -48,6 +48,15 @@ int tf_load(tf_session *s, const char *root, const char *config, const char *con
  * directories when ending in '/', relative to the current directory. Returns 0 or -1. */
 int tf_set_outputs(tf_session *s, const char *const *outputs, size_t n);
 
+/* How the next tf_load's run is fenced: TF_BACKEND_KERNEL (the default: tf_fence, Landlock),
+ * or TF_BACKEND_SHIM, for a caller that fences itself another way (the pytest plugin's python
+ * backend: its audit hook refuses): tf_check then asks nothing of the kernel, tf_prepare builds
+ * no ruleset, tf_fence refuses, and the shim's configuration for child processes has it refuse
+ * their writes outside itself (run's --backend preload). Returns 0 or -1. */
+#define TF_BACKEND_KERNEL 0
+#define TF_BACKEND_SHIM 1
+int tf_set_backend(tf_session *s, int backend);
+
 /* Fail closed: -1 when this kernel cannot block every class of write, or when the
  * writable set holds a hazard (a hard link to a file outside it). */
 int tf_check(tf_session *s);
@@ -85,6 +94,15 @@ const char *tf_pytest_cache(const tf_session *s); /* NULL: [pytest] cache_dir = 
 const char *tf_shim(const tf_session *s);         /* the preload shim, NULL if not found */
 const char *tf_fence_dir(const tf_session *s);    /* "<root>/tests/", for messages */
 int tf_landlock_abi(const tf_session *s);
+/* Entry I (0-based) of the writable set the fence is built from (tf_load's plan, or the run
+ * tf_attach joined): absolute, symlinks resolved; first the writable entries (the project's,
+ * --allow, the system set, the run's temp dir, declared outputs), then the harmless tool state
+ * (refused, never reported). *KIND (when not NULL) is their TF_ENTRY_* bits. NULL past the
+ * last. For a caller that decides writes itself (the plugin's python backend). */
+const char *tf_policy_entry(const tf_session *s, size_t i, int *kind);
+#define TF_ENTRY_DIR 1      /* a directory: writes beneath it too; else that file only */
+#define TF_ENTRY_QUIET 2    /* harmless tool state: refused quietly, not writable */
+#define TF_ENTRY_COMMANDS 4 /* quiet only while its tool runs some subcommands (git describe) */
 
 /* The environment changes of the run, as the final values given the environment
  * at tf_load time (appended values already joined). */

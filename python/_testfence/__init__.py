@@ -12,7 +12,10 @@ hooks.py), split along its seams:
     native     libtestfence.so through ctypes: the calls, the constants, FenceError
     state      what this process's plugin knows about its run
     startup    fence this pytest, join its run or stand aside; the shim; at exit
-    audithook  which test tried a write blocked in this process; metadata refused
+    audithook  which test tried a write blocked in this process; metadata refused; under
+               the python backend, every write outside refused
+    pypolicy   the python backend's verdict on a path, with POSIX, macOS and Windows rules
+    pyback     the python backend's pieces a child Python needs too (childguard/)
     report     records attributed to tests and failing them; the per-test hooks
     hooks      the pytest hooks
 """

@@ -5,6 +5,7 @@ metadata calls (chmod, utime, xattr, ioctl) the hook refuses itself.
 import errno
 import os
 import sys
+import threading
 
 from .native import (
     AT_FDCWD, TF_IOCTL_HARMLESS, TF_IOCTL_REFUSED, TF_PATH_EMPTY, TF_PATH_NOFOLLOW,
@@ -81,6 +82,7 @@ def _targets(event, args):
 
 
 def _refuse(op, path):
+    __tracebackhide__ = True  # pytest shows the test's own call, as for the kernel's refusal
     raise PermissionError(errno.EACCES, "testfence: %s outside the writable set is refused" % op,
                           path)
 
@@ -97,7 +99,9 @@ def _fixture_here():
     """The name of the fixture being set up by the code that is running now, else None: the
     frame of pytest's call_fixture_func holds the fixture's request. Looked up only for a write
     (a hook wrapper around every fixture's set-up cost each test more than this costs a write)."""
-    code = _FIXTURE_CALL
+    code = _fixture_call()
+    if code is None:
+        return None
     f = sys._getframe(1)
     while f is not None:
         if f.f_code is code:
@@ -107,12 +111,13 @@ def _fixture_here():
     return None
 
 
-try:  # pytest 7 and 8 call every fixture function through this one
-    from _pytest.fixtures import call_fixture_func as _call_fixture_func
-
-    _FIXTURE_CALL = _call_fixture_func.__code__
-except (ImportError, AttributeError):  # another pytest: writes are reported without the fixture
-    _FIXTURE_CALL = None
+def _fixture_call():
+    """pytest 7 and 8 call every fixture function through _pytest.fixtures.call_fixture_func:
+    its code object, or None (another pytest: writes are reported without the fixture; a
+    child Python the guard runs in, without pytest: not imported for this)."""
+    mod = sys.modules.get("_pytest.fixtures")
+    fn = getattr(mod, "call_fixture_func", None)
+    return getattr(fn, "__code__", None)
 
 
 def _record_refused(st, op, shown, resolved, err, by_us=True, fixture=None):
@@ -155,10 +160,17 @@ def _ioctl(st, args):
 
 
 def _audit(event, args):
-    if event not in _WATCHED:
+    __tracebackhide__ = True
+    if event not in _ANY_WATCHED:
         return
     st = _state
     if st.session is None:
+        return
+    if st.policy is not None:  # the python backend: this hook is the fence
+        if event in _PY_WATCHED:
+            _audit_python(st, event, args)
+        return
+    if event not in _WATCHED:
         return
     if event == "fcntl.ioctl":
         _ioctl(st, args)
@@ -194,3 +206,209 @@ def _audit(event, args):
         _record_refused(st, op, shown, resolved, errno.EACCES, meta, fixture)
         if meta and st.record_in_process:  # else the shim loaded here refuses it itself
             _refuse(op, shown or None)
+
+
+# ---- the python backend: the hook refuses ------------------------------------------------
+# Where the kernel cannot fence (Windows, macOS, Linux without Landlock, or
+# --testfence-backend=python), this hook is the fence for this process: every write-capable
+# event aimed outside the writable set is refused (PermissionError, EACCES) and recorded as
+# the kernel backend's refusals are; the verdict is pypolicy's, over the plan's own lists.
+
+# event -> (op, ((index of the path, index of its dir_fd, acts on the name itself), ...)):
+# every name the call changes, the one it creates first.
+_PY_EVENTS = {
+    "os.remove": ("unlink", ((0, 1, True),)),
+    "os.rmdir": ("rmdir", ((0, 1, True),)),
+    "os.mkdir": ("mkdir", ((0, 2, True),)),
+    "os.rename": ("rename", ((1, 3, True), (0, 2, True))),  # os.replace too: both names
+    # A hard link's source too: a link to an outside file, made in tests/, writes it.
+    "os.link": ("link", ((1, 3, True), (0, 2, False))),  # the source: op "link-source" below
+    "os.symlink": ("symlink", ((1, 2, True),)),
+    "os.truncate": ("truncate", ((0, None, False),)),
+    "os.chmod": ("chmod", ((0, 2, False),)),
+    "os.chown": ("chown", ((0, 3, False),)),
+    "os.utime": ("utime", ((0, 3, False),)),
+    "os.setxattr": ("setxattr", ((0, None, False),)),
+    "os.removexattr": ("removexattr", ((0, None, False),)),
+    "os.chflags": ("chflags", ((0, None, False),)),  # macOS, BSD
+    "os.lchflags": ("chflags", ((0, None, True),)),
+    # Raised by the wrappers _wrap_no_event puts on os.mkfifo and os.mknod (no event of their own).
+    "os.mkfifo": ("mkfifo", ((0, 2, True),)),
+    "os.mknod": ("mknod", ((0, 3, True),)),
+    # Their os-level calls raise events too (open, os.mkdir); these are the names as given,
+    # and on Windows copyfile is one CopyFile2 call (Python 3.12+), with no open event.
+    "shutil.copyfile": ("open", ((1, None, False),)),
+    "shutil.copytree": ("mkdir", ((1, None, True),)),
+    "_winapi.CopyFile2": ("open", ((1, None, False),)),
+}
+
+_PY_WATCHED = frozenset(_PY_EVENTS) | {"open", "sqlite3.connect", "socket.bind", "fcntl.ioctl"}
+
+_SQLITE_FLAGS = os.O_RDWR | os.O_CREAT
+
+
+def _py_check(st, path, dir_fd, nofollow):
+    """(verdict, resolved, shown) of a write to PATH (a name relative to DIR_FD or the cwd,
+    or an open file's fd): verdict None when it cannot be told (the hook refuses it)."""
+    from .pypolicy import fd_path
+    if isinstance(path, int):
+        named = fd_path(path)
+        if named is None:
+            return None, "(fd %d)" % path, ""
+        verdict, resolved = st.policy.check(named, None, False)
+        return verdict, resolved, ""
+    shown = os.fsdecode(os.fspath(path))
+    cwd = None
+    if isinstance(dir_fd, int) and dir_fd >= 0 and not os.path.isabs(shown):
+        cwd = fd_path(dir_fd)
+        if cwd is None:
+            return None, shown, shown
+    verdict, resolved = st.policy.check(shown, cwd, nofollow)
+    return verdict, resolved, shown
+
+
+def _py_targets(event, args):
+    """[(op, path, dir_fd, nofollow, oflags)] the event aims at; [] when it writes nothing."""
+    if event == "open":
+        path, mode, flags = args[0], args[1], args[2] or 0
+        writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) or flags & _WRITE_FLAGS
+        if not writes or isinstance(path, int) or path is None:
+            return []  # reading, or an fd already open: nothing new is named
+        # os.open(name, flags, dir_fd=fd) raises this event without its dir_fd: the wrapper
+        # _wrap_open puts on os.open says it (posix.open, or a reference taken before, does
+        # not: the name is then judged from the cwd, docs/platforms.md).
+        dir_fd = getattr(_open_at, "dir_fd", None) if mode is None else None
+        excl = bool(flags & os.O_CREAT and flags & os.O_EXCL)
+        return [("open", path, dir_fd, excl, flags)]
+    if event == "sqlite3.connect":
+        db = args[0] if args else None
+        if isinstance(db, (str, bytes)) or hasattr(db, "__fspath__"):
+            db = os.fsdecode(os.fspath(db))
+        else:
+            return []
+        if db in ("", ":memory:"):
+            return []
+        out = []
+        if db.startswith("file:"):  # a URI (uri=True is not in the event: judge both readings)
+            from urllib.parse import parse_qs, unquote, urlsplit
+            u = urlsplit(db)
+            mode = parse_qs(u.query).get("mode", [""])[-1]
+            if mode in ("ro", "memory"):
+                return []
+            if u.path:
+                out.append(("open", unquote(u.path), None, False, _SQLITE_FLAGS))
+        out.append(("open", db, None, False, _SQLITE_FLAGS))
+        return out
+    if event == "socket.bind":
+        import socket
+        sock, addr = (args + (None, None))[:2]
+        if getattr(sock, "family", None) != getattr(socket, "AF_UNIX", None):
+            return []
+        if not isinstance(addr, (str, bytes)) or not addr or addr[:1] in ("\0", b"\0"):
+            return []  # an abstract socket names no file
+        return [("bind", addr, None, True, 0)]
+    spec = _PY_EVENTS.get(event)
+    if spec is None:
+        return []
+    op, names = spec
+    out = []
+    for k, (pi, fi, nofollow) in enumerate(names):
+        path = _arg(args, pi)
+        if path is not None:
+            # A link's source is not created: the call fails first only when it is missing.
+            kind = "link-source" if op == "link" and k else op
+            out.append((kind, path, _arg(args, fi) if fi is not None else None, nofollow, 0))
+    return out
+
+
+def _audit_python(st, event, args):
+    __tracebackhide__ = True
+    from .pypolicy import QUIET, WRITABLE, fails_first
+    if event == "fcntl.ioctl":
+        _ioctl(st, args)  # the library's own judgement (Linux only has fcntl.ioctl to fear)
+        return
+    try:
+        targets = _py_targets(event, args)
+    except Exception:
+        _refuse(event, None)  # cannot tell what it aims at: refused, fail closed
+    checked = []
+    for op, path, dir_fd, nofollow, oflags in targets:
+        try:
+            checked.append((op, oflags) + _py_check(st, path, dir_fd, nofollow))
+        except (TypeError, ValueError, OSError):
+            checked.append((op, oflags, None, repr(path), ""))
+    source = checked[-1][3] if event == "os.rename" and len(checked) == 2 else None
+    for op, oflags, verdict, resolved, shown in checked:
+        if verdict == WRITABLE:
+            continue
+        if verdict == QUIET:
+            _refuse(op, shown or None)  # harmless tool state: refused, never reported
+        if op == "link-source":
+            op, first = "link", verdict is not None and not os.path.lexists(resolved)
+        else:
+            first = verdict is not None and fails_first(op, oflags, resolved, source)
+        if first:
+            return  # the call fails by itself first (EEXIST, ENOENT): let it, record nothing
+        if not resolved or not os.path.isabs(resolved):
+            resolved = _absolute(AT_FDCWD, os.fsencode(resolved or shown or "?"))
+        _record_refused(st, op, shown, resolved, errno.EACCES)
+        _refuse(op, shown or None)
+
+
+def _wrap_no_event(name, index_of_dir_fd):
+    """os.mkfifo and os.mknod raise no audit event (CPython 3.11): wrap them so that they do.
+    Only the name os.NAME is covered; posix.NAME, or a reference taken before, is not."""
+    real = getattr(os, name, None)
+    if real is None or getattr(real, "_testfence_wrapped", False):
+        return
+
+    def wrapped(*args, **kwargs):
+        given = list(args) + [None] * (index_of_dir_fd + 1 - len(args))
+        path = given[0] if args else kwargs.get("path")
+        dir_fd = kwargs.get("dir_fd", given[index_of_dir_fd])
+        fake = [path] + [None] * index_of_dir_fd
+        fake[index_of_dir_fd] = dir_fd
+        sys.audit("os." + name, *fake)
+        return real(*args, **kwargs)
+
+    wrapped._testfence_wrapped = True
+    wrapped.__wrapped__ = real
+    wrapped.__name__ = wrapped.__qualname__ = name
+    wrapped.__doc__ = real.__doc__
+    setattr(os, name, wrapped)
+
+
+_open_at = threading.local()  # .dir_fd: the dir_fd of the os.open call running on this thread
+
+
+def _wrap_open():
+    """os.open with a dir_fd raises the open event without it: the wrapper keeps it where the
+    hook finds it while the call runs (on this thread)."""
+    real = os.open
+    if getattr(real, "_testfence_wrapped", False):
+        return
+
+    def wrapped(path, flags, mode=0o777, *, dir_fd=None):
+        if dir_fd is None:
+            return real(path, flags, mode)
+        was, _open_at.dir_fd = getattr(_open_at, "dir_fd", None), dir_fd
+        try:
+            return real(path, flags, mode, dir_fd=dir_fd)
+        finally:
+            _open_at.dir_fd = was
+
+    wrapped._testfence_wrapped = True
+    wrapped.__wrapped__ = real
+    wrapped.__name__ = wrapped.__qualname__ = "open"
+    wrapped.__doc__ = real.__doc__
+    os.open = wrapped
+
+
+def install_python_backend():
+    """The events Python lacks, made (os.mkfifo, os.mknod), and os.open's dir_fd said."""
+    _wrap_no_event("mkfifo", 2)
+    _wrap_no_event("mknod", 3)
+    _wrap_open()
+
+
+_ANY_WATCHED = _WATCHED | _PY_WATCHED

@@ -18,6 +18,11 @@ def pytest_addoption(parser):
     group.addoption("--testfence", choices=("on", "off"), default="on",
                     help="on (default): fence this pytest and its children with Landlock; "
                          "off: run UNFENCED (loud warning)")
+    group.addoption("--testfence-backend", choices=("kernel", "python", "off"), default=None,
+                    help="kernel: Landlock through libtestfence (the default where this machine "
+                         "has it); python: audit hooks refuse this process's writes outside "
+                         "(WEAKER: not C code, ctypes, nor child processes outside Linux; the "
+                         "default elsewhere; docs/platforms.md); off: as --testfence=off")
     group.addoption("--testfence-allow", action="append", default=[], metavar="PATH",
                     help="also allow writes beneath PATH (must exist), like testfence run --allow")
     group.addoption("--testfence-output", action="append", default=[], metavar="PATH",
@@ -96,7 +101,7 @@ def pytest_report_header(config):
     if not _state.why or config is not _state.config:
         return None
     why = _state.why
-    if _state.mode == "fenced":
+    if _state.mode == "fenced" and _state.backend == "kernel":
         # The seccomp metadata guard of `testfence run` needs a supervisor outside the fence:
         # said once, on the session's one line (a second line at every session was noise).
         why += ("; chmod/chown/utime/xattr outside are refused by the plugin (Python) and the "
@@ -190,6 +195,28 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     _summarize(terminalreporter, int(exitstatus))
 
 
+# libtestfence's closing note for a run its shim fenced (TF_BACKEND_SHIM), said of the python
+# backend as it is: this process was fenced by the audit hook, its children by the shim.
+_SHIM_NOTE = "testfence: WARNING: --backend preload: the shim blocked these writes itself;"
+_PY_NOTE = ("testfence: WARNING: python backend: the audit hook refused this process's writes, "
+            "the shim its\n           children's; C code in this process, ctypes, static "
+            "binaries and raw syscalls\n           were NOT fenced (docs/platforms.md).\n")
+
+
+def _py_note(text):
+    if _state.backend != "python" or _SHIM_NOTE not in text:
+        return text
+    head, _, rest = text.partition(_SHIM_NOTE)
+    lines = rest.split("\n")
+    while len(lines) > 1 and lines[1].startswith("           "):
+        del lines[1]  # the note's continuation lines
+    tail = "\n".join(lines[1:])
+    if head.strip() == "testfence: no blocked writes were recorded" and (
+            not tail.strip() or tail.startswith("testfence: report: ")):
+        return ""  # a clean run is quiet, as under the kernel backend (the header said it)
+    return head + _PY_NOTE + tail
+
+
 def _summarize(tr, status):
     """The run's summary (its blocked writes, what it planted) through the terminal reporter
     TR (None: on stderr), and report.json written with STATUS: once, at the end."""
@@ -215,7 +242,7 @@ def _summarize(tr, status):
         sep("testfence: the next run's fence")
         for planted in _state.planted_text.strip("\n").splitlines():
             line(planted, red=True)
-    text = _state.session.summary(status)
+    text = _py_note(_state.session.summary(status))
     _state.total = len(_state.session.violations())  # shown here: only later ones are late
     if text.strip():
         sep("testfence: blocked writes")

@@ -54,6 +54,12 @@ TF_PATH_OUTSIDE, TF_PATH_WRITABLE, TF_PATH_QUIET = 0, 1, 2
 TF_IOCTL_HARMLESS, TF_IOCTL_REFUSED, TF_IOCTL_JUDGED = 0, 1, 2
 
 
+TF_BACKEND_KERNEL, TF_BACKEND_SHIM = 0, 1
+
+
+TF_ENTRY_DIR, TF_ENTRY_QUIET, TF_ENTRY_COMMANDS = 1, 2, 4
+
+
 def _library_candidates():
     # The directory testfence.py is in: this package's parent.
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -102,6 +108,8 @@ def _load_library():
         "tf_shim": (c_s, [c_p]),
         "tf_fence_dir": (c_s, [c_p]),
         "tf_landlock_abi": (c_i, [c_p]),
+        "tf_set_backend": (c_i, [c_p, c_i]),
+        "tf_policy_entry": (c_s, [c_p, c_sz, ctypes.POINTER(c_i)]),
         "tf_env_count": (c_sz, [c_p]),
         "tf_env_name": (c_s, [c_p, c_sz]),
         "tf_env_value": (c_s, [c_p, c_sz]),
@@ -166,6 +174,29 @@ class Session:
         self._ok(self.lib.tf_set_outputs(self.h, outs, len(outputs)))
         arr = (ctypes.c_char_p * (len(allow) + 1))(*[_b(a) for a in allow], None)
         self._ok(self.lib.tf_load(self.h, None, None, arr, len(allow)))
+
+    def set_backend(self, backend):
+        """TF_BACKEND_SHIM: this process fences itself without the kernel (the python backend);
+        the shim refuses children's writes. Before load."""
+        self._ok(self.lib.tf_set_backend(self.h, backend))
+
+    def policy_entries(self):
+        """The writable set the run is planned with: ([(path, is_dir)] writable, [(path,
+        is_dir)] harmless tool state refused quietly). Tool state quiet only while its tool
+        runs some subcommand (git describe) is left out: this process is not that tool."""
+        writable, quiet = [], []
+        kind = ctypes.c_int(0)
+        i = 0
+        while True:
+            p = _s(self.lib.tf_policy_entry(self.h, i, ctypes.byref(kind)))
+            if p is None:
+                return writable, quiet
+            i += 1
+            entry = (p, bool(kind.value & TF_ENTRY_DIR))
+            if not kind.value & TF_ENTRY_QUIET:
+                writable.append(entry)
+            elif not kind.value & TF_ENTRY_COMMANDS:
+                quiet.append(entry)
 
     def outputs(self):
         out = []

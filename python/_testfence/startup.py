@@ -10,9 +10,11 @@ import tempfile
 
 import pytest
 
-from .audithook import _audit
+from .audithook import _audit, install_python_backend
+from .pyback import ENV_BACKEND, _join_python, _python_policy, child_guard_env
 from .native import (
-    AT_FDCWD, ENV_PLUGIN, ENV_REEXEC, FenceError, SHIM_NAME, Session, TF_ERROR_NO_ROOT,
+    AT_FDCWD, ENV_PLUGIN, ENV_REEXEC, FenceError, SHIM_NAME, Session, TF_BACKEND_SHIM,
+    TF_ERROR_NO_ROOT,
     TF_ERROR_NOT_SET_UP, TF_TMP_KEEP, TF_TMP_KEEP_FAILED, TF_TMP_REMOVE,
     _load_library, _s)
 from .report import _PerTest
@@ -244,15 +246,49 @@ def _refuse_planted_imports(s):
                             "(a test can rewrite it); load it after testfence" % (name, f))
 
 
+# tf_check's words when the kernel cannot fence (no Landlock, or an ABI that misses a class).
+_NO_KERNEL = "cannot enforce the fence"
+
+
+def _load_library_for(backend):
+    try:
+        return _load_library()
+    except FenceError as e:
+        if backend == "kernel":
+            raise
+        # Windows, macOS: the plan (root, config, writable set, workspace, env) comes from
+        # libtestfence, which is built for Linux only; the port's testfence.exe does not hand
+        # it to the plugin yet (docs/platforms.md). Fail closed, saying so.
+        raise FenceError("the python backend needs the run's plan, and %s; on %s the plan "
+                         "cannot be had yet (docs/platforms.md)" % (e, sys.platform))
+
+
 def _start_fenced(config, opt, s=None):
-    lib = _load_library()
+    backend = opt("testfence_backend") or "auto"
+    lib = _load_library_for(backend)
+    if backend == "python":
+        if s is not None:
+            s.close()
+        return _start_python(config, opt, lib, None)
     if s is None:
         s = Session(lib)
         s.load(opt("testfence_allow") or [], opt("testfence_output") or [])
+    checked = False
+    if backend == "auto":
+        # Kernel where the library can fence; else, said in the header, the python backend.
+        try:
+            s.check()
+            checked = True
+        except FenceError as e:
+            if not str(e).startswith(_NO_KERNEL):
+                raise
+            s.close()
+            return _start_python(config, opt, lib, str(e))
     _reexec_with_shim(config, opt, s)
     _refuse_planted_imports(s)
     _check_outputs(s, opt)
-    s.check()
+    if not checked:
+        s.check()
     s.prepare()
     for line in (s.get("warning") or "").splitlines():
         _state.notes.append(line[len("testfence: "):] if line.startswith("testfence: ") else line)
@@ -271,6 +307,7 @@ def _start_fenced(config, opt, s=None):
         atexit.register(_end_tmp, s, tmp, opt("testfence_keep_tmp") or "on-failure")
     _state.session = s
     _state.mode = "fenced"
+    _state.backend = "kernel"
     _state.record_in_process = not shim_here  # else the shim records, as for children
     _state.why = "fenced (Landlock ABI %d): writes only beneath %s, the run's temp dir and the system set; workspace %s" % (
         lib.tf_landlock_abi(s.h), s.get("fence_dir"), s.get("workspace"))
@@ -279,10 +316,62 @@ def _start_fenced(config, opt, s=None):
         _state.why += "; declared outputs: " + " ".join(outputs)
 
 
+# The python backend's one header line: weaker, what it covers, what it does not.
+_PY_COVERS = ("this process's writes through Python (open, os.*, shutil, sqlite3.connect, unix "
+              "sockets, os.mkfifo/mknod) outside the writable set are refused by an audit hook "
+              "and fail their test; NOT covered: C extensions and ctypes, os.write on a file "
+              "opened before, posix.open/mkfifo/mknod called directly")
+
+
+def _py_children():
+    if sys.platform.startswith("linux"):
+        return ("children: child Pythons run the same guard, the shim refuses dynamically "
+                "linked ones' writes (static binaries and raw syscalls are not fenced)")
+    return "children: child Pythons run the same guard; other child processes are NOT fenced"
+
+
+def _start_python(config, opt, lib, kernel_why):
+    """The python backend: the same plan, workspace, temp dir and environment as the kernel
+    backend's (libtestfence), but no fence: the audit hook refuses (audithook._audit_python)
+    with pypolicy's verdict over the plan's lists, and the shim refuses children's writes."""
+    s = Session(lib)
+    s.set_backend(TF_BACKEND_SHIM)
+    s.load(opt("testfence_allow") or [], opt("testfence_output") or [])
+    _refuse_planted_imports(s)
+    _check_outputs(s, opt)
+    s.check()
+    s.prepare()
+    for line in (s.get("warning") or "").splitlines():
+        _state.notes.append(line[len("testfence: "):] if line.startswith("testfence: ") else line)
+        _warn(_state.notes[-1])
+    _apply_env(s, config)
+    os.environ[ENV_BACKEND] = "python"
+    child_guard_env()  # child Pythons start the same guard (pyback.guard_child)
+    _state.policy = _python_policy(s)
+    install_python_backend()
+    atexit.register(_late_records)  # first registered, so the last to run
+    tmp = s.get("tmp")
+    if tmp:
+        atexit.register(_end_tmp, s, tmp, opt("testfence_keep_tmp") or "on-failure")
+    _state.session = s
+    _state.mode = "fenced"
+    _state.backend = "python"
+    _state.record_in_process = True  # the hook refuses before any C code could see it
+    chosen = ("--testfence-backend=python" if kernel_why is None
+              else "the kernel cannot fence here: %s" % kernel_why.split(": ", 1)[-1])
+    _state.why = ("python backend (%s), WEAKER than the kernel's: %s; %s (docs/platforms.md). "
+                  "Writable: %s, the run's temp dir and the system set; workspace %s" % (
+                      chosen, _PY_COVERS, _py_children(), s.get("fence_dir"), s.get("workspace")))
+    outputs = s.outputs()
+    if outputs:
+        _state.why += "; declared outputs: " + " ".join(outputs)
+
+
 def _says_off(args):
     """Do these pytest arguments turn the plugin off?"""
     args = list(args)
-    return any(a == "--testfence=off" or (a == "--testfence" and args[i + 1:i + 2] == ["off"])
+    return any(a in ("--testfence=off", "--testfence-backend=off")
+               or (a in ("--testfence", "--testfence-backend") and args[i + 1:i + 2] == ["off"])
                or a in ("-pno:testfence", "no:testfence") for i, a in enumerate(args))
 
 
@@ -340,6 +429,11 @@ def _already_fenced(ws, opt):
                           "writes outside tests/: checked); the plugin does nothing" % ws)
             _warn(_state.why)
         return True, None
+    if (os.environ.get(ENV_PLUGIN) == ws and os.environ.get(ENV_BACKEND) == "python"
+            and (opt("testfence_backend") or "auto") != "kernel"):
+        s.close()
+        _join_python(lib, ws)
+        return True, None
     if verdict == 0 and lib.tf_landlock_abi(s.h) == 0 and _shim_mapped():
         s.close()
         _state.mode = "outer-run"
@@ -370,7 +464,7 @@ def _start(config, opt):
 
 
 def _decide(config, opt):
-    if _state.mode is not None:
+    if _state.mode is not None and _state.mode != "child-guard":
         return
     _state.config = config
     if opt("help") or opt("version"):
@@ -381,14 +475,14 @@ def _decide(config, opt):
                          "where a test can write them to widen the next run's fence: refused. Move "
                          "them to the configuration at the project root, or pass them on the "
                          "command line")
-    if opt("testfence") == "off":
+    if opt("testfence") == "off" or opt("testfence_backend") == "off":
         _refuse_writable_ini(config, opt, _says_off,
                              "turns the plugin off (--testfence=off), from inside the writable "
                              "set, where a test can write it: refused. Remove it from that file; "
                              "pass --testfence=off on the command line to run unfenced")
         _state.mode = "off"
-        _state.why = ("WARNING: --testfence=off: NOTHING IS FENCED; tests can write anywhere "
-                      "you can")
+        _state.why = ("WARNING: --testfence%s=off: NOTHING IS FENCED; tests can write anywhere "
+                      "you can" % ("" if opt("testfence") == "off" else "-backend"))
         _warn(_state.why)
         return
     ws = os.environ.get("TESTFENCE_WORKSPACE")
@@ -413,12 +507,16 @@ def _decide(config, opt):
                           "no testfence configuration, so nothing is fenced (set it up with "
                           "'testfence init', or pass -p testfence)")
             return
-        raise pytest.UsageError("testfence: %s\n(pass --testfence=off to run unfenced)" % e)
+        weaker = (" (or --testfence-backend=python: weaker, docs/platforms.md)"
+                  if str(e).startswith(_NO_KERNEL) else "")
+        raise pytest.UsageError("testfence: %s\n(pass --testfence=off to run unfenced%s)"
+                                % (e, weaker))
     if _state.session is None:
         return  # under an outer run: it reports
     config.pluginmanager.register(_PerTest(_state.session, _state.shim), "testfence-per-test")
-    if _state.mode == "fenced":
+    if (_state.mode == "fenced" or _state.backend == "python") and not _state.hooked:
         sys.addaudithook(_audit)
+        _state.hooked = True
 
 
 def _late_records():
@@ -441,7 +539,8 @@ def _late_records():
                      "the summary, again:\n" % (
                          late, "" if late == 1 else "s", "was" if late == 1 else "were",
                          st.final))
-    sys.stderr.write(st.session.summary(st.session.status(st.final)))
+    from .hooks import _py_note
+    sys.stderr.write(_py_note(st.session.summary(st.session.status(st.final))))
     sys.stderr.flush()
 
 

@@ -26,6 +26,9 @@ class _State:
         self.artifacts = None  # where old runs' workspaces are: never collected ("": none)
         self.items = frozenset()  # the node ids of this session's tests (a nested pytest's are not)
         self.xdist_worker = False  # a pytest-xdist worker: the log is shared with the others
+        self.backend = None  # "kernel" or "python" (the audit hook refuses: pypolicy's verdict)
+        self.policy = None  # the python backend's pypolicy.Policy, from the plan's lists
+        self.hooked = False  # the audit hook is added (once: it cannot be removed)
 
 
 _state = _State()

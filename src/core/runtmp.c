@@ -119,6 +119,8 @@ static int newest_first(const void *a, const void *b)
 /* Of the failed runs' dirs NAMES (N), all but the newest RUNTMP_FAILED_KEPT go. */
 static void prune_failed(struct runtmp *t, char **names, size_t n)
 {
+    if (n <= RUNTMP_FAILED_KEPT)
+        return; /* nothing goes (and NAMES may be NULL, which qsort must not be given) */
     qsort(names, n, sizeof *names, newest_first);
     for (size_t i = RUNTMP_FAILED_KEPT; i < n; i++) {
         tf_err ignored;

@@ -43,6 +43,7 @@ struct tf_session {
     size_t wlen, wseen;
     bool loaded;   /* tf_load: ses is valid */
     bool attached; /* tf_attach: conf and d are valid */
+    bool shim_only; /* tf_set_backend(TF_BACKEND_SHIM): the caller fences itself, no kernel */
     struct session ses;
     struct shimconf conf;
     const struct policy *policy; /* ses.pl.policy or conf.policy */
@@ -188,7 +189,7 @@ TF_PUBLIC int tf_load(tf_session *s, const char *root, const char *config, const
                                            .outputs = list + nallow,
                                            .noutputs = s->noutputs,
                                            .shim = s->shim[0] ? s->shim : NULL},
-                                  .backend = SESSION_LANDLOCK,
+                                  .backend = s->shim_only ? SESSION_PRELOAD : SESSION_LANDLOCK,
                                   .in_process = true,
                                   .allow_violations = true};
     if (!s->warn && !(s->warn = open_memstream(&s->wbuf, &s->wlen))) {
@@ -207,6 +208,16 @@ TF_PUBLIC int tf_load(tf_session *s, const char *root, const char *config, const
     snprintf(s->workspace, sizeof s->workspace, "%s", s->ses.pl.ws.dir);
     policy_fence_label(s->policy, s->fence_dir, sizeof s->fence_dir);
     return final_env(s);
+}
+
+TF_PUBLIC int tf_set_backend(tf_session *s, int backend)
+{
+    if (s->loaded || s->attached)
+        return tf_errf(&s->err, "tf_set_backend after tf_load");
+    if (backend != TF_BACKEND_KERNEL && backend != TF_BACKEND_SHIM)
+        return tf_errf(&s->err, "no such backend: %d", backend);
+    s->shim_only = backend == TF_BACKEND_SHIM;
+    return 0;
 }
 
 TF_PUBLIC int tf_check(tf_session *s)
@@ -257,6 +268,8 @@ TF_PUBLIC int tf_fence(tf_session *s)
     const char *step = "";
     if (!s->loaded)
         return tf_errf(&s->err, "tf_fence before tf_load");
+    if (s->shim_only)
+        return tf_errf(&s->err, "tf_fence: this session's backend is not the kernel's");
     if (fence_require_complete(&s->ses.caps, &s->err) < 0)
         return -1;
     if (s->ses.ruleset_fd < 0)
@@ -331,6 +344,24 @@ TF_PUBLIC const char *tf_output(const tf_session *s, size_t i)
         if (s->policy->entries[k].origin == POLICY_OUTPUT && i-- == 0)
             return s->policy->entries[k].path;
     return NULL;
+}
+
+TF_PUBLIC const char *tf_policy_entry(const tf_session *s, size_t i, int *kind)
+{
+    const struct policy *p = s->policy;
+    if (!p)
+        return NULL;
+    if (i < p->n) {
+        if (kind)
+            *kind = p->entries[i].is_dir ? TF_ENTRY_DIR : 0;
+        return p->entries[i].path;
+    }
+    if ((i -= p->n) >= p->nquiet)
+        return NULL;
+    if (kind)
+        *kind = TF_ENTRY_QUIET | (p->quiet[i].is_dir ? TF_ENTRY_DIR : 0) |
+                (p->quiet[i].commands ? TF_ENTRY_COMMANDS : 0);
+    return p->quiet[i].path;
 }
 
 TF_PUBLIC const char *tf_pytest_cache(const tf_session *s)

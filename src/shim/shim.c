@@ -315,6 +315,29 @@ static const char *snap(const char *path, char *buf)
     return buf;
 }
 
+/* Under the read-only view, removing a name fails with EROFS before the kernel looks the
+ * name up; Landlock alone, and the machine without testfence, say ENOENT for a missing one
+ * (pathlib's unlink(missing_ok=True) counts on it). Is PATH missing? */
+static bool removes_missing(unsigned how, int dirfd, const char *path)
+{
+    struct stat st;
+    return (how & SHIM_REMOVES) && path &&
+           syscall(SYS_newfstatat, dirfd, path, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT;
+}
+
+/* In block mode the shim answers before the kernel would: a call that fails on its own
+ * (mkdir of a name that exists, removing one that does not) writes nothing, and is let
+ * through to fail as it would without testfence (os.makedirs(exist_ok=True) counts on its
+ * EEXIST). Racing it (the name removed meanwhile) takes a writer outside the run: one that
+ * block mode, which cannot fence static binaries, does not stop anyway. */
+static bool fails_anyway(const char *op, unsigned how, int dirfd, const char *path)
+{
+    struct stat st;
+    if (!strncmp(op, "mkdir", 5))
+        return path && syscall(SYS_newfstatat, dirfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
+    return removes_missing(how, dirfd, path);
+}
+
 bool shim_pre(const char *op, unsigned how, int dirfd, const char *path, int dirfd2,
               const char *path2)
 {
@@ -329,6 +352,8 @@ bool shim_pre(const char *op, unsigned how, int dirfd, const char *path, int dir
     char resolved[PATH_MAX];
     bool quiet = false;
     const char *given = outside(how, dirfd, path, dirfd2, path2, true, resolved, &quiet);
+    if (given && !(how & SHIM_META) && !path2 && fails_anyway(op, how, dirfd, path))
+        given = NULL;
     /* Harmless tool state (git's index lock) is refused like the rest, without a record. */
     if (given && !quiet)
         record(op, given, resolved, EACCES, "shim");
@@ -454,16 +479,6 @@ int shim_spawn_post(int err, const void *fa)
     }
     busy--;
     return recorded && err == EROFS ? EACCES : err; /* as for the program's own open */
-}
-
-/* Under the read-only view, removing a name fails with EROFS before the kernel looks the
- * name up; Landlock alone, and the machine without testfence, say ENOENT for a missing one
- * (pathlib's unlink(missing_ok=True) counts on it). Is PATH missing? */
-static bool removes_missing(unsigned how, int dirfd, const char *path)
-{
-    struct stat st;
-    return (how & SHIM_REMOVES) && path &&
-           syscall(SYS_newfstatat, dirfd, path, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT;
 }
 
 void shim_post(const char *op, unsigned how, int dirfd, const char *path, int dirfd2,

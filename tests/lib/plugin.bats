@@ -763,11 +763,13 @@ EOF
     assert_outside_unchanged
 }
 
-@test "no Landlock: pytest stops with the reason, nothing runs" {
-    run "$TF_NOLANDLOCK" $PY -m pytest
+@test "no Landlock, the kernel backend asked for: pytest stops with the reason, nothing runs" {
+    # Not asked for, the python backend fences instead (tests/lib/pybackend.bats).
+    run "$TF_NOLANDLOCK" $PY -m pytest --testfence-backend=kernel
     expect_status 4
     expect_output_has "ERROR: testfence: cannot enforce the fence: the kernel has no Landlock"
     expect_output_has "--testfence=off"
+    expect_output_has "--testfence-backend=python"
     [ ! -e tests/artifacts ]
     assert_outside_unchanged
 }

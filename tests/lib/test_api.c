@@ -348,6 +348,53 @@ static void temp_dir_at_the_end(const char *root)
     tf_close(s);
 }
 
+/* The writable set as entries, for a caller that decides writes itself: the project's tests/
+ * and the run's temp dir as directories, the system set, then the quiet tool state. */
+static void policy_entries_listed(const char *root)
+{
+    char tests[4200];
+    tf_session *s = tf_open();
+    CHECK(tf_policy_entry(s, 0, NULL) == NULL); /* nothing loaded: nothing listed */
+    CHECK(tf_load(s, root, NULL, NULL, 0) == 0);
+    snprintf(tests, sizeof tests, "%s/tests", root);
+    bool saw_tests = false, saw_tmp = false, saw_null = false, quiet_last = true, saw_quiet = false;
+    const char *e;
+    int kind = -1;
+    for (size_t i = 0; (e = tf_policy_entry(s, i, &kind)) != NULL; i++) {
+        CHECK(e[0] == '/');
+        CHECK(kind >= 0 && kind <= (TF_ENTRY_DIR | TF_ENTRY_QUIET | TF_ENTRY_COMMANDS));
+        if (strcmp(e, tests) == 0)
+            saw_tests = (kind == TF_ENTRY_DIR);
+        if (tf_tmp(s) && strcmp(e, tf_tmp(s)) == 0)
+            saw_tmp = (kind == TF_ENTRY_DIR);
+        if (strcmp(e, "/dev/null") == 0)
+            saw_null = (kind == 0);
+        if (saw_quiet && !(kind & TF_ENTRY_QUIET))
+            quiet_last = false; /* the writable entries come first */
+        saw_quiet = saw_quiet || (kind & TF_ENTRY_QUIET);
+    }
+    CHECK(saw_tests && saw_tmp && saw_null && quiet_last);
+    tf_close(s);
+}
+
+/* TF_BACKEND_SHIM: the caller fences itself; tf_check and tf_prepare need no kernel fence,
+ * and tf_fence refuses. Chosen before tf_load only. */
+static void shim_backend(const char *root)
+{
+    tf_session *s = tf_open();
+    CHECK(tf_set_backend(s, 7) == -1);
+    CHECK(tf_set_backend(s, TF_BACKEND_SHIM) == 0);
+    CHECK(tf_load(s, root, NULL, NULL, 0) == 0);
+    CHECK(tf_set_backend(s, TF_BACKEND_KERNEL) == -1);
+    CHECK(tf_check(s) == 0);
+    CHECK(tf_prepare(s) == 0);
+    CHECK(tf_workspace(s) != NULL);
+    CHECK(tf_fence(s) == -1);
+    CHECK(strstr(tf_error(s), "not the kernel's") != NULL);
+    CHECK(tf_fenced(s) == 0); /* nothing fenced this process */
+    tf_close(s);
+}
+
 /* Calls out of order fail with a message, never a crash. */
 static void out_of_order_calls_fail(void)
 {
@@ -379,5 +426,7 @@ int main(void)
     status_of_the_run(root);
     temp_dir_at_the_end(root);
     files_inside_the_writable_set(root);
+    policy_entries_listed(root);
+    shim_backend(root);
     return check_done("test_api");
 }

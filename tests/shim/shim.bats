@@ -327,6 +327,26 @@ os.posix_spawn("/bin/true", ["true"], os.environ,
     expect_output_has "posix_spawn $P/config.toml (EACCES, refused by the shim)"
     rm -rf tests/artifacts
     assert_outside_unchanged
+    # A call that fails on its own writes nothing: let through, to fail as without testfence
+    # (the python backend's children and xdist workers ran into it: makedirs(exist_ok=True)).
+    run "$TF_NOLANDLOCK" "$TESTFENCE" run --backend preload -- /usr/bin/python3 -c 'import os, pathlib
+os.makedirs(os.getcwd(), exist_ok=True)
+os.makedirs("/usr/lib", exist_ok=True)
+pathlib.Path("missing.txt").unlink(missing_ok=True)
+try:
+    os.rmdir("nodir")
+except FileNotFoundError:
+    pass
+try:
+    os.mkdir("config.toml")
+except FileExistsError:
+    print("EEXIST as without testfence")'
+    expect_status 0
+    expect_output_has "EEXIST as without testfence"
+    expect_output_lacks "TEST_SANDBOX_VIOLATION"
+    expect_output_has "no blocked writes were recorded"
+    rm -rf tests/artifacts
+    assert_outside_unchanged
     # What it cannot stop, said and shown: a raw syscall (outside the project, to keep it intact).
     run "$TF_NOLANDLOCK" "$TESTFENCE" run --backend preload -- "$TF_PROBE" write "$BATS_TEST_TMPDIR/escaped"
     [ "$output" != "${output/ok/}" ]
