@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# The full test suite, from a fresh clone: dependencies, a -Werror build, the
+# The full test suite, from a fresh clone: dependencies, a -Werror build (and
+# testfence.exe, cross-built with mingw-w64 for tests/platforms/ under wine), the
 # tests, the same tests under testfence itself, every way of installing it
 # (scripts/check-install.sh), then the tests under AddressSanitizer + UBSan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/deps.sh build test package
+scripts/deps.sh build test package windows
 
 jobs=$(nproc 2>/dev/null || echo 2)
 
 echo "== build (warnings are errors)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESTFENCE_WERROR=ON >/dev/null
 cmake --build build -j"$jobs"
+echo "== testfence.exe (mingw-w64, warnings are errors): tests/platforms/ runs it under wine"
+make windows JOBS="$jobs" >/dev/null
 echo "== tests"
 ctest --test-dir build --output-on-failure -j"$jobs"
 

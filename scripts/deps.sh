@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Check (and, as root, install) the Debian 12 packages testfence needs.
-# usage: scripts/deps.sh [build] [test] [bench] [fuzz] [package]   (default: build test)
+# usage: scripts/deps.sh [build] [test] [bench] [fuzz] [package] [windows]   (default: build test)
 set -euo pipefail
 
 groups=("$@")
@@ -11,12 +11,14 @@ declare -A pkgs=(
     [test]="bats busybox-static python3 python3-dev python3-pytest python3-pytest-xdist python3-pytest-cov python3-pytest-benchmark util-linux procps git liburing-dev sqlite3 attr e2fsprogs libpython3.11-testsuite"
     [bench]="hyperfine bubblewrap libpython3.11-testsuite python3.11 libtree-sitter-dev nodejs npm ca-certificates"
     [fuzz]="clang libclang-rt-14-dev"
+    # testfence.exe (make windows) and the tests that run it under wine (tests/platforms/).
+    [windows]="mingw-w64 wine wine64 cmake make"
     [package]="python3-setuptools python3-wheel python3-build python3-venv python3-pip python3-yaml debhelper dh-python dpkg-dev lintian fakeroot man-db zsh fish pre-commit unzip"
 )
 
 want=()
 for g in "${groups[@]}"; do
-    [ -n "${pkgs[$g]+x}" ] || { echo "deps.sh: unknown group '$g' (build test bench fuzz package)" >&2; exit 2; }
+    [ -n "${pkgs[$g]+x}" ] || { echo "deps.sh: unknown group '$g' (build test bench fuzz package windows)" >&2; exit 2; }
     want+=(${pkgs[$g]})
 done
 

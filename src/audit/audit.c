@@ -3,6 +3,7 @@
 #include "audit_cache.h"
 #include "audit_project.h"
 #include "base/vec.h"
+#include "core/platform.h"
 #include "core/walk.h"
 
 #include <dirent.h>
@@ -43,7 +44,7 @@ typedef struct file_list {
 static bool absolute(const char *path, char *out, size_t len)
 {
     char cwd[PATH_MAX], joined[PATH_MAX * 2];
-    if (path[0] == '/')
+    if (platform_is_absolute(path))
         snprintf(joined, sizeof joined, "%s", path);
     else if (getcwd(cwd, sizeof cwd))
         snprintf(joined, sizeof joined, "%s/%s", cwd, path);
@@ -188,13 +189,11 @@ static int visit(void *ctx, struct walk_entry *e)
     if (is_excluded(w->cfg, e->path))
         return 0;
     if (e->type == DT_DIR ||
-        (e->type == DT_UNKNOWN && fstatat(e->dirfd, e->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-         S_ISDIR(st.st_mode)))
+        (e->type == DT_UNKNOWN && walk_stat(e, false, &st) == 0 && S_ISDIR(st.st_mode)))
         return skip_dir(e->name) ? 0 : 1;
     bool link = e->type == DT_LNK ||
-                (e->type == DT_UNKNOWN &&
-                 fstatat(e->dirfd, e->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode));
-    if (link && fstatat(e->dirfd, e->name, &st, 0) == 0 && S_ISDIR(st.st_mode)) {
+                (e->type == DT_UNKNOWN && walk_stat(e, false, &st) == 0 && S_ISLNK(st.st_mode));
+    if (link && walk_stat(e, true, &st) == 0 && S_ISDIR(st.st_mode)) {
         if (!skip_dir(e->name)) {
             snprintf(msg, sizeof msg, "%s: a symlink to a directory, not followed", e->path);
             tf_audit_note(w->res, msg);
@@ -203,7 +202,7 @@ static int visit(void *ctx, struct walk_entry *e)
     }
     if (!w->lang->matches(e->name))
         return 0;
-    if (link && fstatat(e->dirfd, e->name, &st, 0) < 0) {
+    if (link && walk_stat(e, true, &st) < 0) {
         snprintf(msg, sizeof msg, "%s: a symlink to nothing (%s)", e->path, strerror(errno));
         tf_audit_error(w->res, msg);
         return 0;
@@ -223,19 +222,19 @@ static int walk_problem(void *ctx, const struct walk_entry *dir, enum walk_probl
 
 static int walk_tree(walk_ctx *w, const char *dir)
 {
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) {
-        char msg[PATH_MAX + 64];
-        snprintf(msg, sizeof msg, "%s: %s", dir, strerror(errno));
-        tf_audit_error(w->res, msg);
-        return 0;
-    }
     struct walk_ops ops = {.visit = visit, .problem = walk_problem, .max_depth = 64};
     size_t len = strlen(dir);
     char start[PATH_MAX];
     snprintf(start, sizeof start, "%.*s", (int)(len > 1 && dir[len - 1] == '/' ? len - 1 : len),
              dir);
-    return walk_fd(fd, start, 0, &ops, w);
+    int rc = walk_path(start, 0, &ops, w);
+    if (rc == -2) {
+        char msg[PATH_MAX + 64];
+        snprintf(msg, sizeof msg, "%s: %s", dir, strerror(errno));
+        tf_audit_error(w->res, msg);
+        return 0;
+    }
+    return rc;
 }
 
 /* The conftest.py files from each scanned path's directory up to the root: pytest loads them

@@ -132,6 +132,25 @@ static void uri_str(FILE *out, const char *prefix, const char *path)
     fputc('"', out);
 }
 
+/* A file: URI for the absolute PATH: "file:///tmp/x" for "/tmp/x"; a Windows path with a
+ * drive ("C:/x", testfence.exe's form) is "file:///C:/x" (RFC 8089), its colon kept. */
+static bool drive_path(const char *path)
+{
+    return ((path[0] >= 'a' && path[0] <= 'z') || (path[0] >= 'A' && path[0] <= 'Z')) &&
+           path[1] == ':' && path[2] == '/';
+}
+
+static void file_uri(FILE *out, const char *path)
+{
+    char drive[16];
+    if (drive_path(path)) {
+        snprintf(drive, sizeof drive, "file:///%c:", path[0]);
+        uri_str(out, drive, path + 2);
+    } else {
+        uri_str(out, "file://", path);
+    }
+}
+
 static void sarif_rule(FILE *out, tf_rule_id id)
 {
     const tf_rule *r = tf_rule_get(id);
@@ -171,7 +190,10 @@ static void sarif_result(FILE *out, const tf_finding *f, bool first)
         uri_str(out, "", f->rel);
         fputs(", \"uriBaseId\": \"%SRCROOT%\"", out);
     } else {
-        uri_str(out, f->path[0] == '/' ? "file://" : "", f->path);
+        if (f->path[0] == '/' || drive_path(f->path))
+            file_uri(out, f->path);
+        else
+            uri_str(out, "", f->path);
     }
     fprintf(out, "}, \"region\": {\"startLine\": %d, \"startColumn\": %d}}}]", f->line, f->col);
     if (f->suppressed)
@@ -192,7 +214,7 @@ static void print_sarif(FILE *out, const tf_audit_report *rep)
     fputs("\n      ]}},\n      \"originalUriBaseIds\": {\"%SRCROOT%\": {\"uri\": ", out);
     char root[4200];
     snprintf(root, sizeof root, "%s/", rep->cfg->root);
-    uri_str(out, "file://", strcmp(rep->cfg->root, "/") ? root : "/");
+    file_uri(out, strcmp(rep->cfg->root, "/") ? root : "/");
     fprintf(out,
             "}},\n      \"invocations\": [{\"executionSuccessful\": %s, "
             "\"toolExecutionNotifications\": [",

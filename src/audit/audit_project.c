@@ -1115,7 +1115,7 @@ enum origin { O_REL, O_ABS, O_FILE };
 static bool in_home(const proj *P, const char *abs)
 {
     const char *home = P->cfg->home;
-    return (home && home[0] == '/' && home[1] && tf_path_within(abs, home)) ||
+    return (home && tf_path_is_absolute(home) && home[1] && tf_path_within(abs, home)) ||
            tf_path_within(abs, "/root") || (tf_path_within(abs, "/home") && strcmp(abs, "/home"));
 }
 
@@ -1211,7 +1211,7 @@ static bool judge_write(proj *P, uint32_t file, const tf_fact *x, judged *j)
 }
 
 static void finding(proj *P, tf_audit_result *res, uint32_t file, const tf_fact *x, tf_rule_id rule,
-                    tf_severity sev, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+                    tf_severity sev, const char *fmt, ...) __attribute__((format(TF_PRINTF, 7, 8)));
 
 static void finding(proj *P, tf_audit_result *res, uint32_t file, const tf_fact *x, tf_rule_id rule,
                     tf_severity sev, const char *fmt, ...)

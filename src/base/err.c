@@ -5,7 +5,7 @@
 #include <string.h>
 
 static int fill(tf_err *err, enum tf_err_kind kind, const char *fmt, va_list ap)
-    __attribute__((format(printf, 3, 0)));
+    __attribute__((format(TF_PRINTF, 3, 0)));
 
 static int fill(tf_err *err, enum tf_err_kind kind, const char *fmt, va_list ap)
 {

@@ -18,15 +18,22 @@ typedef struct tf_err {
     enum tf_err_kind kind;
 } tf_err;
 
+/* The format archetype of testfence's printf-like functions: printf, except where the
+ * platform says otherwise (mingw's printf archetype is msvcrt's; src/windows/posix.h). */
+#ifndef TF_PRINTF
+#define TF_PRINTF printf
+#endif
+
 /* Fill err with a printf-style message; always returns -1 so callers can
  * `return tf_errf(err, ...)`. err may be NULL. The kind is TF_ERR_OTHER. */
-int tf_errf(tf_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int tf_errf(tf_err *err, const char *fmt, ...) __attribute__((format(TF_PRINTF, 2, 3)));
 
 /* Like tf_errf, with the kind KIND. */
 int tf_errk(tf_err *err, enum tf_err_kind kind, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+    __attribute__((format(TF_PRINTF, 3, 4)));
 
 /* Like tf_errf, with ": <strerror(errnum)>" appended. */
-int tf_errnof(tf_err *err, int errnum, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int tf_errnof(tf_err *err, int errnum, const char *fmt, ...)
+    __attribute__((format(TF_PRINTF, 3, 4)));
 
 #endif

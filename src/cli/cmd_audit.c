@@ -6,6 +6,7 @@
 #include "cmds.h"
 #include "opts.h"
 #include "core/config.h"
+#include "core/platform.h"
 #include "core/project.h"
 #include "base/vec.h"
 
@@ -131,7 +132,7 @@ static char *root_path(const char *root, const char *rel, bool normalise)
 {
     char cwd[PATH_MAX], joined[PATH_MAX * 2], norm[PATH_MAX];
     bool at_root = getcwd(cwd, sizeof cwd) && !strcmp(cwd, root);
-    if (rel[0] == '/' || (at_root && !normalise))
+    if (platform_is_absolute(rel) || (at_root && !normalise))
         snprintf(joined, sizeof joined, "%s", rel);
     else
         snprintf(joined, sizeof joined, "%s/%s", root, rel);
@@ -285,12 +286,13 @@ int cmd_audit(int argc, char **argv)
         return status;
     }
     bool own = o.nargs > 0;
+    for (int i = 0; i < o.nargs; i++) /* tests\\x.py on Windows */
+        platform_separators(o.args[i]);
     if (setup(&o, &su, !own) < 0) {
         rc = AUDIT_USAGE;
     } else {
-        char home[PATH_MAX], cache[PATH_MAX];
-        const char *h = getenv("HOME");
-        bool have_home = h && h[0] == '/' && tf_path_normalise(h, home, sizeof home);
+        char home[PATH_MAX], cache[PATH_MAX], h[PATH_MAX];
+        bool have_home = platform_home(h, sizeof h) && tf_path_normalise(h, home, sizeof home);
         tf_audit_cfg cfg = {
             .root = su.root,
             .tests_dir = tests_dir_of(&su.conf),

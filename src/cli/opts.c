@@ -2,7 +2,7 @@
 
 #include "audit/audit_rules.h"
 #include "base/vec.h"
-#include "linux/session.h"
+#include "core/platform.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -252,7 +252,7 @@ static int set_no_cache(struct opts *o, const char *v, tf_err *err)
 
 static int set_cache_dir(struct opts *o, const char *v, tf_err *err)
 {
-    if (v[0] != '/')
+    if (!platform_is_absolute(v))
         return tf_errf(err, "--cache-dir takes an absolute path, not \"%s\"", v);
     o->audit.cache_dir = v;
     return 0;

@@ -1,5 +1,6 @@
 #include "hazard.h"
 
+#include "oscalls.h"
 #include "pymodules.h"
 #include "path.h"
 #include "base/vec.h"
@@ -15,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 /* A file with more than one link, seen during the walk. */
@@ -497,8 +497,8 @@ static int visit(void *ctx, struct walk_entry *e)
         fprintf(s->out,
                 "  %s is a %s device node (%u:%u): opening it would reach the device, and "
                 "through a disk every file outside; remove it\n",
-                e->path, S_ISBLK(st.st_mode) ? "block" : "character", major(st.st_rdev),
-                minor(st.st_rdev));
+                e->path, S_ISBLK(st.st_mode) ? "block" : "character", os_dev_major(st.st_rdev),
+                os_dev_minor(st.st_rdev));
         s->found++;
         return 0;
     }

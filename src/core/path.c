@@ -3,20 +3,18 @@
  * for the name of what it reached (/proc/self/fd/N). Nothing is concatenated into text that
  * could overflow, and nothing is read twice from somewhere that could change in between. */
 #include "path.h"
+#include "oscalls.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
 /* Linux gives up after 40 symlinks (ELOOP); so do we. */
-enum { MAX_LINKS = 40, PROC_MAGIC = 0x9fa0, PROC_ROOT_INO = 1 };
+enum { MAX_LINKS = 40, PROC_ROOT_INO = 1 };
 
 #define DELETED " (deleted)"
 
@@ -35,35 +33,6 @@ struct walker {
     char name[PATH_MAX];
     char link[PATH_MAX];
 };
-
-int path_join(char *out, size_t outlen, const char *a, const char *b, tf_err *err)
-{
-    size_t la = strlen(a);
-    const char *sep = (la > 0 && a[la - 1] == '/') ? "" : "/";
-    int n = snprintf(out, outlen, "%s%s%s", a, sep, b);
-    if (n < 0 || (size_t)n >= outlen)
-        return tf_errf(err, "path too long: %s/%s", a, b);
-    return 0;
-}
-
-bool path_is_within(const char *path, const char *dir)
-{
-    size_t n = strlen(dir);
-    if (n == 1 && dir[0] == '/')
-        return path[0] == '/';
-    return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
-void path_dirname(char *out, size_t outlen, const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    size_t n = slash ? (size_t)(slash - path) : 0;
-    if (n == 0) {
-        snprintf(out, outlen, "%s", slash ? "/" : ".");
-        return;
-    }
-    snprintf(out, outlen, "%.*s", (int)n, path);
-}
 
 static void close_fd(int *fd)
 {
@@ -150,8 +119,7 @@ static bool same_inode(int a, int b)
 
 static bool on_proc(int fd)
 {
-    struct statfs sf;
-    return fstatfs(fd, &sf) == 0 && sf.f_type == PROC_MAGIC;
+    return os_on_procfs(fd);
 }
 
 static bool is_proc_root(int fd)
@@ -496,23 +464,6 @@ static int empty_path(struct walker *w, int dirfd)
     return rc < 0 ? -1 : 1;
 }
 
-/* openat2 refusing every symlink on the way, magic links included: -1 with errno when it
- * cannot; a kernel without it (or a filter that forbids it) is remembered. */
-static int open_no_links(int dirfd, const char *path, int flags)
-{
-    static bool unavailable;
-    if (__atomic_load_n(&unavailable, __ATOMIC_RELAXED)) {
-        errno = ENOSYS;
-        return -1;
-    }
-    struct open_how how = {.flags = (unsigned)(O_PATH | O_CLOEXEC | flags),
-                           .resolve = RESOLVE_NO_SYMLINKS};
-    int fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
-    if (fd < 0 && (errno == ENOSYS || errno == EPERM))
-        __atomic_store_n(&unavailable, true, __ATOMIC_RELAXED);
-    return fd;
-}
-
 /* The last component of PATH (trailing slashes left out) in NAME, and what is before it in DIR
  * ("." for none, "/" for the root). False when there is no plain last name ("/", ".", ".."). */
 static bool split_last(const char *path, char *dir, char *name)
@@ -548,7 +499,7 @@ static int direct_missing(struct walker *w, int dirfd, const char *path)
     char dir[PATH_MAX], name[NAME_MAX + 1];
     if (!split_last(path, dir, name))
         return 0;
-    int fd = open_no_links(dirfd, dir, O_DIRECTORY);
+    int fd = os_open_no_links(dirfd, dir, O_DIRECTORY);
     if (fd < 0)
         return 0; /* a directory on the way is missing too, or a link: the walk says which */
     struct path_res *res = w->res;
@@ -572,7 +523,7 @@ static int direct(struct walker *w, int dirfd, const char *path)
 {
     if (w->ctx->pid != 0)
         return 0;
-    int fd = open_no_links(dirfd, path, w->follow_last ? 0 : O_NOFOLLOW);
+    int fd = os_open_no_links(dirfd, path, w->follow_last ? 0 : O_NOFOLLOW);
     if (fd < 0)
         return errno == ENOENT ? direct_missing(w, dirfd, path) : 0;
     struct path_res *res = w->res;

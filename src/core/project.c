@@ -1,6 +1,7 @@
 #include "project.h"
 
 #include "path.h"
+#include "platform.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -39,7 +40,7 @@ int project_find_root(const char *opt_root, char *root, size_t len, tf_err *err)
         for (;;) {
             if (has_marker(dir))
                 break;
-            if (!strcmp(dir, "/"))
+            if (platform_is_top(dir))
                 return tf_errk(err, TF_ERR_NO_ROOT,
                                "no project root found: no testfence.toml, pyproject.toml or "
                                ".git in the current directory or above; pass --root DIR");

@@ -1,6 +1,7 @@
 #include "verify.h"
 
 #include "base/vec.h"
+#include "oscalls.h"
 #include "walk.h"
 
 #include <dirent.h>
@@ -12,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -235,15 +235,13 @@ static uint64_t hash_xattrs(int fd, int dirfd, const char *name)
     char names[4096], value[4096], path[PATH_MAX + 32];
     if (fd < 0)
         snprintf(path, sizeof path, "/proc/self/fd/%d/%s", dirfd, name);
-    ssize_t n =
-        fd >= 0 ? flistxattr(fd, names, sizeof names) : llistxattr(path, names, sizeof names);
+    ssize_t n = os_xattr_list(fd, path, names, sizeof names);
     if (n <= 0)
         return n < 0 && errno == ERANGE ? UINT64_MAX : 0; /* too many to list: "some" */
     struct xxh64 h;
     xxh_init(&h);
     for (ssize_t i = 0; i < n; i += (ssize_t)strlen(names + i) + 1) {
-        ssize_t v = fd >= 0 ? fgetxattr(fd, names + i, value, sizeof value)
-                            : lgetxattr(path, names + i, value, sizeof value);
+        ssize_t v = os_xattr_get(fd, path, names + i, value, sizeof value);
         xxh_update(&h, (const unsigned char *)names + i, strlen(names + i) + 1);
         if (v > 0)
             xxh_update(&h, (const unsigned char *)value, (size_t)v);
@@ -519,7 +517,7 @@ struct line {
     int n;
 };
 
-static void add(struct line *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(struct line *l, const char *fmt, ...) __attribute__((format(TF_PRINTF, 2, 3)));
 
 static void add(struct line *l, const char *fmt, ...)
 {

@@ -102,6 +102,17 @@ int walk_fd(int fd, const char *path, long tag, const struct walk_ops *ops, void
     return walk_dir(&w, fd, &start);
 }
 
+int walk_path(const char *path, long tag, const struct walk_ops *ops, void *ctx)
+{
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    return fd < 0 ? -2 : walk_fd(fd, path, tag, ops, ctx);
+}
+
+int walk_stat(const struct walk_entry *e, bool follow, struct stat *st)
+{
+    return fstatat(e->dirfd, e->name, st, follow ? 0 : AT_SYMLINK_NOFOLLOW);
+}
+
 /* One step of walk_open_dir: NAME beneath FD, created with MODE when missing (MODE != 0),
  * opened with OFLAG (O_RDONLY, or O_PATH). */
 static int open_step(int fd, const char *where, const char *name, mode_t mode, int oflag,

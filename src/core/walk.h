@@ -6,8 +6,10 @@
 #include "base/err.h"
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <dirent.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 struct walk_entry {
@@ -41,6 +43,16 @@ struct walk_ops {
 /* Walk the directory open on FD (taken over: closed before returning) whose path is PATH;
  * TAG is the start directory's tag. Returns 0, or -1 when a callback stopped the walk. */
 int walk_fd(int fd, const char *path, long tag, const struct walk_ops *ops, void *ctx);
+
+/* The two calls of this header every platform has (the rest is Linux's: directory fds).
+ * Linux: walk.c; Windows: src/windows/walk.c, where an entry's dirfd is -1. */
+
+/* Walk the directory PATH, as walk_fd does. 0; -1 when a callback stopped the walk; -2 with
+ * errno set when PATH cannot be opened as a directory (no callback was called). */
+int walk_path(const char *path, long tag, const struct walk_ops *ops, void *ctx);
+
+/* Stat the entry E: the link itself with FOLLOW false, what it names with FOLLOW true. */
+int walk_stat(const struct walk_entry *e, bool follow, struct stat *st);
 
 /* Open the directory REL ("a/b/c": plain names, no "." or "..") beneath the directory DIRFD,
  * one component at a time with O_NOFOLLOW, so nothing under the writable set can lead the

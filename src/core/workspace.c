@@ -67,10 +67,6 @@ int ws_plan(struct workspace *ws, const char *artifacts, const char *run_id, tf_
     return 0;
 }
 
-const char *const ws_reserved_names[] = {
-    WS_MARKER, WS_MARKER_NEW, WS_XDG, WS_TMP, SHIMCONF_FILE, SHIMCONF_LOG, SHIMCONF_REPORT, NULL,
-};
-
 /* PATH (one of WS's paths beneath the artifacts dir) relative to it. */
 static const char *beneath(const struct workspace *ws, const char *path)
 {

@@ -162,15 +162,16 @@ static toml_pos pos_at(parser *p, size_t off)
     return (toml_pos){(unsigned)(lo + 1), col};
 }
 
-__attribute__((format(printf, 4, 0))) static int verrat(tf_err *err, const char *name, toml_pos pos,
-                                                        const char *fmt, va_list ap)
+__attribute__((format(TF_PRINTF, 4, 0))) static int
+verrat(tf_err *err, const char *name, toml_pos pos, const char *fmt, va_list ap)
 {
     char msg[sizeof err->msg];
     vsnprintf(msg, sizeof msg, fmt, ap);
     return tf_errf(err, "%s:%u:%u: %s", name, pos.line, pos.col, msg);
 }
 
-__attribute__((format(printf, 3, 4))) static int perr(parser *p, size_t off, const char *fmt, ...)
+__attribute__((format(TF_PRINTF, 3, 4))) static int perr(parser *p, size_t off, const char *fmt,
+                                                         ...)
 {
     va_list ap;
     va_start(ap, fmt);

@@ -101,6 +101,6 @@ int toml_get_string_array(const toml_doc *doc, const toml_value *table, const ch
 
 /* Format "FILE:LINE:COL: message" into err for a position in doc; returns -1. */
 int toml_errf(const toml_doc *doc, toml_pos pos, tf_err *err, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+    __attribute__((format(TF_PRINTF, 4, 5)));
 
 #endif

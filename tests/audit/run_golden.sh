@@ -8,6 +8,9 @@
 # the project root and audited as a whole (`audit tests`); its file "args" gives extra
 # arguments.
 # usage: run_golden.sh TESTFENCE_BINARY [--update] [NAME...]
+# The binary may spell the temp root otherwise (testfence.exe): GOLDEN_DRIVE=Z: (under wine,
+# tests/platforms/: Z:<root>) or GOLDEN_PATHCONV="cygpath -m" (Git Bash on Windows, the
+# workflow: C:/Users/...); that spelling, and /<it> in a file: URI, are <ROOT> too.
 set -uo pipefail
 
 bin=$(realpath "${1:?usage: run_golden.sh TESTFENCE_BINARY [--update] [NAME...]}")
@@ -24,6 +27,15 @@ names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
     for f in "$cases"/*.expected; do names+=("$(basename "$f" .expected)"); done
 fi
+
+# native PATH: PATH as the binary spells it (see GOLDEN_DRIVE, GOLDEN_PATHCONV above).
+native() {
+    if [ -n "${GOLDEN_PATHCONV:-}" ]; then
+        $GOLDEN_PATHCONV "$1"
+    else
+        printf '%s%s\n' "${GOLDEN_DRIVE:-}" "$1"
+    fi
+}
 
 run_case() {
     local name=$1 proj="$work/$1"
@@ -44,8 +56,12 @@ run_case() {
         args=$(sed -n '1s/^# audit-args: //p' "$cases/$name.py")
         target="tests/$name.py"
     fi
-    local root
+    local root root_n work_n sed_root
     root=$(cd "$proj" && pwd -P)
+    root_n=$(native "$root")
+    work_n=$(native "$(cd "$work" && pwd -P)")
+    sed_root="s|$root|<ROOT>|g"
+    [ "$root_n" = "$root" ] || sed_root="s|/$root_n|<ROOT>|g;s|$root_n|<ROOT>|g"
     (
         cd "$proj" || exit 125
         # The per-file cache: one per case (a shared one would make a case's summary depend
@@ -56,7 +72,7 @@ run_case() {
         echo "[exit $?]" >>"$work/$name.err"
     )
     { cat "$work/$name.out"; echo "--- stderr"; cat "$work/$name.err"; } |
-        sed -e "s|$root|<ROOT>|g" -e "s|$(cd "$work" && pwd -P)|<WORK>|g" >"$work/$name.actual"
+        sed -e "$sed_root" -e "s|$work_n|<WORK>|g" >"$work/$name.actual"
 }
 
 fail=0
