@@ -312,6 +312,8 @@ def _py_targets(event, args):
         return []
     op, names = spec
     out = []
+    if event in _NOFOLLOW_EVENTS and getattr(_open_at, "nofollow", False):
+        names = tuple((pi, fi, True) for pi, fi, _ in names)  # on the link itself (a wrapper said)
     for k, (pi, fi, nofollow) in enumerate(names):
         path = _arg(args, pi)
         if path is not None:
@@ -355,6 +357,22 @@ def _audit_python(st, event, args):
         _refuse(op, shown or None)
 
 
+def _install(name, real, wrapped):
+    """os.NAME = WRAPPED, standing for REAL in os.supports_dir_fd, supports_fd,
+    supports_follow_symlinks and supports_effective_ids too: code that asks them (shutil's
+    copystat and rmtree, os.fwalk's callers) must find the wrapper as it found the function."""
+    wrapped._testfence_wrapped = True
+    wrapped.__wrapped__ = real
+    wrapped.__name__ = wrapped.__qualname__ = name
+    wrapped.__doc__ = real.__doc__
+    for which in ("supports_dir_fd", "supports_fd", "supports_follow_symlinks",
+                  "supports_effective_ids"):
+        supported = getattr(os, which, None)
+        if isinstance(supported, set) and real in supported:
+            supported.add(wrapped)
+    setattr(os, name, wrapped)
+
+
 def _wrap_no_event(name, index_of_dir_fd):
     """os.mkfifo and os.mknod raise no audit event (CPython 3.11): wrap them so that they do.
     Only the name os.NAME is covered; posix.NAME, or a reference taken before, is not."""
@@ -371,11 +389,7 @@ def _wrap_no_event(name, index_of_dir_fd):
         sys.audit("os." + name, *fake)
         return real(*args, **kwargs)
 
-    wrapped._testfence_wrapped = True
-    wrapped.__wrapped__ = real
-    wrapped.__name__ = wrapped.__qualname__ = name
-    wrapped.__doc__ = real.__doc__
-    setattr(os, name, wrapped)
+    _install(name, real, wrapped)
 
 
 _open_at = threading.local()  # .dir_fd: the dir_fd of the os.open call running on this thread
@@ -397,18 +411,45 @@ def _wrap_open():
         finally:
             _open_at.dir_fd = was
 
-    wrapped._testfence_wrapped = True
-    wrapped.__wrapped__ = real
-    wrapped.__name__ = wrapped.__qualname__ = "open"
-    wrapped.__doc__ = real.__doc__
-    os.open = wrapped
+    _install("open", real, wrapped)
+
+
+# The metadata events whose follow_symlinks=False (not in the event) a wrapper says: the call
+# then changes a link in tests/ itself, not the file it points to (shutil.copytree(symlinks=True)
+# copies a link's times so: os.utime(dst, follow_symlinks=False)).
+_NOFOLLOW_EVENTS = frozenset(["os.utime", "os.chmod", "os.chown", "os.setxattr",
+                              "os.removexattr"])
+
+
+def _wrap_nofollow(name, always=False):
+    """os.NAME(..., follow_symlinks=False) (ALWAYS: os.lchown) raises its event without saying
+    so: the wrapper keeps it where the hook finds it while the call runs (on this thread). A
+    call that bypasses the wrapper (posix.NAME) is judged through the link: never looser."""
+    real = getattr(os, name, None)
+    if real is None or getattr(real, "_testfence_wrapped", False):
+        return
+
+    def wrapped(*args, **kwargs):
+        if not always and kwargs.get("follow_symlinks", True):
+            return real(*args, **kwargs)
+        was, _open_at.nofollow = getattr(_open_at, "nofollow", False), True
+        try:
+            return real(*args, **kwargs)
+        finally:
+            _open_at.nofollow = was
+
+    _install(name, real, wrapped)
 
 
 def install_python_backend():
-    """The events Python lacks, made (os.mkfifo, os.mknod), and os.open's dir_fd said."""
+    """The events Python lacks, made (os.mkfifo, os.mknod), and os.open's dir_fd and the
+    metadata calls' follow_symlinks=False said."""
     _wrap_no_event("mkfifo", 2)
     _wrap_no_event("mknod", 3)
     _wrap_open()
+    for name in ("utime", "chmod", "chown", "setxattr", "removexattr"):
+        _wrap_nofollow(name)
+    _wrap_nofollow("lchown", always=True)
 
 
 _ANY_WATCHED = _WATCHED | _PY_WATCHED

@@ -15,9 +15,11 @@ the run's temp dir, declared outputs, harmless tool state); nothing here plans a
 The verdicts are libtestfence's TF_PATH_* values.
 """
 
+import errno
 import ntpath
 import os
 import posixpath
+import re
 import stat
 import sys
 import unicodedata
@@ -153,6 +155,8 @@ class Rules:
         return self._realpath(path)
 
     def _realpath(self, path):
+        if self.name != WINDOWS:
+            _resolvable(path)
         r = os.path.realpath(path)
         if self.name == WINDOWS:
             # realpath gives \\?\ back where it had to (long paths): named as written above.
@@ -160,6 +164,26 @@ class Rules:
         elif self.name == MACOS:
             r = self.absolute(r, "/")
         return r
+
+
+def _resolvable(path):
+    """Raise OSError unless os.path.realpath(PATH) can be trusted on POSIX: it takes a name
+    it cannot lstat for no link and goes on lexically. The kernel fails the call too where a
+    component is missing (ENOENT, ENOTDIR) or links loop (ELOOP); but a name too long for
+    PATH_MAX as a whole (ENAMETOOLONG), or under a directory the process cannot search
+    (EACCES), can still be reached relative to the cwd or a dir_fd, through a link realpath
+    did not see: such a verdict cannot be told (refused)."""
+    try:
+        os.path.realpath(path, strict=True)
+    except OSError as e:
+        if e.errno not in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP):
+            raise
+
+
+# A name that is no file: reopening a pipe, socket or anonymous inode through /proc/PID/fd/N
+# (/dev/stdout, /dev/fd/2 when they are pipes) changes nothing on disk, as libtestfence's
+# resolver says (PATH_NO_FILE); realpath joins the link's text to its directory.
+_NO_FILE = re.compile(r"/proc/[0-9]+(/task/[0-9]+)?/fd/(pipe|socket|anon_inode):[^/]*")
 
 
 class Policy:
@@ -207,6 +231,8 @@ class Policy:
                 p = self.rules.resolve(p, nofollow)
         except (OSError, ValueError, TypeError):
             return None, os.fsdecode(path) if isinstance(path, (str, bytes)) else None
+        if self.resolving and self.rules.name == POSIX and _NO_FILE.fullmatch(p):
+            return WRITABLE, p  # a pipe or socket reopened: no file is written
         return self.verdict(p), p
 
 
