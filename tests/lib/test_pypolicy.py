@@ -208,3 +208,34 @@ def test_rules_by_name():
     with pytest.raises(ValueError):
         Rules("vms")
     assert pypolicy.probe_case_insensitive("/usr") is False
+
+
+def test_posix_too_long_to_resolve_is_refused(tree):
+    # realpath takes a name it cannot lstat (ENAMETOOLONG past PATH_MAX) for no link and goes
+    # on lexically; the kernel reaches it relative to the cwd, through the link: refused.
+    root, pol = tree
+    fd = os.open(str(root / "tests"), os.O_RDONLY)
+    for _ in range(21):  # made relative to a dir_fd: too long to name from /
+        os.mkdir("d" * 200, dir_fd=fd)
+        fd, old = os.open("d" * 200, os.O_RDONLY, dir_fd=fd), fd
+        os.close(old)
+    os.symlink(str(root / "config.toml"), "l", dir_fd=fd)
+    os.close(fd)
+    deep = os.path.join(str(root), "tests", *(["d" * 200] * 21))
+    assert len(deep) > 4096
+    assert pol.check(os.path.join(deep, "l"))[0] is None
+    assert pol.check(os.path.join(deep, "l"), nofollow=True)[0] is None
+    assert pol.check("tests/missing/x", str(root))[0] == WRITABLE  # ENOENT: still judged
+
+
+def test_posix_pipe_reopened_is_no_file(tree):
+    root, pol = tree
+    r, w = os.pipe()
+    try:
+        for name in ("/proc/self/fd/%d" % w, "/dev/fd/%d" % w):
+            verdict, resolved = pol.check(name)
+            assert verdict == WRITABLE and ":[" in resolved
+    finally:
+        os.close(r)
+        os.close(w)
+    assert pol.check("/proc/1/fd/pipe:[1]/x")[0] == OUTSIDE
