@@ -417,8 +417,9 @@ def _wrap_open():
 # The metadata events whose follow_symlinks=False (not in the event) a wrapper says: the call
 # then changes a link in tests/ itself, not the file it points to (shutil.copytree(symlinks=True)
 # copies a link's times so: os.utime(dst, follow_symlinks=False)).
+# os.link(src, dst, follow_symlinks=False) links a link in tests/ itself, not its target.
 _NOFOLLOW_EVENTS = frozenset(["os.utime", "os.chmod", "os.chown", "os.setxattr",
-                              "os.removexattr"])
+                              "os.removexattr", "os.link"])
 
 
 def _wrap_nofollow(name, always=False):
@@ -447,7 +448,7 @@ def install_python_backend():
     _wrap_no_event("mkfifo", 2)
     _wrap_no_event("mknod", 3)
     _wrap_open()
-    for name in ("utime", "chmod", "chown", "setxattr", "removexattr"):
+    for name in ("utime", "chmod", "chown", "setxattr", "removexattr", "link"):
         _wrap_nofollow(name)
     _wrap_nofollow("lchown", always=True)
 

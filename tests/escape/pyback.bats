@@ -144,6 +144,7 @@ hole_child_env_cleared: subprocess.run(["sh", "-c", "echo x > '%s'" % T], env={"
 hole_child_static: subprocess.run([os.environ["TF_PROBE_STATIC"], "write", str(T)])
 long_path_cwd: os.chdir(TESTS); [(os.mkdir("d" * 200), os.chdir("d" * 200)) for _ in range(21)]; os.symlink(T, "l"); open("l", "w").write("x")
 utime_nofollow_bypass: os.symlink(T, TESTS / "u.x"); posix.utime(TESTS / "u.x", (0, 0))
+link_through_symlink: os.symlink(T, TESTS / "ls.x"); os.link(TESTS / "ls.x", TESTS / "lh.x"); open(TESTS / "lh.x", "w").write("x")
 hole_state_tamper: st = sys.modules["_testfence.state"]._state; p = st.policy; st.policy = None; open(T, "w").write("x"); st.policy = p
 hole_audit_hook_toctou: os.symlink(TESTS, TESTS / "sw.x"); sys.addaudithook(lambda e, a: e == "open" and str(a[0]).endswith("sw.x/" + T.name) and os.readlink(TESTS / "sw.x") != str(ROOT) and (os.remove(TESTS / "sw.x"), os.symlink(ROOT, TESTS / "sw.x"))); open(TESTS / "sw.x" / T.name, "w").write("x")
 hole_sqlite_attach: c = sqlite3.connect(":memory:"); c.execute("ATTACH DATABASE ? AS o", (str(N),)); c.execute("create table o.t(x)"); c.commit()
@@ -268,6 +269,7 @@ fa_pipe_dev_fd: r, w = os.pipe(); open("/dev/fd/%d" % w, "w").write("x"); os.clo
 fa_copytree_symlinks: (TESTS / "src.x").mkdir(); os.symlink("/etc/passwd", TESTS / "src.x" / "l"); shutil.copytree(TESTS / "src.x", TESTS / "dst.x", symlinks=True)
 fa_utime_link_itself: os.symlink(OUT, TESTS / "ul.x"); os.utime(TESTS / "ul.x", (0, 0), follow_symlinks=False)
 fa_lchown_link_itself: os.symlink(OUT, TESTS / "lc.x"); os.lchown(TESTS / "lc.x", -1, -1)
+fa_link_link_itself: os.symlink(OUT, TESTS / "ls.x"); os.link(TESTS / "ls.x", TESTS / "lh.x", follow_symlinks=False)
 fa_supports_sets: assert os.open in os.supports_dir_fd and os.mkfifo in os.supports_dir_fd and os.utime in os.supports_follow_symlinks
 fa_makedirs_exist_ok: os.makedirs(ROOT, exist_ok=True)
 fa_opener_dir_fd: fd = os.open(TESTS, os.O_RDONLY); open("o.x", "w", opener=lambda p, f: os.open(p, f, 0o644, dir_fd=fd)).write("x")
