@@ -277,7 +277,10 @@ def _py_targets(event, args):
         # os.open(name, flags, dir_fd=fd) raises this event without its dir_fd: the wrapper
         # _wrap_open puts on os.open says it (posix.open, or a reference taken before, does
         # not: the name is then judged from the cwd, docs/platforms.md).
-        dir_fd = getattr(_open_at, "dir_fd", None) if mode is None else None
+        # Taken once: a call another audit hook makes while this event runs is not os.open's.
+        dir_fd = None
+        if mode is None:
+            dir_fd, _open_at.dir_fd = getattr(_open_at, "dir_fd", None), None
         excl = bool(flags & os.O_CREAT and flags & os.O_EXCL)
         return [("open", path, dir_fd, excl, flags)]
     if event == "sqlite3.connect":
@@ -313,7 +316,10 @@ def _py_targets(event, args):
     op, names = spec
     out = []
     if event in _NOFOLLOW_EVENTS and getattr(_open_at, "nofollow", False):
-        names = tuple((pi, fi, True) for pi, fi, _ in names)  # on the link itself (a wrapper said)
+        # On the link itself (a wrapper said), for this event only: a call another audit hook
+        # makes while it runs (posix.utime, following) is judged as it goes.
+        _open_at.nofollow = False
+        names = tuple((pi, fi, True) for pi, fi, _ in names)
     for k, (pi, fi, nofollow) in enumerate(names):
         path = _arg(args, pi)
         if path is not None:

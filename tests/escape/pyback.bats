@@ -145,6 +145,8 @@ hole_child_env_cleared: subprocess.run(["sh", "-c", "echo x > '%s'" % T], env={"
 hole_child_static: subprocess.run([os.environ["TF_PROBE_STATIC"], "write", str(T)])
 long_path_cwd: os.chdir(TESTS); [(os.mkdir("d" * 200), os.chdir("d" * 200)) for _ in range(21)]; os.symlink(T, "l"); open("l", "w").write("x")
 utime_nofollow_bypass: os.symlink(T, TESTS / "u.x"); posix.utime(TESTS / "u.x", (0, 0))
+utime_nested_in_hook: os.symlink(T, TESTS / "un.x"); (TESTS / "uo.x").write_text(""); os.symlink(TESTS / "uo.x", TESTS / "um.x"); sys.addaudithook(lambda e, a: e == "os.utime" and str(a[0]).endswith("um.x") and posix.utime(TESTS / "un.x", (0, 0))); os.utime(TESTS / "um.x", (0, 0), follow_symlinks=False)
+open_nested_in_hook: fd = os.open(TESTS, os.O_RDONLY); sys.addaudithook(lambda e, a: e == "open" and a[0] == "on.x" and posix.open(T.name, os.O_WRONLY | os.O_TRUNC)); os.close(os.open("on.x", os.O_WRONLY | os.O_CREAT, dir_fd=fd))
 link_through_symlink: os.symlink(T, TESTS / "ls.x"); os.link(TESTS / "ls.x", TESTS / "lh.x"); open(TESTS / "lh.x", "w").write("x")
 hole_state_tamper: st = sys.modules["_testfence.state"]._state; p = st.policy; st.policy = None; open(T, "w").write("x"); st.policy = p
 hole_audit_hook_toctou: os.symlink(TESTS, TESTS / "sw.x"); sys.addaudithook(lambda e, a: e == "open" and str(a[0]).endswith("sw.x/" + T.name) and os.readlink(TESTS / "sw.x") != str(ROOT) and (os.remove(TESTS / "sw.x"), os.symlink(ROOT, TESTS / "sw.x"))); open(TESTS / "sw.x" / T.name, "w").write("x")
