@@ -514,13 +514,18 @@ static bool file_inside(tf_session *s, char *path, struct dir_cache *c)
     struct stat st;
     if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
         char *slash = strrchr(path, '/');
-        if (slash == path)
-            return dir_inside(s, "/", c);
         *slash = '\0';
+        if (!path[0] || platform_is_top(path)) /* "/x", "C:/x": in "/", "C:/" */
+            slash[0] = '/', slash[1] = '\0';
         return dir_inside(s, path, c);
     }
-    for (char *slash; lstat(path, &st) < 0 && (slash = strrchr(path, '/')) && slash != path;)
+    for (char *slash; lstat(path, &st) < 0 && (slash = strrchr(path, '/')) && slash != path;) {
         *slash = '\0';
+        if (platform_is_top(path)) { /* "C:" (Windows): its top is "C:/" */
+            slash[0] = '/', slash[1] = '\0';
+            break;
+        }
+    }
     return verdict_inside(tf_path_check_at(s, AT_FDCWD, path, 0, NULL, 0));
 }
 
@@ -536,12 +541,15 @@ TF_PUBLIC int tf_files_inside(tf_session *s, const char *paths, size_t len, unsi
         size_t l = strnlen(paths + off, len - off);
         if (l == len - off)
             break; /* not ended by a NUL */
-        if (paths[off] != '/')
+        if (!platform_is_absolute(paths + off))
             inside[i] = 0; /* no file name at all: a frozen or built-in module's */
         else if (l >= sizeof path)
             inside[i] = 1; /* too long to ask: cannot be told */
-        else
-            inside[i] = file_inside(s, memcpy(path, paths + off, l + 1), &c);
+        else {
+            memcpy(path, paths + off, l + 1);
+            platform_separators(path); /* Windows: a module's C:\proj\x.py */
+            inside[i] = file_inside(s, path, &c);
+        }
         off += l + 1;
     }
     for (size_t j = 0; j < c.n; j++)

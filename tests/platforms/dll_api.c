@@ -86,6 +86,32 @@ int main(void)
     for (size_t i = 0; i < tf_env_count(s); i++)
         printf("env=%s=%s\n", tf_env_name(s, i), tf_env_value(s, i));
 
+    /* The verdicts the plugin asks for at start-up (_check_outputs, _refuse_planted_imports),
+     * with paths as Python on Windows writes them: backslashes, a drive. */
+    char in[4096], out[4096], mod[4096], res[4096];
+    snprintf(in, sizeof in, "%s\\tests\\report.xml", tf_root(s));
+    snprintf(out, sizeof out, "%s\\tests\\..\\report.xml", tf_root(s));
+    int v_in = tf_path_check(s, in, 0, res, sizeof res);
+    printf("check_in=%d %s\n", v_in, res);
+    int v_out = tf_path_check(s, out, 0, res, sizeof res);
+    printf("check_out=%d %s\n", v_out, res);
+    CHECK(v_in == TF_PATH_WRITABLE && v_out == TF_PATH_OUTSIDE);
+    snprintf(mod, sizeof mod, "%s\\tests\\conftest.py", tf_root(s));
+    FILE *mf = fopen(mod, "w");
+    CHECK(mf != NULL);
+    if (mf)
+        fclose(mf);
+    char mods[3 * 4096];
+    size_t ml = 0;
+    ml += (size_t)snprintf(mods + ml, sizeof mods - ml, "%s", mod) + 1;
+    ml += (size_t)snprintf(mods + ml, sizeof mods - ml, "%s\\pyproject.toml", tf_root(s)) + 1;
+    ml += (size_t)snprintf(mods + ml, sizeof mods - ml, "%s", "frozen") + 1;
+    unsigned char inside[3] = {9, 9, 9};
+    CHECK(tf_files_inside(s, mods, ml, inside, 3) == 0);
+    printf("files_inside=%d%d%d\n", inside[0], inside[1], inside[2]);
+    CHECK(inside[0] == 1 && inside[1] == 0 && inside[2] == 0);
+    remove(mod);
+
     /* What the audit hook refused, recorded and read back as the plugin reads it. */
     char outside[4096];
     snprintf(outside, sizeof outside, "%s/config.toml", tf_root(s));

@@ -52,6 +52,12 @@ field() {
     printf '%s\n' "$output" | grep -qx "env=SLOP_CREDENTIALS=$ws/credentials.toml"
     printf '%s\n' "$output" | grep -qx "env=TMPDIR=$tmp"
     printf '%s\n' "$output" | grep -qx "env=TESTFENCE_WORKSPACE=$ws"
+    # The start-up verdicts, asked with Windows spellings (backslashes, "..") as Python has
+    # them: a report under tests/ is writable, one beside it is not; of the imported modules,
+    # tests\conftest.py lies in the writable set, pyproject.toml and a frozen one do not.
+    [ "$(field check_in)" = "1 Z:$P/tests/report.xml" ]
+    [ "$(field check_out)" = "0 Z:$P/report.xml" ]
+    [ "$(field files_inside)" = 100 ]
     # The record, read back, with its violation line; the run's status says writes were blocked.
     [ "$(field violations)" = 1 ]
     [ "$(field v_test)" = "tests/test_clobber.py::test_writes_config" ]
