@@ -363,16 +363,59 @@ int tf_win_mkdirat(int dirfd, const char *path, int mode)
     return -1;
 }
 
+/* Remove the file FULL's name now, as unlink(2) does, even while it is open (a run's locked
+ * marker): POSIX delete semantics (Windows 10 1809 and later, NTFS). False where the system
+ * or file system has none: then DeleteFile, whose name lingers until the last handle closes. */
+static bool posix_delete(const char *full)
+{
+    HANDLE h = CreateFileA(full, DELETE, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                           NULL, OPEN_EXISTING, FILE_FLAG_OPEN_REPARSE_POINT, NULL);
+    if (h == INVALID_HANDLE_VALUE)
+        return false;
+    /* FileDispositionInfoEx (21) and its flags, which mingw declares only for a Windows 10
+     * target (_WIN32_WINNT): this build runs on older ones too, where the call fails. */
+    struct {
+        DWORD Flags;
+    } info = {.Flags = 0x1 /* DELETE */ | 0x2 /* POSIX_SEMANTICS */};
+    BOOL ok = SetFileInformationByHandle(h, (FILE_INFO_BY_HANDLE_CLASS)21, &info, sizeof info);
+    CloseHandle(h);
+    return ok;
+}
+
 int tf_win_unlinkat(int dirfd, const char *path, int flags)
 {
     char full[PATH_MAX];
     if (at_path(dirfd, path, full, sizeof full) < 0)
         return -1;
-    /* Removes a link or junction itself, never what it points to. */
-    BOOL ok = flags & AT_REMOVEDIR ? RemoveDirectoryA(full) : DeleteFileA(full);
+    /* Removes a link or junction itself, never what it points to: a directory link or a
+     * junction by RemoveDirectory (as unlink(2) removes a symlink); a real directory is
+     * EISDIR without AT_REMOVEDIR, as on Linux. */
+    DWORD attr = GetFileAttributesA(full);
+    bool dir = attr != INVALID_FILE_ATTRIBUTES && (attr & FILE_ATTRIBUTE_DIRECTORY);
+    bool link = attr != INVALID_FILE_ATTRIBUTES && (attr & FILE_ATTRIBUTE_REPARSE_POINT);
+    if (!(flags & AT_REMOVEDIR) && dir && !link) {
+        errno = EISDIR;
+        return -1;
+    }
+    if ((flags & AT_REMOVEDIR) && link) {
+        errno = ENOTDIR; /* rmdir(2) of a symlink */
+        return -1;
+    }
+    if (!(flags & AT_REMOVEDIR) && !dir && posix_delete(full))
+        return 0;
+    BOOL ok = flags & AT_REMOVEDIR || dir ? RemoveDirectoryA(full) : DeleteFileA(full);
     if (ok)
         return 0;
-    errno = win_errno();
+    /* POSIX removes a name whatever its file's mode: a read-only file (0444) too. */
+    int e = win_errno();
+    DWORD a = GetFileAttributesA(full);
+    if (e == EACCES && a != INVALID_FILE_ATTRIBUTES && (a & FILE_ATTRIBUTE_READONLY) &&
+        SetFileAttributesA(full, a & ~(DWORD)FILE_ATTRIBUTE_READONLY)) {
+        if (flags & AT_REMOVEDIR || dir ? RemoveDirectoryA(full) : DeleteFileA(full))
+            return 0;
+        SetFileAttributesA(full, a); /* as it was */
+    }
+    errno = e;
     return -1;
 }
 
@@ -548,6 +591,32 @@ ssize_t tf_win_readlink(const char *path, char *buf, size_t len)
     return (ssize_t)n; /* readlink(2) does not end the text; the callers end it at n */
 }
 
+/* A read-write stream on a new file in %TEMP%, removed when closed. Not msvcrt's tmpfile(),
+ * which makes its file in the root of the current drive (refused without administrator
+ * rights on Windows). */
+static FILE *temp_stream(void)
+{
+    char dir[MAX_PATH + 1], name[MAX_PATH + 1];
+    DWORD n = GetTempPathA(sizeof dir, dir);
+    if (n == 0 || n > sizeof dir || !GetTempFileNameA(dir, "tf", 0, name))
+        return NULL;
+    HANDLE h = CreateFileA(name, GENERIC_READ | GENERIC_WRITE, 0, NULL, CREATE_ALWAYS,
+                           FILE_ATTRIBUTE_TEMPORARY | FILE_FLAG_DELETE_ON_CLOSE, NULL);
+    if (h == INVALID_HANDLE_VALUE) {
+        DeleteFileA(name);
+        return NULL;
+    }
+    int fd = _open_osfhandle((intptr_t)h, _O_RDWR | _O_BINARY);
+    FILE *f = fd < 0 ? NULL : _fdopen(fd, "w+b");
+    if (!f) {
+        if (fd >= 0)
+            _close(fd);
+        else
+            CloseHandle(h);
+    }
+    return f;
+}
+
 /* open_memstream's streams: a temp file each, copied out at fflush and fclose. */
 static struct {
     FILE *f;
@@ -560,7 +629,7 @@ FILE *tf_win_open_memstream(char **buf, size_t *len)
     for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++) {
         if (mems[i].f)
             continue;
-        FILE *f = tmpfile();
+        FILE *f = temp_stream();
         char *b = calloc(1, 1);
         if (!f || !b) {
             if (f)
@@ -623,7 +692,8 @@ FILE *tf_win_fopen(const char *path, const char *mode)
     char m[16];
     size_t k = 0;
     for (const char *c = mode; *c && k < sizeof m - 2; c++)
-        m[k++] = *c == 'e' ? 'N' : *c;
+        if (*c != 'e') /* glibc's O_CLOEXEC: msvcrt refuses a mode it does not know */
+            m[k++] = *c;
     m[k] = '\0';
     if (!strcmp(path, "/dev/null"))
         path = "NUL";

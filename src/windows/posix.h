@@ -183,7 +183,7 @@ FILE *tf_win_open_memstream(char **buf, size_t *len);
 int tf_win_fflush(FILE *f);
 #define fclose(f) tf_win_fclose(f)
 int tf_win_fclose(FILE *f);
-/* "e" in fopen's mode (O_CLOEXEC) is glibc's; the C runtime's "N" says the same. */
+/* "e" in fopen's mode (O_CLOEXEC) is glibc's, left out; "/dev/null" is "NUL". */
 #define fopen(path, mode) tf_win_fopen(path, mode)
 FILE *tf_win_fopen(const char *path, const char *mode);
 /* renameat2's RENAME_NOREPLACE: MoveFileEx without MOVEFILE_REPLACE_EXISTING. */

@@ -141,6 +141,9 @@ int main(void)
     CHECK(sum != NULL);
     printf("summary<<\n%s>>\n", sum ? sum : "");
     tf_free(sum);
+    /* What the end of the run warned of (old runs that could not be pruned, ...). */
+    const char *w = tf_warning(s);
+    printf("warnings_end<<\n%s>>\n", w ? w : "");
     CHECK(tf_end_tmp(s, TF_TMP_REMOVE) == 0);
     struct stat st;
     printf("tmp_after=%s\n", !is_dir(tmpc)              ? "gone"
