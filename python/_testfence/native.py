@@ -1,9 +1,12 @@
-"""The native binding: libtestfence.so through ctypes (include/testfence.h's calls and
-constants) and the error it raises. No policy here: the library decides.
+"""The native binding: libtestfence through ctypes (include/testfence.h's calls and
+constants) and the error it raises. No policy here: the library decides. Linux:
+libtestfence.so.0; Windows: libtestfence.dll (make windows; the python backend's plan,
+workspace, log and report, no tf_fence); macOS has none yet (docs/platforms.md).
 """
 
 import ctypes
 import os
+import sys
 
 
 # Set by a fenced pytest for its children: its workspace. A pytest-xdist worker (or a
@@ -16,6 +19,15 @@ ENV_LIBRARY = "TESTFENCE_LIBRARY"
 
 
 SHIM_NAME = "libtestfence_preload.so"
+
+
+# The library's file name on this OS.
+if sys.platform.startswith("win") or sys.platform == "cygwin":
+    LIBRARY_NAME = "libtestfence.dll"
+elif sys.platform == "darwin":
+    LIBRARY_NAME = "libtestfence.dylib"
+else:
+    LIBRARY_NAME = "libtestfence.so.0"
 
 
 # Set by a pytest that started itself again with the shim preloaded, for the new process only.
@@ -64,7 +76,7 @@ def _library_candidates():
     # The directory testfence.py is in: this package's parent.
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     # The wheel ships the library (and the shim it preloads) in a directory beside us.
-    beside = os.path.join(here, "testfence_native", "libtestfence.so.0")
+    beside = os.path.join(here, "testfence_native", LIBRARY_NAME)
     if os.path.exists(beside):
         return [beside]
     given = os.environ.get(ENV_LIBRARY)
@@ -72,7 +84,9 @@ def _library_candidates():
         return [given]
     # make install: PREFIX/lib/python3*/dist-packages/testfence.py, PREFIX/lib/libtestfence.so.0;
     # the Debian package (multiarch libdir) and others: the dynamic loader's path.
-    return [os.path.join(here, "..", "..", "libtestfence.so.0"), "libtestfence.so.0"]
+    # Windows: also the DLL beside testfence.py (a copy of build-windows' into site-packages).
+    own = [os.path.join(here, LIBRARY_NAME)] if LIBRARY_NAME.endswith(".dll") else []
+    return [os.path.join(here, "..", "..", LIBRARY_NAME)] + own + [LIBRARY_NAME]
 
 
 def _load_library():
@@ -84,7 +98,7 @@ def _load_library():
         except OSError as e:
             errors.append(str(e))
     else:
-        raise FenceError("cannot load libtestfence.so (" + "; ".join(errors) + ")")
+        raise FenceError("cannot load %s (%s)" % (LIBRARY_NAME, "; ".join(errors)))
     c_p, c_s, c_i, c_sz, c_l = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_size_t, ctypes.c_long
     protos = {
         "tf_api_version": (c_i, []),

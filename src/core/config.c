@@ -1,4 +1,5 @@
 #include "config.h"
+#include "platform.h"
 
 #include "path.h"
 #include "toml/toml.h"
@@ -114,7 +115,7 @@ static int check_relative(const struct scope *s, const toml_value *v, const char
     const char *why = NULL;
     if (!path[0])
         why = "must not be empty";
-    else if (path[0] == '/')
+    else if (platform_is_absolute(path))
         why = "must be relative to the project root";
     else if (!strcmp(path, "..") || !strncmp(path, "../", 3) || strstr(path, "/../") ||
              (strlen(path) >= 3 && !strcmp(path + strlen(path) - 3, "/..")))

@@ -1,4 +1,5 @@
 #include "gitdir.h"
+#include "platform.h"
 
 #include "path.h"
 
@@ -30,7 +31,7 @@ int gitdir_parse_file(const char *text, size_t n, const char *dir, char *out, si
         return tf_errf(err, "the gitfile's path is too long");
     memcpy(path, text + k, n - k);
     path[n - k] = '\0';
-    if (path[0] == '/') {
+    if (platform_is_absolute(path)) {
         if (strlen(path) >= len)
             return tf_errf(err, "path too long: %s", path);
         memcpy(out, path, strlen(path) + 1);
@@ -99,13 +100,13 @@ no:
 int gitdir_find(const struct policy *p, const char *start, char *out, size_t len)
 {
     char dir[PATH_MAX], cand[PATH_MAX], parent[PATH_MAX];
-    if (start[0] != '/' || strlen(start) >= sizeof dir)
+    if (!platform_is_absolute(start) || strlen(start) >= sizeof dir)
         return 0;
     memcpy(dir, start, strlen(start) + 1);
     for (;;) {
         if (path_join(cand, sizeof cand, dir, ".git", NULL) == 0 && usable(p, cand, out, len))
             return 1;
-        if (!strcmp(dir, "/"))
+        if (platform_is_top(dir))
             return 0;
         path_dirname(parent, sizeof parent, dir);
         memcpy(dir, parent, sizeof dir);

@@ -1,4 +1,5 @@
 #include "hint.h"
+#include "platform.h"
 
 #include "colour.h"
 #include "path.h"
@@ -13,7 +14,7 @@
 static bool under_home(const char *path, const char *home, const char *sub)
 {
     char dir[4096];
-    if (!home || home[0] != '/')
+    if (!home || !platform_is_absolute(home))
         return false;
     size_t len = strlen(home);
     while (len > 1 && home[len - 1] == '/')

@@ -1,4 +1,5 @@
 #include "places.h"
+#include "platform.h"
 
 #include "path.h"
 #include "walk.h"
@@ -25,10 +26,11 @@ static int create_output(const struct policy_entry *e, tf_err *err)
 {
     char parent[PATH_MAX];
     path_dirname(parent, sizeof parent, e->path);
-    int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    const char *below;
+    int root = platform_open_top(e->is_dir ? e->path : parent, &below);
     if (root < 0)
-        return tf_errnof(err, errno, "cannot open /");
-    int dfd = walk_path_dir(root, "", (e->is_dir ? e->path : parent) + 1, 0755, err);
+        return tf_errnof(err, errno, "cannot open the top of %s", e->path);
+    int dfd = walk_path_dir(root, "", below, 0755, err);
     close(root);
     if (dfd < 0 || e->is_dir) {
         if (dfd >= 0)

@@ -1,4 +1,5 @@
 #include "plan.h"
+#include "platform.h"
 
 #include "gitdir.h"
 #include "jobserver.h"
@@ -67,9 +68,9 @@ static void quiet_bases(const struct plan *pl, char *const *envp, struct quiet_b
     const char *cargo = envplan_getenv(envp, "CARGO_HOME");
     memset(b, 0, sizeof *b);
     b->home = envplan_getenv(envp, "HOME");
-    if (cargo && cargo[0] == '/')
+    if (cargo && platform_is_absolute(cargo))
         snprintf(b->cargo_home, sizeof b->cargo_home, "%s", cargo);
-    else if (b->home && b->home[0] == '/')
+    else if (b->home && platform_is_absolute(b->home))
         snprintf(b->cargo_home, sizeof b->cargo_home, "%s/.cargo", b->home);
     if (!getcwd(b->cwd, sizeof b->cwd))
         b->cwd[0] = '\0';
@@ -119,7 +120,8 @@ static int add_quiet(struct plan *pl, const struct toolstate *t, const char *dir
 {
     char joined[PATH_MAX], resolved[PATH_MAX];
     size_t n = strlen(t->value);
-    if (!dir || dir[0] != '/' || path_join(joined, sizeof joined, dir, t->value, NULL) < 0 ||
+    if (!dir || !platform_is_absolute(dir) ||
+        path_join(joined, sizeof joined, dir, t->value, NULL) < 0 ||
         policy_resolve_fixed(&pl->policy, joined, resolved, sizeof resolved, NULL, NULL) < 0 ||
         policy_match(&pl->policy, resolved))
         return 0;

@@ -23,4 +23,13 @@ void platform_separators(char *path);
  * %USERPROFILE%. */
 bool platform_home(char *out, size_t len);
 
+/* The system's temp directory when TMPDIR names none usable: POSIX "/tmp"; Windows %TEMP%
+ * (else %TMP%), where Python's tempfile looks next, with '/' separators. */
+const char *platform_default_tmp(void);
+
+/* The top of the tree the absolute PATH is in, opened as a directory to walk from ("/"; on
+ * Windows its drive, "C:/"), with *REST set to what follows it in PATH ("a/b" of "/a/b" or
+ * "C:/a/b"): a descriptor, or -1 with errno. */
+int platform_open_top(const char *path, const char **rest);
+
 #endif

@@ -1,6 +1,7 @@
 /* platform_posix: platform.h on Linux (and any POSIX system): one tree under "/", $HOME. */
 #include "platform.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,4 +28,15 @@ bool platform_home(char *out, size_t len)
         return false;
     int w = snprintf(out, len, "%s", h);
     return w > 0 && (size_t)w < len;
+}
+
+int platform_open_top(const char *path, const char **rest)
+{
+    *rest = path + strspn(path, "/");
+    return open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+const char *platform_default_tmp(void)
+{
+    return "/tmp";
 }

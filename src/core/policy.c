@@ -1,4 +1,5 @@
 #include "policy.h"
+#include "platform.h"
 
 #include "path.h"
 #include "toolstate.h"
@@ -50,7 +51,7 @@ int policy_add(struct policy *p, const char *given, enum policy_origin origin, t
     char joined[PATH_MAX], resolved[PATH_MAX];
     const char *path = given;
     if (origin == POLICY_PROJECT) {
-        if (given[0] == '/')
+        if (platform_is_absolute(given))
             return tf_errf(err, "writable entry \"%s\" must be relative to the project root",
                            given);
         if (path_join(joined, sizeof joined, p->root, given, err) < 0)
@@ -77,7 +78,7 @@ int policy_add(struct policy *p, const char *given, enum policy_origin origin, t
 int policy_add_resolved(struct policy *p, const char *resolved, const char *given,
                         enum policy_origin origin, bool is_dir, tf_err *err)
 {
-    if (resolved[0] != '/')
+    if (!platform_is_absolute(resolved))
         return tf_errf(err, "writable entry %s is not absolute", resolved);
     return push(p, resolved, given, origin, is_dir, err);
 }
@@ -120,10 +121,10 @@ int policy_add_output(struct policy *p, const char *given, bool in_root, tf_err 
     if (in_root)
         path = joined;
     char cwd[PATH_MAX], abs[PATH_MAX], link[PATH_MAX];
-    if (path[0] != '/' &&
+    if (!platform_is_absolute(path) &&
         (!getcwd(cwd, sizeof cwd) || path_join(abs, sizeof abs, cwd, path, err) < 0))
         return tf_errnof(err, errno, "output \"%s\": cannot tell where it is", given);
-    if (through_writable_link(p, path[0] == '/' ? path : abs, link, sizeof link))
+    if (through_writable_link(p, platform_is_absolute(path) ? path : abs, link, sizeof link))
         return tf_errf(err,
                        "output \"%s\" goes through the symlink %s inside the writable set, "
                        "which a test can change; name the directory it leads to instead",
@@ -266,7 +267,7 @@ const char *policy_tmp_dir(const struct policy *p)
 {
     for (size_t i = 0; i < p->n; i++) {
         const struct policy_entry *e = &p->entries[i];
-        if (e->origin == POLICY_TMP && e->is_dir && e->path[0] == '/')
+        if (e->origin == POLICY_TMP && e->is_dir && platform_is_absolute(e->path))
             return e->path;
     }
     return NULL;

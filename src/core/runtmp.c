@@ -1,4 +1,5 @@
 #include "runtmp.h"
+#include "platform.h"
 
 #include "base/vec.h"
 #include "path.h"
@@ -22,9 +23,11 @@ int runtmp_plan(struct runtmp *t, const char *tmpdir, const char *root, const ch
     memset(t, 0, sizeof *t);
     t->userfd = t->fd = -1;
     /* The caller's TMPDIR, unless it is inside the project: that is what we get out of. */
-    if (!tmpdir || tmpdir[0] != '/' || !realpath(tmpdir, base) || path_is_within(base, root))
-        if (!realpath("/tmp", base))
-            return tf_errnof(err, errno, "cannot resolve /tmp for the run's temp dir");
+    if (!tmpdir || !platform_is_absolute(tmpdir) || !realpath(tmpdir, base) ||
+        path_is_within(base, root))
+        if (!realpath(platform_default_tmp(), base))
+            return tf_errnof(err, errno, "cannot resolve %s for the run's temp dir",
+                             platform_default_tmp());
     snprintf(t->run_id, sizeof t->run_id, "%s", run_id);
     int a = snprintf(t->user, sizeof t->user, "%s/" RUNTMP_USER_PREFIX "%u",
                      strcmp(base, "/") ? base : "", uid);
@@ -45,10 +48,12 @@ static int open_user_dir(struct runtmp *t, tf_err *err)
     char base[PATH_MAX];
     const char *name = strrchr(t->user, '/') + 1;
     snprintf(base, sizeof base, "%.*s", (int)(name - 1 - t->user), t->user);
-    int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-    int bfd = root < 0 ? -1 : walk_path_dir(root, "", base[0] ? base + 1 : "", 0, err);
+    const char *below = "";
+    int root =
+        base[0] ? platform_open_top(base, &below) : open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int bfd = root < 0 ? -1 : walk_path_dir(root, "", below, 0, err);
     if (root < 0)
-        return tf_errnof(err, errno, "cannot open /");
+        return tf_errnof(err, errno, "cannot open the top of %s", base[0] ? base : "/");
     close(root);
     if (bfd < 0)
         return -1;

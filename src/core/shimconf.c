@@ -1,4 +1,5 @@
 #include "shimconf.h"
+#include "platform.h"
 
 #include "fileio.h"
 #include "path.h"
@@ -124,7 +125,7 @@ static int parse_origin(const char *s, enum policy_origin *o)
 /* "sink<TAB>socket|log<TAB>/absolute/path". */
 static int parse_sink(struct shimconf *c, const char *kind, const char *path, tf_err *err)
 {
-    if ((strcmp(kind, "socket") && strcmp(kind, "log")) || path[0] != '/' ||
+    if ((strcmp(kind, "socket") && strcmp(kind, "log")) || !platform_is_absolute(path) ||
         strlen(path) >= sizeof c->sink)
         return tf_errf(err, "bad sink \"%.20s\"", kind);
     c->sink_socket = !strcmp(kind, "socket");
@@ -145,12 +146,12 @@ static int parse_line(char *line, struct shimconf *c, tf_err *err)
         snprintf(c->test_env, sizeof c->test_env, "%s", f[1]);
     else if (n == 3 && !strcmp(f[0], "sink"))
         return parse_sink(c, f[1], f[2], err);
-    else if (n == 2 && !strcmp(f[0], "root") && !c->policy.root && f[1][0] == '/')
+    else if (n == 2 && !strcmp(f[0], "root") && !c->policy.root && platform_is_absolute(f[1]))
         return (c->policy.root = strdup(f[1])) ? 0 : tf_errf(err, "out of memory");
     else if (n == 5 && !strcmp(f[0], "entry") && parse_origin(f[2], &o) == 0 &&
              (!strcmp(f[1], "dir") || !strcmp(f[1], "file")))
         return policy_add_resolved(&c->policy, f[3], f[4], o, !strcmp(f[1], "dir"), err);
-    else if (n == 5 && !strcmp(f[0], "quiet") && f[4][0] == '/' &&
+    else if (n == 5 && !strcmp(f[0], "quiet") && platform_is_absolute(f[4]) &&
              (!strcmp(f[1], "dir") || !strcmp(f[1], "file")))
         return policy_add_quiet(&c->policy, f[4], !strcmp(f[1], "dir"), f[2], f[3][0] ? f[3] : NULL,
                                 err);

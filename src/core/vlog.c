@@ -1,4 +1,5 @@
 #include "vlog.h"
+#include "platform.h"
 
 #include "base/text.h"
 
@@ -323,7 +324,7 @@ static int validate(const struct vlog_record *r, unsigned seen, long long versio
         return -1;
     /* Its own records name a process, whose program may be unknown (it exited, its threads
      * did not); a write always names an absolute path. */
-    if (!op_name_ok(r->op) || (r->resolved[0] != '/' && !own))
+    if (!op_name_ok(r->op) || (!platform_is_absolute(r->resolved) && !own))
         return -1;
     if (strcmp(r->blocked_by, "kernel") && strcmp(r->blocked_by, "shim") &&
         strcmp(r->blocked_by, "guard") && !own)

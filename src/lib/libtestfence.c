@@ -11,10 +11,20 @@
 #include "core/testvar.h"
 #include "base/vec.h"
 #include "core/vlog.h"
+#include "core/platform.h"
+#if defined(__linux__)
+/* The kernel backend (Landlock, the channel, the namespace): linux/session. */
 #include "linux/ioctls.h"
 #include "linux/session.h"
-
+#define TF_KERNEL_FENCE 1
+#else
+/* Windows and macOS: the python backend's plan, workspace, log and report; no tf_fence. */
+#include "session_inproc.h"
+#define TF_KERNEL_FENCE 0
+#endif
+#if !defined(_WIN32)
 #include <dlfcn.h>
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -24,9 +34,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#if defined(_WIN32)
+#define TF_PUBLIC __attribute__((dllexport))
+#else
 #define TF_PUBLIC __attribute__((visibility("default")))
-
 extern char **environ;
+#endif
 
 /* A record of the violation log, copied out of the reader's scratch buffer. */
 struct tf_viol {
@@ -113,11 +126,19 @@ static void take_warnings(tf_session *s)
 /* The directory libtestfence.so was loaded from: the shim is installed beside it. */
 static int library_dir(char *out, size_t len, tf_err *err)
 {
-    Dl_info info;
     char real[PATH_MAX];
+#if defined(_WIN32)
+    /* posix.h's readlink of /proc/self/exe: the module this code is in, the DLL. */
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n < 0 || !realpath((self[n] = '\0', self), real))
+        return tf_errf(err, "cannot find where libtestfence.dll was loaded from");
+#else
+    Dl_info info;
     if (!dladdr((void *)tf_api_version, &info) || !info.dli_fname ||
         !realpath(info.dli_fname, real))
         return tf_errf(err, "cannot find where libtestfence.so was loaded from");
+#endif
     path_dirname(out, len, real);
     return 0;
 }
@@ -164,7 +185,8 @@ TF_PUBLIC int tf_load(tf_session *s, const char *root, const char *config, const
         return tf_errf(&s->err, "this session is already loaded");
     if (library_dir(dir, sizeof dir, &s->err) < 0)
         return -1;
-    if (shimconf_locate_near(dir, s->shim, sizeof s->shim, &shim_err) < 0) {
+    /* No shim off Linux: children are fenced only when they are Pythons (the guard). */
+    if (TF_KERNEL_FENCE && shimconf_locate_near(dir, s->shim, sizeof s->shim, &shim_err) < 0) {
         s->shim[0] = '\0';
         char line[sizeof shim_err.msg + 80];
         snprintf(line, sizeof line,
@@ -233,7 +255,11 @@ TF_PUBLIC int tf_fenced(tf_session *s)
 {
     if (!s->loaded)
         return tf_errf(&s->err, "tf_fenced before tf_load");
+#if TF_KERNEL_FENCE
     return fence_in_force(&s->ses.pl.policy, &s->err);
+#else
+    return 0; /* no kernel fence here: never fenced by one */
+#endif
 }
 
 TF_PUBLIC int tf_prepare(tf_session *s)
@@ -247,6 +273,7 @@ TF_PUBLIC int tf_prepare(tf_session *s)
     return rc;
 }
 
+#if TF_KERNEL_FENCE
 /* Landlock restricts the calling thread only: a thread started before would escape. */
 static int threads(void)
 {
@@ -285,13 +312,22 @@ TF_PUBLIC int tf_fence(tf_session *s)
     s->ses.ruleset_fd = -1;
     return e ? tf_errnof(&s->err, e, "%s", step) : 0;
 }
+#else
+TF_PUBLIC int tf_fence(tf_session *s)
+{
+    return tf_errf(&s->err,
+                   "tf_fence: %s has no kernel fence: use tf_set_backend(TF_BACKEND_SHIM) "
+                   "and fence in the caller (the plugin's python backend)",
+                   session_os);
+}
+#endif
 
 TF_PUBLIC int tf_attach(tf_session *s, const char *workspace)
 {
     char conf[PATH_MAX];
     if (s->loaded || s->attached)
         return tf_errf(&s->err, "this session is already loaded");
-    if (!workspace || workspace[0] != '/' ||
+    if (!workspace || !platform_is_absolute(workspace) ||
         path_join(conf, sizeof conf, workspace, SHIMCONF_FILE, &s->err) < 0)
         return tf_errf(&s->err, "not a run workspace: %s", workspace ? workspace : "(null)");
     if (shimconf_load(conf, &s->conf, &s->err) < 0)
@@ -478,13 +514,18 @@ static bool file_inside(tf_session *s, char *path, struct dir_cache *c)
     struct stat st;
     if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
         char *slash = strrchr(path, '/');
-        if (slash == path)
-            return dir_inside(s, "/", c);
         *slash = '\0';
+        if (!path[0] || platform_is_top(path)) /* "/x", "C:/x": in "/", "C:/" */
+            slash[0] = '/', slash[1] = '\0';
         return dir_inside(s, path, c);
     }
-    for (char *slash; lstat(path, &st) < 0 && (slash = strrchr(path, '/')) && slash != path;)
+    for (char *slash; lstat(path, &st) < 0 && (slash = strrchr(path, '/')) && slash != path;) {
         *slash = '\0';
+        if (platform_is_top(path)) { /* "C:" (Windows): its top is "C:/" */
+            slash[0] = '/', slash[1] = '\0';
+            break;
+        }
+    }
     return verdict_inside(tf_path_check_at(s, AT_FDCWD, path, 0, NULL, 0));
 }
 
@@ -500,12 +541,15 @@ TF_PUBLIC int tf_files_inside(tf_session *s, const char *paths, size_t len, unsi
         size_t l = strnlen(paths + off, len - off);
         if (l == len - off)
             break; /* not ended by a NUL */
-        if (paths[off] != '/')
+        if (!platform_is_absolute(paths + off))
             inside[i] = 0; /* no file name at all: a frozen or built-in module's */
         else if (l >= sizeof path)
             inside[i] = 1; /* too long to ask: cannot be told */
-        else
-            inside[i] = file_inside(s, memcpy(path, paths + off, l + 1), &c);
+        else {
+            memcpy(path, paths + off, l + 1);
+            platform_separators(path); /* Windows: a module's C:\proj\x.py */
+            inside[i] = file_inside(s, path, &c);
+        }
         off += l + 1;
     }
     for (size_t j = 0; j < c.n; j++)
@@ -516,6 +560,10 @@ TF_PUBLIC int tf_files_inside(tf_session *s, const char *paths, size_t len, unsi
 
 TF_PUBLIC int tf_ioctl_class(unsigned long request)
 {
+#if !TF_KERNEL_FENCE
+    (void)request;
+    return TF_IOCTL_JUDGED; /* judged by the file it is made on */
+#else
     switch (ioctl_classify(request)) {
     case IOCTL_HARMLESS:
         return TF_IOCTL_HARMLESS;
@@ -524,6 +572,7 @@ TF_PUBLIC int tf_ioctl_class(unsigned long request)
     default:
         return TF_IOCTL_JUDGED;
     }
+#endif
 }
 
 TF_PUBLIC const char *tf_test_split(const char *value, size_t *test_len)
@@ -612,8 +661,13 @@ static struct diag *diag_of(tf_session *s)
 /* The same file, of the same size and time? The log is only appended to. */
 static bool same_file(const struct stat *a, const struct stat *b)
 {
+#if defined(__linux__)
     return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
            a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+#else /* whole seconds only (Windows' C runtime): a record within the second is seen by size */
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+           a->st_mtime == b->st_mtime;
+#endif
 }
 
 /* The plugin asks after every test phase, and the log is mostly as it was: then one stat,

@@ -3,6 +3,8 @@
 #include "core/platform.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,4 +41,30 @@ bool platform_home(char *out, size_t len)
         if (*p == '\\')
             *p = '/';
     return true;
+}
+
+int platform_open_top(const char *path, const char **rest)
+{
+    char top[4] = {path[0], ':', '/', '\0'};
+    if (!isalpha((unsigned char)path[0]) || path[1] != ':' || (path[2] != '/' && path[2] != '\\')) {
+        errno = EINVAL; /* a path without a drive: never planned so */
+        return -1;
+    }
+    *rest = path + 3 + strspn(path + 3, "/\\");
+    return open(top, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+const char *platform_default_tmp(void)
+{
+    static char tmp[PATH_MAX];
+    const char *vars[] = {"TEMP", "TMP"};
+    for (size_t i = 0; i < 2; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && platform_is_absolute(v) && strlen(v) < sizeof tmp) {
+            snprintf(tmp, sizeof tmp, "%s", v);
+            platform_separators(tmp);
+            return tmp;
+        }
+    }
+    return "C:/Windows/Temp";
 }

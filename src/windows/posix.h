@@ -90,4 +90,121 @@ char *tf_win_realpath(const char *path, char *out);
 #define sysconf(name) tf_win_sysconf(name)
 long tf_win_sysconf(int name);
 
+/* ---- directory descriptors and the *at calls (core's file-tree code: workspace, run temp
+ * dir, places, the violation log, hazards). A directory is opened as a real C runtime
+ * descriptor over a Win32 handle (FILE_FLAG_BACKUP_SEMANTICS); a name relative to it is
+ * joined to the handle's final path (GetFinalPathNameByHandle), so nothing is named twice
+ * from text a test could change. O_NOFOLLOW refuses a final reparse point (a symlink or a
+ * junction: ELOOP), as Linux refuses a final symlink. posix.c. */
+#ifndef O_DIRECTORY
+#define O_DIRECTORY 0x01000000
+#endif
+#ifndef O_PATH
+#define O_PATH 0x02000000
+#endif
+#ifndef O_TMPFILE
+#define O_TMPFILE (0x04000000 | O_DIRECTORY)
+#endif
+#define AT_FDCWD (-100)
+#define AT_SYMLINK_NOFOLLOW 0x100
+#define AT_REMOVEDIR 0x200
+#define AT_EMPTY_PATH 0x1000
+#define F_DUPFD_CLOEXEC 1030
+#define F_GETFD 1
+#define F_SETFD 2
+#define FD_CLOEXEC 1
+#define LOCK_SH 1
+#define LOCK_EX 2
+#define LOCK_NB 4
+#define LOCK_UN 8
+#ifndef PIPE_BUF
+#define PIPE_BUF 4096
+#endif
+#ifndef ELOOP
+#define ELOOP 114
+#endif
+
+#define open(...) tf_win_open(__VA_ARGS__)
+int tf_win_open(const char *path, int flags, ...);
+#define openat(...) tf_win_openat(__VA_ARGS__)
+int tf_win_openat(int dirfd, const char *path, int flags, ...);
+#define fstatat(dirfd, path, st, flags) tf_win_fstatat(dirfd, path, st, flags)
+int tf_win_fstatat(int dirfd, const char *path, struct stat *st, int flags);
+#undef fstat
+#define fstat(fd, st) tf_win_fstat(fd, st)
+int tf_win_fstat(int fd, struct stat *st);
+#define mkdirat(dirfd, path, mode) tf_win_mkdirat(dirfd, path, mode)
+int tf_win_mkdirat(int dirfd, const char *path, int mode);
+#define unlinkat(dirfd, path, flags) tf_win_unlinkat(dirfd, path, flags)
+int tf_win_unlinkat(int dirfd, const char *path, int flags);
+#define renameat(fd1, from, fd2, to) tf_win_renameat(fd1, from, fd2, to)
+int tf_win_renameat(int fd1, const char *from, int fd2, const char *to);
+#define readlinkat(dirfd, path, buf, len) tf_win_readlinkat(dirfd, path, buf, len)
+ssize_t tf_win_readlinkat(int dirfd, const char *path, char *buf, size_t len);
+#define fcntl(...) tf_win_fcntl(__VA_ARGS__)
+int tf_win_fcntl(int fd, int cmd, ...);
+#define flock(fd, op) tf_win_flock(fd, op)
+int tf_win_flock(int fd, int op);
+#define fdopendir(fd) tf_win_fdopendir(fd)
+#include <dirent.h>
+DIR *tf_win_fdopendir(int fd);
+#define dirfd(d) tf_win_dirfd(d)
+int tf_win_dirfd(DIR *d);
+#define closedir(d) tf_win_closedir(d)
+int tf_win_closedir(DIR *d);
+/* The path of the directory (or file) descriptor FD, with '/' separators: 0, or -1 (errno). */
+int tf_win_fd_path(int fd, char *out, size_t len);
+
+/* ---- the rest of what core's run code uses (posix.c) ---------------------------------- */
+typedef unsigned long nlink_t;
+#ifndef S_IFLNK
+#define S_IFLNK 0120000
+#endif
+#ifndef S_IFSOCK
+#define S_IFSOCK 0140000
+#endif
+#define getuid() 0 /* the temp dir (%TEMP%) is the user's own already */
+#define gmtime_r(t, tm) (gmtime_s((tm), (t)) == 0 ? (tm) : NULL)
+#define strndup(s, n) tf_win_strndup(s, n)
+char *tf_win_strndup(const char *s, size_t n);
+#define F_OK 0
+#define faccessat(dirfd, path, mode, flags) tf_win_faccessat(dirfd, path, mode, flags)
+int tf_win_faccessat(int dirfd, const char *path, int mode, int flags);
+/* errno's name ("EACCES"), as glibc's strerrorname_np; NULL for one it does not know. */
+#define strerrorname_np(e) tf_win_errname(e)
+const char *tf_win_errname(int e);
+/* Only "/proc/self/exe" (GetModuleFileName); anything else is not a link (EINVAL). */
+#define readlink(path, buf, len) tf_win_readlink(path, buf, len)
+ssize_t tf_win_readlink(const char *path, char *buf, size_t len);
+/* open_memstream: a temp file whose text is copied to *BUF at each fflush and fclose. */
+#define open_memstream(buf, len) tf_win_open_memstream(buf, len)
+FILE *tf_win_open_memstream(char **buf, size_t *len);
+#define fflush(f) tf_win_fflush(f)
+int tf_win_fflush(FILE *f);
+#define fclose(f) tf_win_fclose(f)
+int tf_win_fclose(FILE *f);
+/* "e" in fopen's mode (O_CLOEXEC) is glibc's, left out; "/dev/null" is "NUL". */
+#define fopen(path, mode) tf_win_fopen(path, mode)
+FILE *tf_win_fopen(const char *path, const char *mode);
+/* renameat2's RENAME_NOREPLACE: MoveFileEx without MOVEFILE_REPLACE_EXISTING. */
+#define RENAME_NOREPLACE 1
+#define renameat2(fd1, from, fd2, to, flags) tf_win_renameat2(fd1, from, fd2, to, flags)
+int tf_win_renameat2(int fd1, const char *from, int fd2, const char *to, unsigned flags);
+/* statx: the type and the birth and change times, from the file's handle. */
+#define STATX_TYPE 0x1u
+#define STATX_MODE 0x2u
+#define STATX_CTIME 0x80u
+#define STATX_BTIME 0x800u
+struct statx_timestamp {
+    long long tv_sec;
+    unsigned tv_nsec;
+};
+struct statx {
+    unsigned stx_mask;
+    unsigned short stx_mode;
+    struct statx_timestamp stx_btime, stx_ctime, stx_mtime;
+};
+int tf_win_statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *x);
+#define statx(dirfd, path, flags, mask, x) tf_win_statx(dirfd, path, flags, mask, x)
+
 #endif
