@@ -263,6 +263,18 @@ def _load_library_for(backend):
                          "cannot be had yet (docs/platforms.md)" % (e, sys.platform))
 
 
+def _fenced(s, opt, backend):
+    """This process is fenced by BACKEND from now on: the end of the run is set up (records
+    made at exit, the run's temp dir kept or removed) and the session is this process's."""
+    atexit.register(_late_records)  # first registered, so the last to run
+    tmp = s.get("tmp")
+    if tmp:
+        atexit.register(_end_tmp, s, tmp, opt("testfence_keep_tmp") or "on-failure")
+    _state.session = s
+    _state.mode = "fenced"
+    _state.backend = backend
+
+
 def _start_fenced(config, opt, s=None):
     backend = opt("testfence_backend") or "auto"
     lib = _load_library_for(backend)
@@ -301,13 +313,7 @@ def _start_fenced(config, opt, s=None):
                             "reported")
         _warn(_state.notes[-1])
     s.fence()
-    atexit.register(_late_records)  # first registered, so the last to run
-    tmp = s.get("tmp")
-    if tmp:
-        atexit.register(_end_tmp, s, tmp, opt("testfence_keep_tmp") or "on-failure")
-    _state.session = s
-    _state.mode = "fenced"
-    _state.backend = "kernel"
+    _fenced(s, opt, "kernel")
     _state.record_in_process = not shim_here  # else the shim records, as for children
     _state.why = "fenced (Landlock ABI %d): writes only beneath %s, the run's temp dir and the system set; workspace %s" % (
         lib.tf_landlock_abi(s.h), s.get("fence_dir"), s.get("workspace"))
@@ -349,13 +355,7 @@ def _start_python(config, opt, lib, kernel_why):
     child_guard_env()  # child Pythons start the same guard (pyback.guard_child)
     _state.policy = _python_policy(s)
     install_python_backend()
-    atexit.register(_late_records)  # first registered, so the last to run
-    tmp = s.get("tmp")
-    if tmp:
-        atexit.register(_end_tmp, s, tmp, opt("testfence_keep_tmp") or "on-failure")
-    _state.session = s
-    _state.mode = "fenced"
-    _state.backend = "python"
+    _fenced(s, opt, "python")
     _state.record_in_process = True  # the hook refuses before any C code could see it
     chosen = ("--testfence-backend=python" if kernel_why is None
               else "the kernel cannot fence here: %s" % kernel_why.split(": ", 1)[-1])
