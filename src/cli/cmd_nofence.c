@@ -1,7 +1,8 @@
 /* The commands of the builds without a fence (testfence.exe on Windows, macOS) whose Linux
  * versions are built on the Linux session (cmd_run.c, cmd_doctor.c, cmd_explain.c, cmd_clean.c):
- * run, explain and clean refuse with the OS session.h's message, doctor checks the root and
- * configuration; docs/platforms.md says what each does there. */
+ * run refuses with the OS session.h's message, doctor checks the root and configuration;
+ * on macOS explain and clean refuse too (Windows builds cmd_explain.c and cmd_clean.c, over
+ * src/windows' resolver and directory calls); docs/platforms.md says what each does there. */
 #include "cmds.h"
 #include "opts.h"
 
@@ -94,8 +95,9 @@ int cmd_doctor(int argc, char **argv)
     return 1;
 }
 
-/* explain and clean answer for runs, which this build cannot make: each says so in one line,
- * after its usage is checked as on Linux. */
+#ifndef _WIN32
+/* macOS: explain and clean answer for runs, and core's resolver and workspace code are not
+ * built there yet: each says so in one line, after its usage is checked as on Linux. */
 static int unavailable(int argc, char **argv, const struct opts_command *command)
 {
     struct opts o;
@@ -117,7 +119,7 @@ static const struct opts_command explain_command = {
     .about =
         "usage: testfence explain [OPTIONS] PATH...\n"
         "\n"
-        "Not available on Windows or macOS yet: it answers for 'testfence run', which has\n"
+        "Not available on macOS yet: it answers for 'testfence run', which has\n"
         "no fence here; the pytest plugin's python backend reports each refused write itself.\n"
         "\n",
     .after = "exit status: 125 always in this build (not available), as for a usage error.\n",
@@ -135,7 +137,7 @@ static const struct opts_command clean_command = {
     .cmd = CMD_CLEAN,
     .about = "usage: testfence clean [OPTIONS]\n"
              "\n"
-             "Not available on Windows or macOS yet: it removes the workspaces of old runs, and\n"
+             "Not available on macOS yet: it removes the workspaces of old runs, and\n"
              "this build makes none; remove tests/artifacts/_isolation_workspace_* by hand.\n"
              "\n",
     .after = "exit status: 125 always in this build (not available), as for a usage error.\n",
@@ -147,3 +149,4 @@ int cmd_clean(int argc, char **argv)
 {
     return unavailable(argc, argv, &clean_command);
 }
+#endif

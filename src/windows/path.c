@@ -122,7 +122,8 @@ static int resolve(int dirfd, const char *path, unsigned flags, struct path_open
         if (r == 0)
             break;
         char *slash = strrchr(head, '/');
-        if (!slash || slash <= head + 2) { /* the drive itself is missing */
+        if (!slash || slash < head + 2 || (slash == head + 2 && !slash[1])) {
+            /* the drive itself is missing ("C:/x", C: existing, goes on as "C:/" + "x") */
             res->kind = PATH_REJECTED;
             res->errnum = ENOENT;
             return 0;

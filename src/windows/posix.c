@@ -382,6 +382,31 @@ static bool posix_delete(const char *full)
     return ok;
 }
 
+/* Where posix_delete cannot be had (wine, FAT, before Windows 10 1809) a file still open
+ * keeps its name until its last handle closes, and its directory cannot be removed
+ * meanwhile (a run's marker, locked while its workspace is removed): move it first to the
+ * directory above its own (the same volume), under a name no one lists, and delete it
+ * there: it goes when its handle closes. False when it cannot be moved (then in place). */
+static bool delete_aside(const char *full)
+{
+    char aside[PATH_MAX];
+    const char *slash = strrchr(full, '/');
+    size_t dir = slash ? (size_t)(slash - full) : 0;
+    while (dir > 0 && full[dir - 1] != '/') /* up to the separator before the file's dir */
+        dir--;
+    if (dir < 3 || dir + 40 >= sizeof aside)
+        return false;
+    static unsigned serial;
+    snprintf(aside, sizeof aside, "%.*s.testfence-removed-%lu-%u", (int)dir, full,
+             (unsigned long)GetCurrentProcessId(), serial++);
+    if (!MoveFileExA(full, aside, 0))
+        return false;
+    if (DeleteFileA(aside))
+        return true;
+    MoveFileExA(aside, full, 0); /* as it was: the caller's DeleteFile says why */
+    return false;
+}
+
 int tf_win_unlinkat(int dirfd, const char *path, int flags)
 {
     char full[PATH_MAX];
@@ -401,7 +426,7 @@ int tf_win_unlinkat(int dirfd, const char *path, int flags)
         errno = ENOTDIR; /* rmdir(2) of a symlink */
         return -1;
     }
-    if (!(flags & AT_REMOVEDIR) && !dir && posix_delete(full))
+    if (!(flags & AT_REMOVEDIR) && !dir && (posix_delete(full) || delete_aside(full)))
         return 0;
     BOOL ok = flags & AT_REMOVEDIR || dir ? RemoveDirectoryA(full) : DeleteFileA(full);
     if (ok)

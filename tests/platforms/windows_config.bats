@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # testfence.exe's configuration checking and commands under wine: every config error of
 # tests/cli/config.bats that the config itself decides gives the Linux build's message and
-# exit status (audit and doctor); init writes the same files; run, explain and clean refuse
-# in one line with 125 (docs/platforms.md).
+# exit status (audit and doctor); init writes the same files; clean removes old runs and
+# explain answers as the Linux build does; run refuses in one line with 125
+# (docs/platforms.md).
 
 load wine
 
@@ -105,17 +106,114 @@ same() {
     [ "${#lines[@]}" -eq 1 ]
 }
 
-@test "explain and clean refuse in one line with 125; usage errors as on Linux" {
-    run win explain tests/x
-    [ "$status" -eq 125 ]
-    [ "$output" = "testfence: explain: not available on Windows yet: use the pytest plugin; see docs/platforms.md" ]
-    run win clean
-    [ "$status" -eq 125 ]
-    [ "$output" = "testfence: clean: not available on Windows yet: use the pytest plugin; see docs/platforms.md" ]
+# mkrun ID [FINISHED]: an old run's workspace as the plugin (core/workspace.c) leaves it:
+# tests/artifacts/_isolation_workspace_ID with its marker, the xdg placeholders and the log,
+# with its tmp/ID and _pytest_tmp/ID; report.json when FINISHED.
+mkrun() {
+    local a=tests/artifacts ws=tests/artifacts/_isolation_workspace_$1
+    mkdir -p "$ws/xdg/cache" "$ws/xdg/data" "$ws/xdg/state" "$a/tmp/$1/sub" "$a/_pytest_tmp/$1"
+    printf 'testfence run workspace %s\n' "$1" >"$ws/.testfence-workspace"
+    : >"$ws/violations.jsonl"
+    echo data >"$a/tmp/$1/sub/data"
+    echo data >"$a/_pytest_tmp/$1/data"
+    [ -z "${2:-}" ] || echo '{}' >"$ws/report.json"
+}
+
+# mkruns: two old runs (the older finished, the newer killed), a directory that is not a
+# run (no marker) and the caches clean keeps.
+mkruns() {
+    rm -rf tests/artifacts
+    mkrun 20200101T000000Z-0000001 finished
+    mkrun 20200102T000000Z-0000002
+    mkdir -p tests/artifacts/_isolation_workspace_20200103T000000Z-0000003 \
+        tests/artifacts/.pytest_cache
+}
+
+# tree: what tests/artifacts holds, sorted.
+tree() {
+    (cd tests/artifacts && find . | LC_ALL=C sort)
+}
+
+@test "clean: two old runs removed as the Linux build removes them, the same output and status" {
+    local args la lb sa sb ta
+    for args in "--all" "--retain 1" "" "--all --retain 1"; do
+        # Each on the same two runs: its output and status, and what it left.
+        mkruns
+        # shellcheck disable=SC2086 # the options, split
+        la=$("$TESTFENCE" clean $args 2>&1) && sa=0 || sa=$?
+        ta=$(tree)
+        mkruns
+        # shellcheck disable=SC2086
+        lb=$(win clean $args 2>&1) && sb=0 || sb=$?
+        la=${la//$P/<ROOT>}
+        lb=${lb//Z:$P/<ROOT>}
+        if [ "$la" != "$lb" ] || [ "$sa" != "$sb" ] || [ "$ta" != "$(tree)" ]; then
+            echo "clean $args: linux (status $sa): $la"$'\n'"left:"$'\n'"$ta"
+            echo "wine (status $sb): $lb"$'\n'"left:"$'\n'"$(tree)"
+            false
+        fi
+    done
+    # --all: the runs and their temp dirs gone, marker and all; the rest stays.
+    mkruns
+    run win clean --all
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"the earlier run 20200102T000000Z-0000002 did not finish"* ]]
+    [[ "$output" == *"removed 2 old runs from Z:$P/tests/artifacts (kept the newest 0)"* ]]
+    [ "$(tree | tr '\n' ' ')" = ". ./.pytest_cache ./_isolation_workspace_20200103T000000Z-0000003 ./_pytest_tmp ./tmp " ]
+    # Nothing to clean, and usage errors, as on Linux.
+    same . clean
+    rm -rf tests/artifacts
+    same . clean
     same . clean --bogus
+    same . clean extra
+}
+
+@test "clean stays inside: an artifacts dir outside the writable set is refused as on Linux" {
+    printf '[tool.testfence]\nartifacts = "out"\n' >pyproject.toml
+    mkdir -p out/_isolation_workspace_20200101T000000Z-0000001
+    printf 'testfence run workspace x\n' >out/_isolation_workspace_20200101T000000Z-0000001/.testfence-workspace
+    same . clean --all
+    [ -f out/_isolation_workspace_20200101T000000Z-0000001/.testfence-workspace ]
+}
+
+@test "explain: the Linux build's verdicts, for paths written with /, with \\ and with a drive" {
+    mkdir -p out tests/sub
+    printf '[tool.testfence]\nwritable = ["tests", "out"]\noutputs = ["coverage.xml"]\n' >pyproject.toml
+    # The same paths: the same lines and status (the root spelled Z:<root> by the .exe).
+    same . explain tests/x tests/sub/new/deep/y out/z coverage.xml config.toml .git/index.lock \
+        tests/../pyproject.toml
+    same . explain tests/x
     same . explain
-    same . audit --bogus
-    same . frobnicate
+    same . explain --bogus
+    # Windows spellings: each verdict (what follows "PATH: ") is Linux's for the / spelling.
+    local pairs=(
+        'tests\x' tests/x
+        'tests\sub\new\y' tests/sub/new/y
+        'out\z' out/z
+        "Z:${P//\//\\}\\tests\\abs" "$P/tests/abs"
+        "Z:$P/config.toml" "$P/config.toml"
+        "Z:${P//\//\\}\\..\\elsewhere" "$P/../elsewhere"
+        "$P/tests/abs" "$P/tests/abs"
+        "$P/pyproject.toml" "$P/pyproject.toml"
+        'TESTS\Sub\x' tests/sub/x
+    )
+    local i a b sa sb
+    for ((i = 0; i < ${#pairs[@]}; i += 2)); do
+        a=$("$TESTFENCE" explain "${pairs[i + 1]}" 2>&1) && sa=0 || sa=$?
+        b=$(win explain "${pairs[i]}" 2>&1) && sb=0 || sb=$?
+        a=$(sed "s|$P|<ROOT>|g; s|${P%/*}|<UP>|g" <<<"${a#"${pairs[i + 1]}: "}")
+        b=$(sed "s|Z:$P|<ROOT>|g; s|Z:${P%/*}|<UP>|g" <<<"${b#"${pairs[i]}: "}")
+        if [ "$a" != "$b" ] || [ "$sa" != "$sb" ]; then
+            echo "linux ${pairs[i + 1]} (status $sa): $a"
+            echo "wine  ${pairs[i]} (status $sb): $b"
+            false
+        fi
+    done
+    # A drive's top (the Linux build's /): outside, and blocked.
+    run win explain 'C:\nowhere\x' C:/x
+    [ "$status" -eq 1 ]
+    [ "${lines[0]}" = 'C:\nowhere\x: blocked: C:/nowhere/x is outside the writable set of Z:'"$P" ]
+    [ "${lines[1]}" = 'C:/x: blocked: C:/x is outside the writable set of Z:'"$P" ]
 }
 
 @test "every command's --help exits 0; run's says it is not available" {
