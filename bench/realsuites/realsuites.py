@@ -96,7 +96,9 @@ def apt_install(debs):
         sys.exit("realsuites: missing Debian packages; as root: apt-get install " + " ".join(missing))
     print("realsuites: apt-get install " + " ".join(missing), file=sys.stderr)
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    sh(["apt-get", "install", "-y", "-qq", "--no-install-recommends"] + missing, env=env)
+    # The machine is shared: another job's apt may hold dpkg's lock; wait for it.
+    sh(["apt-get", "-o", "DPkg::Lock::Timeout=1200", "install", "-y", "-qq", "--no-install-recommends"]
+       + missing, env=env)
 
 
 def mirror_of(p):
