@@ -5,6 +5,7 @@
                                               pinned commit, install its Debian packages, set it up
     realsuites.py run [--build DIR] [--autoload] [--modes M,M] [NAME...]
                                               run each suite in every mode, print the comparison
+    realsuites.py diff STAMP                  compare the results of _results/STAMP again
 
 The projects are in manifest.toml beside this script; their code never enters this
 repository. Checkouts come from the search tool's snapshots under /work/.mirror
@@ -333,6 +334,18 @@ def run_project(p, modes, build, autoload, outdir, plugin):
     return results
 
 
+def same_ids(mine, theirs):
+    """MINE's outcomes keyed by THEIRS' ids: an xdist worker's stray stderr at exit (an
+    interpreter's ResourceWarning) can land on the line of its last test, "[gw0] [100%]
+    PASSED t.py::test_a[] sys:1: ResourceWarning: ...": that id is the bare one it starts with."""
+    out = {}
+    for t, o in mine.items():
+        if t not in theirs:
+            t = next((b for b in theirs if b not in mine and t.startswith(b + " ")), t)
+        out[t] = o
+    return out
+
+
 def compare(p, results):
     """Every difference from the bare run, one line each: exit status, violation lines,
     each test whose outcome differs (pytest), each failing test or script not failing
@@ -352,7 +365,8 @@ def compare(p, results):
             continue
         if r["status"] != base["status"]:
             diffs.append("%s %s: exit %s, bare %s" % (name, r["mode"], r["status"], base["status"]))
-        mine, theirs = r.get("outcomes", {}), base.get("outcomes", {})
+        theirs = base.get("outcomes", {})
+        mine = same_ids(r.get("outcomes", {}), theirs)
         for t in sorted(set(mine) | set(theirs)):
             if mine.get(t) != theirs.get(t):
                 diffs.append("%s %s: %s: %s, bare %s" % (name, r["mode"], t, mine.get(t, "absent"),
@@ -364,6 +378,20 @@ def compare(p, results):
         for t in gone:
             diffs.append("%s %s: fails only bare: %s" % (name, r["mode"], t))
     return diffs
+
+
+def cmd_diff(args):
+    """Compare a past run's results again (after a change to the comparison)."""
+    outdir = os.path.join(RESULTS, args.stamp)
+    with open(os.path.join(outdir, "results.json")) as f:
+        summary = json.load(f)
+    known = {p["name"]: p for p in load_manifest()}
+    diffs = [d for name, results in summary.items() for d in compare(known[name], results)]
+    with open(os.path.join(outdir, "diffs.txt"), "w") as f:
+        f.writelines(d + "\n" for d in diffs)
+    print("%d difference(s) from bare (results in %s):" % (len(diffs), outdir))
+    for d in diffs:
+        print("  " + d)
 
 
 def cmd_checkout(args):
@@ -419,6 +447,9 @@ def main():
     r.add_argument("--modes", help="comma-separated subset of " + ",".join(ALL_MODES + CONTROL_MODES))
     r.add_argument("names", nargs="*")
     r.set_defaults(fn=cmd_run)
+    d = sub.add_parser("diff", help="compare a past run's results.json again, rewrite its diffs.txt")
+    d.add_argument("stamp", help="the run's directory under " + RESULTS)
+    d.set_defaults(fn=cmd_diff)
     args = ap.parse_args()
     args.fn(args)
 
