@@ -29,7 +29,7 @@ A pytest suite runs with -v, so every test's outcome is in its log (PASSED, FAIL
 SKIPPED, XFAIL, XPASS, ERROR; "FAILED+ERROR" when a teardown errs after a failure):
 each mode is compared with bare test by test, not only by its failing set, so a test
 skipped or xfailed here and passed bare counts as a difference. A TEST_SANDBOX_VIOLATION
-line anywhere counts as one too. The differences go to diffs.txt beside results.json.
+line anywhere counts as one too, and so does a blocked write in `testfence run`'s summary. The differences go to diffs.txt beside results.json.
 """
 
 import argparse
@@ -217,7 +217,15 @@ def run_one(p, mode, build, autoload, log, plugin):
     return {"mode": mode, "status": status, "seconds": round(time.time() - start, 1),
             "failing": sorted(failing), "counts": counts, "outcomes": outcomes,
             "violations": len(re.findall(r"^.*TEST_SANDBOX_VIOLATION: ", text, re.M)),
-            "log": log}
+            "blocked": blocked_writes(text), "log": log}
+
+
+def blocked_writes(text):
+    """Writes `testfence run` says it blocked, from its summary: the shim of a run prints no
+    TEST_SANDBOX_VIOLATION line, so a run whose suite failed anyway (exit 1, not 120) would
+    otherwise hide them."""
+    return sum(int(n) for n in re.findall(
+        r"testfence: (\d+) (?:more )?writes? outside the writable set (?:was|were) blocked", text))
 
 
 def parse_pytest(text):
@@ -355,6 +363,8 @@ def compare(p, results):
     for r in results:
         if r["violations"]:
             diffs.append("%s %s: %d TEST_SANDBOX_VIOLATION line(s)" % (name, r["mode"], r["violations"]))
+        if r.get("blocked"):
+            diffs.append("%s %s: testfence's summary: %d blocked write(s)" % (name, r["mode"], r["blocked"]))
     base = next((r for r in results if r["mode"] == "bare"), None)
     if not base:
         return diffs
@@ -386,6 +396,11 @@ def cmd_diff(args):
     with open(os.path.join(outdir, "results.json")) as f:
         summary = json.load(f)
     known = {p["name"]: p for p in load_manifest()}
+    for results in summary.values():
+        for r in results:
+            if "blocked" not in r and os.path.exists(r["log"]):
+                with open(r["log"], errors="replace") as f:
+                    r["blocked"] = blocked_writes(f.read())
     diffs = [d for name, results in summary.items() for d in compare(known[name], results)]
     with open(os.path.join(outdir, "diffs.txt"), "w") as f:
         f.writelines(d + "\n" for d in diffs)
