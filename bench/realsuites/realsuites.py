@@ -5,6 +5,7 @@
                                               pinned commit, install its Debian packages, set it up
     realsuites.py run [--build DIR] [--autoload] [--modes M,M] [NAME...]
                                               run each suite in every mode, print the comparison
+    realsuites.py diff STAMP                  compare the results of _results/STAMP again
 
 The projects are in manifest.toml beside this script; their code never enters this
 repository. Checkouts come from the search tool's snapshots under /work/.mirror
@@ -28,7 +29,7 @@ A pytest suite runs with -v, so every test's outcome is in its log (PASSED, FAIL
 SKIPPED, XFAIL, XPASS, ERROR; "FAILED+ERROR" when a teardown errs after a failure):
 each mode is compared with bare test by test, not only by its failing set, so a test
 skipped or xfailed here and passed bare counts as a difference. A TEST_SANDBOX_VIOLATION
-line anywhere counts as one too. The differences go to diffs.txt beside results.json.
+line anywhere counts as one too, and so does a blocked write in `testfence run`'s summary. The differences go to diffs.txt beside results.json.
 """
 
 import argparse
@@ -96,7 +97,9 @@ def apt_install(debs):
         sys.exit("realsuites: missing Debian packages; as root: apt-get install " + " ".join(missing))
     print("realsuites: apt-get install " + " ".join(missing), file=sys.stderr)
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    sh(["apt-get", "install", "-y", "-qq", "--no-install-recommends"] + missing, env=env)
+    # The machine is shared: another job's apt may hold dpkg's lock; wait for it.
+    sh(["apt-get", "-o", "DPkg::Lock::Timeout=1200", "install", "-y", "-qq", "--no-install-recommends"]
+       + missing, env=env)
 
 
 def mirror_of(p):
@@ -214,7 +217,15 @@ def run_one(p, mode, build, autoload, log, plugin):
     return {"mode": mode, "status": status, "seconds": round(time.time() - start, 1),
             "failing": sorted(failing), "counts": counts, "outcomes": outcomes,
             "violations": len(re.findall(r"^.*TEST_SANDBOX_VIOLATION: ", text, re.M)),
-            "log": log}
+            "blocked": blocked_writes(text), "log": log}
+
+
+def blocked_writes(text):
+    """Writes `testfence run` says it blocked, from its summary: the shim of a run prints no
+    TEST_SANDBOX_VIOLATION line, so a run whose suite failed anyway (exit 1, not 120) would
+    otherwise hide them."""
+    return sum(int(n) for n in re.findall(
+        r"testfence: (\d+) (?:more )?writes? outside the writable set (?:was|were) blocked", text))
 
 
 def parse_pytest(text):
@@ -331,6 +342,18 @@ def run_project(p, modes, build, autoload, outdir, plugin):
     return results
 
 
+def same_ids(mine, theirs):
+    """MINE's outcomes keyed by THEIRS' ids: an xdist worker's stray stderr at exit (an
+    interpreter's ResourceWarning) can land on the line of its last test, "[gw0] [100%]
+    PASSED t.py::test_a[] sys:1: ResourceWarning: ...": that id is the bare one it starts with."""
+    out = {}
+    for t, o in mine.items():
+        if t not in theirs:
+            t = next((b for b in theirs if b not in mine and t.startswith(b + " ")), t)
+        out[t] = o
+    return out
+
+
 def compare(p, results):
     """Every difference from the bare run, one line each: exit status, violation lines,
     each test whose outcome differs (pytest), each failing test or script not failing
@@ -340,6 +363,8 @@ def compare(p, results):
     for r in results:
         if r["violations"]:
             diffs.append("%s %s: %d TEST_SANDBOX_VIOLATION line(s)" % (name, r["mode"], r["violations"]))
+        if r.get("blocked"):
+            diffs.append("%s %s: testfence's summary: %d blocked write(s)" % (name, r["mode"], r["blocked"]))
     base = next((r for r in results if r["mode"] == "bare"), None)
     if not base:
         return diffs
@@ -350,7 +375,8 @@ def compare(p, results):
             continue
         if r["status"] != base["status"]:
             diffs.append("%s %s: exit %s, bare %s" % (name, r["mode"], r["status"], base["status"]))
-        mine, theirs = r.get("outcomes", {}), base.get("outcomes", {})
+        theirs = base.get("outcomes", {})
+        mine = same_ids(r.get("outcomes", {}), theirs)
         for t in sorted(set(mine) | set(theirs)):
             if mine.get(t) != theirs.get(t):
                 diffs.append("%s %s: %s: %s, bare %s" % (name, r["mode"], t, mine.get(t, "absent"),
@@ -362,6 +388,25 @@ def compare(p, results):
         for t in gone:
             diffs.append("%s %s: fails only bare: %s" % (name, r["mode"], t))
     return diffs
+
+
+def cmd_diff(args):
+    """Compare a past run's results again (after a change to the comparison)."""
+    outdir = os.path.join(RESULTS, args.stamp)
+    with open(os.path.join(outdir, "results.json")) as f:
+        summary = json.load(f)
+    known = {p["name"]: p for p in load_manifest()}
+    for results in summary.values():
+        for r in results:
+            if "blocked" not in r and os.path.exists(r["log"]):
+                with open(r["log"], errors="replace") as f:
+                    r["blocked"] = blocked_writes(f.read())
+    diffs = [d for name, results in summary.items() for d in compare(known[name], results)]
+    with open(os.path.join(outdir, "diffs.txt"), "w") as f:
+        f.writelines(d + "\n" for d in diffs)
+    print("%d difference(s) from bare (results in %s):" % (len(diffs), outdir))
+    for d in diffs:
+        print("  " + d)
 
 
 def cmd_checkout(args):
@@ -417,6 +462,9 @@ def main():
     r.add_argument("--modes", help="comma-separated subset of " + ",".join(ALL_MODES + CONTROL_MODES))
     r.add_argument("names", nargs="*")
     r.set_defaults(fn=cmd_run)
+    d = sub.add_parser("diff", help="compare a past run's results.json again, rewrite its diffs.txt")
+    d.add_argument("stamp", help="the run's directory under " + RESULTS)
+    d.set_defaults(fn=cmd_diff)
     args = ap.parse_args()
     args.fn(args)
 
