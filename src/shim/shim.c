@@ -30,13 +30,15 @@
  * that hits the fence ten thousand times does not bury the test output. */
 enum { LIVE_MAX = 100 };
 
-/* The configuration in force (the only global state of the shim besides the live count and
+/* The configurations in force (the only global state of the shim besides the live count and
  * posix_spawn's notes): set by the constructor or by testfence_shim_attach, read-only once
  * published. A process that fences itself again inside a run (a plugin-fenced pytest under
  * `testfence run`) attaches to its own, narrower run: what its fence refuses belongs in that
- * run's report, and its tmpfile() in that run's temp dir. Each state is published whole, with
- * release order, and never freed: another thread may still be reading the one it replaced,
- * which it keeps a pointer to. NULL: not looking. */
+ * run's report, and its tmpfile() in that run's temp dir. The new one is stacked on the one
+ * it replaces, as Landlock stacks domains: every layer still refuses (block mode) and records
+ * what its own policy says is outside, so a configuration a test attaches can add to what is
+ * refused and recorded, never take away. Each is published whole, with release order, and
+ * never freed: another thread may still be reading the one below it. NULL: not looking. */
 struct shimstate {
     struct shimconf conf;
     char fence[PATH_MAX + 1]; /* "<root>/tests/" for the live line */
@@ -82,9 +84,10 @@ void *shim_real(void **slot, const char *name)
 
 /* Load the configuration CONF names and look with it from now on; a CONF already in force is
  * not read again. 0, or -1 (nothing changed). */
+static char loading; /* one load at a time: a second caller meanwhile changes nothing */
+
 static int attach(const char *conf)
 {
-    static char loading; /* one load at a time: a second caller meanwhile changes nothing */
     const struct shimstate *now = state();
     if (!conf || conf[0] != '/' || strlen(conf) >= sizeof now->from)
         return now ? 0 : -1;
@@ -184,9 +187,10 @@ static void target_name(const struct path_res *res, int rc, const char *given, c
 /* The current test from the configured variable, read now (pytest sets it per phase, the
  * plugin while a module is imported): "tests/t.py::test_x (call)" gives the id
  * "tests/t.py::test_x" and the phase "call", split as every record's (core/testvar). */
-static const char *current_test(char *test, size_t len, const char **phase)
+static const char *current_test(const struct shimstate *st, char *test, size_t len,
+                                const char **phase)
 {
-    const char *v = getenv(state()->conf.test_env);
+    const char *v = getenv(st->conf.test_env);
     *phase = NULL;
     if (!v || !v[0])
         return NULL;
@@ -195,7 +199,7 @@ static const char *current_test(char *test, size_t len, const char **phase)
     return test;
 }
 
-static void live_line(const struct vlog_record *r)
+static void live_line(const struct shimstate *st, const struct vlog_record *r)
 {
     unsigned n = __atomic_add_fetch(&live_count, 1, __ATOMIC_RELAXED);
     if (n > LIVE_MAX)
@@ -206,7 +210,6 @@ static void live_line(const struct vlog_record *r)
     char line[VLOG_MAX];
     size_t room = sizeof line - strlen(more) - 2; /* the suffix and "\n" always fit */
     struct hint_who who = {r->test, r->exe, r->pid, r->op};
-    const struct shimstate *st = state();
     int k = hint_violation_line(line, room, &who, r->resolved, st->fence, st->conf.policy.root,
                                 getenv("HOME"));
     if (k < 0)
@@ -225,33 +228,37 @@ static void live_line(const struct vlog_record *r)
     (void)w;
 }
 
-static void record(const char *op, const char *given, const char *resolved, int err, const char *by)
+/* A record of the attempt for layer ST's run; the live line only for the top layer, the
+ * process's own run (one line on the terminal, however many runs are stacked). */
+static void record(const struct shimstate *st, const char *op, const char *given,
+                   const char *resolved, int err, const char *by)
 {
     char test[700], line[VLOG_MAX];
     struct vlog_self self;
     struct vlog_record r;
     vlog_record_self(&r, &self);
-    r.test = current_test(test, sizeof test, &r.phase);
+    r.test = current_test(st, test, sizeof test, &r.phase);
     r.op = op;
     r.path = given ? given : "";
     r.resolved = resolved;
     r.err = err;
     r.blocked_by = by;
     size_t len = vlog_format(line, sizeof line, &r);
-    const struct shimconf *c = &state()->conf;
+    const struct shimconf *c = &st->conf;
     if (c->sink_socket)
         vlog_send(c->sink, line, len); /* testfence run takes it: nothing to erase */
     else if (c->sink[0])
         vlog_append(c->sink, line, len);
-    live_line(&r);
+    if (st == state())
+        live_line(st, &r);
 }
 
 /* The verdict on a write to RES by this process. Tool state quiet only for some commands
  * (git's index lock, for git describe) needs this process's command line: read only then. */
-static enum policy_verdict decide(const struct path_res *res)
+static enum policy_verdict decide(const struct shimstate *st, const struct path_res *res)
 {
     struct policy_decision d;
-    const struct policy *p = &state()->conf.policy;
+    const struct policy *p = &st->conf.policy;
     enum policy_verdict v = policy_decide(p, res, NULL, 0, &d);
     if (v != POLICY_BLOCKED || !d.quiet)
         return v;
@@ -273,8 +280,8 @@ static enum policy_verdict decide(const struct path_res *res)
  * decides), a target it cannot resolve counts as outside, and is recorded: what it really is
  * cannot be told, so it is never taken for harmless state; else (reporting what the kernel
  * refused) it does not. *QUIET: it is harmless tool state (refused, not recorded). */
-static bool one_outside(unsigned how, int dirfd, const char *path, bool strict, char *name,
-                        bool *quiet)
+static bool one_outside(const struct shimstate *st, unsigned how, int dirfd, const char *path,
+                        bool strict, char *name, bool *quiet)
 {
     struct path_res res;
     int rc = resolve_at(dirfd, path, how, &res);
@@ -283,7 +290,7 @@ static bool one_outside(unsigned how, int dirfd, const char *path, bool strict, 
             target_name(&res, rc, path, name);
         return strict;
     }
-    enum policy_verdict v = decide(&res);
+    enum policy_verdict v = decide(st, &res);
     *quiet = v == POLICY_QUIET;
     bool out = v == POLICY_BLOCKED || v == POLICY_QUIET;
     if (out)
@@ -293,14 +300,49 @@ static bool one_outside(unsigned how, int dirfd, const char *path, bool strict, 
 
 /* The first of the call's paths that lies outside the writable set (the second path, the
  * new name of a rename or link, is the one written, so it goes first), named in RESOLVED. */
-static const char *outside(unsigned how, int dirfd, const char *path, int dirfd2, const char *path2,
-                           bool strict, char *resolved, bool *quiet)
+static const char *outside(const struct shimstate *st, unsigned how, int dirfd, const char *path,
+                           int dirfd2, const char *path2, bool strict, char *resolved, bool *quiet)
 {
-    if (path2 && one_outside(how, dirfd2, path2, strict, resolved, quiet))
+    if (path2 && one_outside(st, how, dirfd2, path2, strict, resolved, quiet))
         return path2;
-    if ((path || dirfd >= 0) && one_outside(how, dirfd, path, strict, resolved, quiet))
+    if ((path || dirfd >= 0) && one_outside(st, how, dirfd, path, strict, resolved, quiet))
         return path ? path : "";
     return NULL;
+}
+
+/* The call, refused (ERR), recorded for every layer whose own policy puts it outside, each
+ * in its run's report (tool state quiet, as ever): whatever a layer on top says, so one a
+ * test attached cannot keep a refusal from the run below. True when any layer puts it
+ * outside. */
+static bool record_layers(const struct shimstate *top, const char *op, unsigned how, int dirfd,
+                          const char *path, int dirfd2, const char *path2, bool strict, int err,
+                          const char *by)
+{
+    bool any = false;
+    for (const struct shimstate *st = top; st; st = st->replaced) {
+        char resolved[PATH_MAX];
+        bool quiet = false;
+        const char *given = outside(st, how, dirfd, path, dirfd2, path2, strict, resolved, &quiet);
+        if (given && !quiet)
+            record(st, op, given, resolved, err, by);
+        any |= given != NULL;
+    }
+    return any;
+}
+
+/* Does layer ST refuse such calls itself (block mode; metadata where no guard does)? */
+static bool refuses_itself(const struct shimstate *st, unsigned how)
+{
+    return st->conf.mode == SHIM_BLOCK || ((how & SHIM_META) && st->conf.precheck_meta);
+}
+
+/* Does any layer from TOP down refuse such calls itself? */
+static bool any_refuses_itself(const struct shimstate *top, unsigned how)
+{
+    for (const struct shimstate *st = top; st; st = st->replaced)
+        if (refuses_itself(st, how))
+            return true;
+    return false;
 }
 
 /* The program's path, copied once into BUF (PATH_MAX bytes): another of its threads may
@@ -328,8 +370,8 @@ static bool removes_missing(unsigned how, int dirfd, const char *path)
 /* In block mode the shim answers before the kernel would: a call that fails on its own
  * (mkdir of a name that exists, removing one that does not) writes nothing, and is let
  * through to fail as it would without testfence (os.makedirs(exist_ok=True) counts on its
- * EEXIST). Racing it (the name removed meanwhile) takes a writer outside the run: one that
- * block mode, which cannot fence static binaries, does not stop anyway. */
+ * EEXIST). A thread that changes the name between this look and the call races the shim as
+ * it can for every path-based call in block mode (looked at, then made): nothing new. */
 static bool fails_anyway(const char *op, unsigned how, int dirfd, const char *path)
 {
     struct stat st;
@@ -341,33 +383,36 @@ static bool fails_anyway(const char *op, unsigned how, int dirfd, const char *pa
 bool shim_pre(const char *op, unsigned how, int dirfd, const char *path, int dirfd2,
               const char *path2)
 {
-    const struct shimstate *st = state();
-    if (!st || busy || (how & SHIM_SKIP) ||
-        (st->conf.mode != SHIM_BLOCK && !((how & SHIM_META) && st->conf.precheck_meta)))
+    const struct shimstate *top = state();
+    if (!top || busy || (how & SHIM_SKIP) || !any_refuses_itself(top, how))
         return false;
     busy++;
     char copy[PATH_MAX], copy2[PATH_MAX];
     path = snap(path, copy);
     path2 = snap(path2, copy2);
-    char resolved[PATH_MAX];
-    bool quiet = false;
-    const char *given = outside(how, dirfd, path, dirfd2, path2, true, resolved, &quiet);
-    if (given && !(how & SHIM_META) && !path2 && fails_anyway(op, how, dirfd, path))
-        given = NULL;
+    bool refused = false;
+    for (const struct shimstate *st = top; st && !refused; st = st->replaced) {
+        char resolved[PATH_MAX];
+        bool quiet = false;
+        refused = refuses_itself(st, how) &&
+                  outside(st, how, dirfd, path, dirfd2, path2, true, resolved, &quiet);
+    }
+    if (refused && !(how & SHIM_META) && !path2 && fails_anyway(op, how, dirfd, path))
+        refused = false;
     /* Harmless tool state (git's index lock) is refused like the rest, without a record. */
-    if (given && !quiet)
-        record(op, given, resolved, EACCES, "shim");
+    if (refused)
+        record_layers(top, op, how, dirfd, path, dirfd2, path2, true, EACCES, "shim");
     busy--;
-    if (given)
+    if (refused)
         errno = EACCES;
-    return given != NULL;
+    return refused;
 }
 
 bool shim_ioctl_pre(int fd, unsigned long req)
 {
     /* Where a guard judges ioctls (testfence run), nothing to do: not even the lookup. */
-    const struct shimstate *st = state();
-    if (!st || busy || (st->conf.mode != SHIM_BLOCK && !st->conf.precheck_meta))
+    const struct shimstate *top = state();
+    if (!top || busy || !any_refuses_itself(top, SHIM_META))
         return false;
     enum ioctl_class c = ioctl_classify(req);
     if (c == IOCTL_HARMLESS)
@@ -378,7 +423,8 @@ bool shim_ioctl_pre(int fd, unsigned long req)
     struct path_res res;
     char name[PATH_MAX];
     target_name(&res, resolve_at(fd, NULL, SHIM_EMPTY, &res), "", name);
-    record("ioctl", "", name, EPERM, "shim");
+    for (const struct shimstate *st = top; st; st = st->replaced)
+        record(st, "ioctl", "", name, EPERM, "shim"); /* refused whatever the file */
     busy--;
     errno = EPERM;
     return true;
@@ -430,6 +476,7 @@ static void unlock_spawn(void)
 static void spawn_lock_after_fork(void)
 {
     __atomic_clear(&spawn_lock, __ATOMIC_RELEASE);
+    __atomic_clear(&loading, __ATOMIC_RELEASE); /* an attach another thread was making */
 }
 
 void shim_spawn_open(const void *fa, const char *path, unsigned how)
@@ -457,11 +504,12 @@ void shim_spawn_forget(const void *fa)
 
 int shim_spawn_post(int err, const void *fa)
 {
-    if (!active() || busy || !fa || !fence_errno(err))
+    const struct shimstate *top = state();
+    if (!top || busy || !fa || !fence_errno(err))
         return err;
     busy++;
     bool recorded = false;
-    char path[PATH_MAX], resolved[PATH_MAX];
+    char path[PATH_MAX];
     for (unsigned i = 0; i < SPAWN_OPENS; i++) {
         /* Each entry copied out under the lock, looked at and recorded without it. */
         lock_spawn();
@@ -470,12 +518,9 @@ int shim_spawn_post(int err, const void *fa)
         if (mine)
             memcpy(path, spawn_opens[i].path, sizeof path);
         unlock_spawn();
-        bool quiet = false;
-        if (mine && outside(how, AT_FDCWD, path, AT_FDCWD, NULL, false, resolved, &quiet)) {
-            if (!quiet)
-                record("posix_spawn", path, resolved, EACCES, "kernel");
+        if (mine && record_layers(top, "posix_spawn", how, AT_FDCWD, path, AT_FDCWD, NULL, false,
+                                  EACCES, "kernel"))
             recorded = true;
-        }
     }
     busy--;
     return recorded && err == EROFS ? EACCES : err; /* as for the program's own open */
@@ -485,7 +530,8 @@ void shim_post(const char *op, unsigned how, int dirfd, const char *path, int di
                const char *path2)
 {
     int e = errno;
-    if (!active() || busy || (how & SHIM_SKIP) || !fence_errno(e))
+    const struct shimstate *top = state();
+    if (!top || busy || (how & SHIM_SKIP) || !fence_errno(e))
         return;
     char copy[PATH_MAX], copy2[PATH_MAX];
     path = snap(path, copy);
@@ -495,18 +541,14 @@ void shim_post(const char *op, unsigned how, int dirfd, const char *path, int di
         return;
     }
     busy++;
-    char resolved[PATH_MAX];
-    bool quiet = false;
-    const char *given = outside(how, dirfd, path, dirfd2, path2, false, resolved, &quiet);
     /* Under the namespace layer everything outside is a read-only mount, which the kernel
      * checks before Landlock: the program would see EROFS where the fence has always said
      * EACCES, and code that expects PermissionError for a refused write would change
-     * course. The write is outside the writable set either way: say EACCES. */
-    if (given && e == EROFS)
-        e = EACCES;
-    /* Harmless tool state (git's index lock) is refused like the rest, without a record. */
-    if (given && !quiet)
-        record(op, given, resolved, e, "kernel");
+     * course. The write is outside the writable set either way: say EACCES. Harmless tool
+     * state (git's index lock) is refused like the rest, without a record. */
+    int said = e == EROFS ? EACCES : e;
+    if (record_layers(top, op, how, dirfd, path, dirfd2, path2, false, said, "kernel"))
+        e = said;
     busy--;
     errno = e;
 }

@@ -45,8 +45,9 @@ void shim_post(const char *op, unsigned how, int dirfd, const char *path, int di
 bool shim_tmpfile(FILE **out);
 
 /* Exported for a process that fences itself after it started with the shim preloaded (the
- * pytest plugin, through ctypes): look from now on, with the configuration at CONF (once; a
- * shim already looking keeps its own). 0, or -1 when CONF cannot be read. */
+ * pytest plugin, through ctypes): look from now on with the configuration at CONF too, stacked
+ * on the one in force (each refuses and records for its own run). 0, or -1 when CONF cannot
+ * be read. */
 int testfence_shim_attach(const char *conf);
 
 /* Exported for a process the shim was loaded into after it started (the pytest plugin,

@@ -294,6 +294,42 @@ for t in range(100):
     assert_outside_unchanged
 }
 
+@test "a configuration a test attaches adds to what the shim refuses and records, never takes away" {
+    # The shim stacks a second configuration on the first (a plugin-fenced pytest inside a
+    # run): a test attaching its own, without the run's sink or in diagnose mode, must not
+    # hide its writes from the run's report nor, under --backend preload, let them through.
+    cat >tests/attach.py <<'PY'
+import ctypes, os, sys
+src = open(os.environ["TESTFENCE_SHIM_CONF"]).read().splitlines()
+keep = [l for l in src if not l.startswith("sink")]
+keep = ["mode\tdiagnose" if l.startswith("mode") else l for l in keep]
+conf = os.path.abspath("tests/mine.conf")
+with open(conf, "w") as f:
+    f.write("\n".join(keep) + "\n")
+assert ctypes.CDLL(None).testfence_shim_attach(conf.encode()) == 0
+try:
+    with open("config.toml", "w") as f:
+        f.write("clobbered\n")
+    print("WRITTEN")
+except PermissionError:
+    print("REFUSED")
+PY
+    run "$TESTFENCE" run -- /usr/bin/python3 tests/attach.py
+    expect_status 120
+    expect_output_has "REFUSED"
+    expect_output_has "$P/config.toml"
+    grep -q "config.toml" "$(ws_file report.json)"
+    rm -rf tests/artifacts tests/mine.conf
+    assert_outside_unchanged
+    run "$TF_NOLANDLOCK" "$TESTFENCE" run --backend preload -- /usr/bin/python3 tests/attach.py
+    expect_status 120
+    expect_output_has "REFUSED"
+    expect_output_lacks "WRITTEN"
+    grep -q "config.toml" "$(ws_file report.json)"
+    rm -rf tests/artifacts tests/mine.conf
+    assert_outside_unchanged
+}
+
 @test "--backend preload: the shim refuses writes itself, loudly labelled weaker" {
     run "$TF_NOLANDLOCK" "$TESTFENCE" run --backend preload --dry-run -- true
     expect_status 0
