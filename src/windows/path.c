@@ -185,20 +185,3 @@ int path_open_at(const char *path, struct path_open *po, struct path_res *res, t
     return rc;
 }
 
-int path_resolve(const char *path, char *out, size_t outlen, tf_err *err)
-{
-    struct path_res *res = malloc(sizeof *res);
-    if (!res)
-        return tf_errf(err, "out of memory");
-    int rc = path_resolve_at(NULL, AT_FDCWD, path, 0, res, err);
-    if (rc == 0 && res->kind == PATH_REJECTED)
-        rc = tf_errnof(err, res->errnum, "cannot resolve \"%s\"", path ? path : "");
-    else if (rc == 0 && res->kind == PATH_NO_FILE)
-        rc = tf_errf(err, "%s names no file", path);
-    else if (rc == 0 && (res->beneath || strlen(res->path) >= outlen))
-        rc = tf_errf(err, "path too long: %s", path);
-    if (rc == 0)
-        memcpy(out, res->path, strlen(res->path) + 1);
-    free(res);
-    return rc;
-}
