@@ -639,6 +639,9 @@ EOF
 }
 
 @test "the run's temp dir is emptied at exit, never through a link; kept when the run failed; --testfence-keep-tmp keeps it" {
+    # A temp base of the test's own: a kept dir would otherwise stay in the machine's /tmp.
+    export TMPDIR="$BATS_TEST_TMPDIR/tmpbase"
+    mkdir -p "$TMPDIR"
     cat >tests/test_tmp.py <<'EOF'
 import os
 from pathlib import Path
