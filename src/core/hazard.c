@@ -383,17 +383,13 @@ static bool module_of(const char *name, char *out)
  * be listed counts too. */
 static bool has_init(int fd)
 {
-    int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
-    if (!d) {
-        if (dfd >= 0)
-            close(dfd);
+    struct dirlist *d = walk_list(fd);
+    if (!d)
         return true;
-    }
     bool found = false;
-    for (struct dirent *e; !found && (e = readdir(d));)
-        found = !strncmp(e->d_name, "__init__.", 9);
-    closedir(d);
+    for (const struct dirlist_entry *e; !found && (e = dirlist_next(d));)
+        found = !strncmp(e->name, "__init__.", 9);
+    dirlist_close(d);
     return found;
 }
 

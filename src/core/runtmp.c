@@ -138,23 +138,23 @@ static void prune(struct runtmp *t, const char *cutoff)
 {
     char **failed = NULL;
     size_t n = 0, cap = 0;
-    DIR *d = walk_list(t->userfd);
+    struct dirlist *d = walk_list(t->userfd);
     if (!d)
         return;
-    for (struct dirent *e; (e = readdir(d));) {
+    for (const struct dirlist_entry *e; (e = dirlist_next(d));) {
         tf_err ignored;
-        if (!ws_is_run_id(e->d_name) || strcmp(e->d_name, cutoff) >= 0)
+        if (!ws_is_run_id(e->name) || strcmp(e->name, cutoff) >= 0)
             continue;
-        enum staleness s = staleness(t->userfd, e->d_name);
+        enum staleness s = staleness(t->userfd, e->name);
         char **v = s == STALE_FAILED ? vec_grow(failed, &cap, n + 1, sizeof *failed) : NULL;
         if (s == STALE)
-            ws_remove_tree_at(t->userfd, t->user, e->d_name, &ignored);
-        else if (v && (v[n] = strdup(e->d_name)))
+            ws_remove_tree_at(t->userfd, t->user, e->name, &ignored);
+        else if (v && (v[n] = strdup(e->name)))
             failed = v, n++;
         else if (v)
             failed = v; /* out of memory: this one is kept */
     }
-    closedir(d);
+    dirlist_close(d);
     prune_failed(t, failed, n);
     for (size_t i = 0; i < n; i++)
         free(failed[i]);
@@ -226,15 +226,15 @@ int runtmp_empty(struct runtmp *t, tf_err *err)
 {
     if (t->fd < 0)
         return 0;
-    DIR *d = walk_list(t->fd);
+    struct dirlist *d = walk_list(t->fd);
     if (!d)
         return tf_errnof(err, errno, "cannot list %s", t->dir);
     int rc = 0;
-    for (struct dirent *ent; (ent = readdir(d));)
-        if (strcmp(ent->d_name, ".") && strcmp(ent->d_name, "..") &&
-            remove_entry(t, ent->d_name, rc == 0 ? err : NULL) < 0)
+    for (const struct dirlist_entry *ent; (ent = dirlist_next(d));)
+        if (strcmp(ent->name, ".") && strcmp(ent->name, "..") &&
+            remove_entry(t, ent->name, rc == 0 ? err : NULL) < 0)
             rc = -1;
-    closedir(d);
+    dirlist_close(d);
     return rc;
 }
 

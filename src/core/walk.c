@@ -1,5 +1,7 @@
 #include "walk.h"
 
+#include "dirlist.h"
+
 #include <dirent.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -36,20 +38,21 @@ static int enter(struct walk *w, struct walk_entry *e)
 }
 
 /* One child NAME of DIR (w->path holds DIR's path, LEN long). */
-static int child(struct walk *w, DIR *d, const struct walk_entry *dir, const struct dirent *de)
+static int child(struct walk *w, struct dirlist *d, const struct walk_entry *dir,
+                 const struct dirlist_entry *de)
 {
     /* Children of "/" are "/x", not "//x". */
     size_t base = dir->len == 1 && w->path[0] == '/' ? 0 : dir->len;
-    size_t nlen = strlen(de->d_name);
+    size_t nlen = strlen(de->name);
     if (base + 1 + nlen >= sizeof w->path)
         return problem(w, dir, WALK_PATH_TOO_LONG, ENAMETOOLONG);
     w->path[base] = '/';
-    memcpy(w->path + base + 1, de->d_name, nlen + 1);
-    struct walk_entry e = {.dirfd = dirfd(d),
-                           .name = de->d_name,
+    memcpy(w->path + base + 1, de->name, nlen + 1);
+    struct walk_entry e = {.dirfd = dirlist_fd(d),
+                           .name = de->name,
                            .path = w->path,
                            .len = base + 1 + nlen,
-                           .type = de->d_type,
+                           .type = de->type,
                            .depth = dir->depth + 1};
     int rc = w->ops->visit(w->ctx, &e);
     if (rc > 0)
@@ -61,25 +64,22 @@ static int child(struct walk *w, DIR *d, const struct walk_entry *dir, const str
 /* Walk the directory open on FD (consumed); w->path holds DIR's path. */
 static int walk_dir(struct walk *w, int fd, struct walk_entry *dir)
 {
-    DIR *d = fdopendir(fd);
-    if (!d) {
-        int e = errno;
-        close(fd);
-        return problem(w, dir, WALK_UNLISTED, e);
-    }
+    struct dirlist *d = dirlist_open(fd);
+    if (!d)
+        return problem(w, dir, WALK_UNLISTED, errno);
     struct walk_entry here = *dir;
     here.path = w->path;
     int rc = 0;
-    struct dirent *de;
-    while (rc == 0 && (errno = 0, de = readdir(d))) {
-        const char *n = de->d_name;
+    const struct dirlist_entry *de;
+    while (rc == 0 && (errno = 0, de = dirlist_next(d))) {
+        const char *n = de->name;
         if (n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2])))
             continue;
         rc = child(w, d, &here, de);
     }
     if (rc == 0 && errno)
         rc = problem(w, &here, WALK_UNLISTED, errno);
-    closedir(d);
+    dirlist_close(d);
     return rc;
 }
 
@@ -179,14 +179,8 @@ int walk_path_dir(int dirfd, const char *where, const char *rel, mode_t mode, tf
     return open_dir(dirfd, where, rel, mode, O_PATH, err);
 }
 
-DIR *walk_list(int dirfd)
+struct dirlist *walk_list(int dirfd)
 {
     int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *d = fd < 0 ? NULL : fdopendir(fd);
-    if (!d && fd >= 0) {
-        int e = errno;
-        close(fd);
-        errno = e;
-    }
-    return d;
+    return fd < 0 ? NULL : dirlist_open(fd);
 }

@@ -8,6 +8,8 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include "dirlist.h"
+
 #include <dirent.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -63,8 +65,9 @@ int walk_stat(const struct walk_entry *e, bool follow, struct stat *st);
 int walk_open_dir(int dirfd, const char *where, const char *rel, mode_t mode, tf_err *err);
 
 /* List the directory DIRFD through a new open file description, close-on-exec (a dup would
- * share DIRFD's offset, and leak into a command). NULL with errno set; closedir when done. */
-DIR *walk_list(int dirfd);
+ * share DIRFD's offset, and leak into a command). NULL with errno set; dirlist_close when
+ * done. */
+struct dirlist *walk_list(int dirfd);
 
 /* walk_open_dir for a directory that is only passed through or made in (a base others may
  * only search, 0711): an O_PATH fd, good as the DIRFD of *at calls, not for listing. */

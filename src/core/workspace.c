@@ -271,31 +271,31 @@ void ws_free_ids(char **v, size_t n)
 /* The run ids of the marked workspaces in AFD, newest first. */
 static int list_runs(int afd, char ***out, size_t *n)
 {
-    DIR *d = walk_list(afd);
+    struct dirlist *d = walk_list(afd);
     if (!d)
         return -1;
     size_t plen = strlen(WS_PREFIX), cap = 0;
     char **v = NULL;
     *n = 0;
-    for (struct dirent *e; (e = readdir(d));) {
-        if (strncmp(e->d_name, WS_PREFIX, plen) || !ws_is_run_id(e->d_name + plen))
+    for (const struct dirlist_entry *e; (e = dirlist_next(d));) {
+        if (strncmp(e->name, WS_PREFIX, plen) || !ws_is_run_id(e->name + plen))
             continue;
-        int m = open_marker(afd, e->d_name);
+        int m = open_marker(afd, e->name);
         if (m < 0)
             continue;
         close(m);
         char **nv = vec_grow(v, &cap, *n, sizeof *v);
         if (nv)
             v = nv;
-        if (!nv || !(v[*n] = strdup(e->d_name + plen))) {
+        if (!nv || !(v[*n] = strdup(e->name + plen))) {
             ws_free_ids(v, *n);
-            closedir(d);
+            dirlist_close(d);
             errno = ENOMEM;
             return -1;
         }
         (*n)++;
     }
-    closedir(d);
+    dirlist_close(d);
     if (*n) /* qsort(NULL, 0, ...) is undefined */
         qsort(v, *n, sizeof *v, cmp_desc);
     *out = v;

@@ -62,21 +62,21 @@ static void remove_private(int bfd, const char *name)
 /* Private directories whose run is gone (testfence was killed): nobody holds their lock. */
 static void remove_stale(int bfd)
 {
-    DIR *d = walk_list(bfd);
+    struct dirlist *d = walk_list(bfd);
     if (!d)
         return;
-    for (struct dirent *e; (e = readdir(d));) {
-        if (!ws_is_run_id(e->d_name))
+    for (const struct dirlist_entry *e; (e = dirlist_next(d));) {
+        if (!ws_is_run_id(e->name))
             continue;
         char lock[NAME_MAX + 16];
-        snprintf(lock, sizeof lock, "%s/" CHANNEL_LOCK, e->d_name);
+        snprintf(lock, sizeof lock, "%s/" CHANNEL_LOCK, e->name);
         int l = openat(bfd, lock, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
         if (l >= 0 && flock(l, LOCK_EX | LOCK_NB) == 0)
-            remove_private(bfd, e->d_name);
+            remove_private(bfd, e->name);
         if (l >= 0)
             close(l);
     }
-    closedir(d);
+    dirlist_close(d);
 }
 
 /* Bind the datagram socket in the private directory; the sender's pid comes with each one. */

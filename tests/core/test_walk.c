@@ -222,24 +222,23 @@ static void path_dirs(void)
 static void listing(void)
 {
     int d = open(at("t/a"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *l = walk_list(d);
+    struct dirlist *l = walk_list(d);
     CHECK(l != NULL);
     if (!l)
         return;
-    CHECK(fcntl(dirfd(l), F_GETFD) & FD_CLOEXEC);
+    CHECK(fcntl(dirlist_fd(l), F_GETFD) & FD_CLOEXEC);
     int names = 0;
-    for (struct dirent *e; (e = readdir(l));)
-        names += e->d_name[0] != '.';
+    for (const struct dirlist_entry *e; (e = dirlist_next(l));)
+        names += e->name[0] != '.';
     CHECK(names == 2);
-    closedir(l);
+    dirlist_close(l);
     /* DIRFD kept its own offset: a second listing sees everything again */
     l = walk_list(d);
     names = 0;
-    for (struct dirent *e; l && (e = readdir(l));)
-        names += e->d_name[0] != '.';
+    for (const struct dirlist_entry *e; l && (e = dirlist_next(l));)
+        names += e->name[0] != '.';
     CHECK(names == 2);
-    if (l)
-        closedir(l);
+    dirlist_close(l);
     close(d);
     errno = 0;
     CHECK(walk_list(-1) == NULL && errno == EBADF);
