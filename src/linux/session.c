@@ -234,8 +234,10 @@ static void prune_beside(void *ctx)
         s->prune = PRUNE_RUNNING;
 }
 
-/* Done pruning before anything reads tests/ again (the scan of what the command left would
- * see the old runs vanish); not started (the command never ran, no thread): prune now. */
+/* Done pruning, at the very end, after the report: the scan of what the command left does
+ * not enter the artifacts dir, so old runs may vanish beneath it, and a command that ended at
+ * once (`testfence run -- true`) does not wait for the prune before its report. Not started
+ * (the command never ran, or the tests ran in this process): prune now. */
 static void prune_done(struct session *s)
 {
     if (s->prune == PRUNE_RUNNING)
@@ -577,7 +579,6 @@ static int left_hazards(struct session *s, FILE *out);
 int session_left_hazards(struct session *s, FILE *out)
 {
     if (!s->hazards_checked) {
-        prune_done(s); /* the scan must not see old runs vanish */
         s->planted = left_hazards(s, out);
         s->hazards_checked = true;
     }
@@ -695,6 +696,8 @@ int session_finish(struct session *s, FILE *out, char *const *argv, int command_
 {
     int status = finish(s, out, argv, command_status);
     finish_tmp(s, status);
+    if (!s->refused)
+        prune_done(s);
     return status;
 }
 
@@ -705,7 +708,6 @@ static int finish(struct session *s, FILE *out, char *const *argv, int command_s
         return command_status; /* said already; nothing ran, no workspace */
     /* What the command left for the next run fails this one, as a tampered record does
      * (--allow-violations does not cover either). */
-    prune_done(s);
     bool planted = s->backend != SESSION_NONE && session_left_hazards(s, out) > 0;
     char why[PATH_MAX + 128];
     channel_drain(&s->ch);
