@@ -7,10 +7,8 @@
 #include "audit/audit_output.h"
 #include "core/plan.h"
 /* The one place the command line picks its OS's run lifecycle (docs/platforms.md). */
-#if defined(_WIN32)
-#include "windows/session.h"
-#elif defined(__APPLE__)
-#include "macos/session.h"
+#if defined(_WIN32) || defined(__APPLE__)
+#include "core/session_names.h"
 #else
 #include "linux/session.h"
 #endif

@@ -7,11 +7,7 @@
 #ifndef TESTFENCE_SESSION_INPROC_H
 #define TESTFENCE_SESSION_INPROC_H
 
-#if defined(_WIN32)
-#include "windows/session.h"
-#else
-#include "macos/session.h"
-#endif
+#include "core/session_names.h"
 #include "base/err.h"
 #include "core/diag.h"
 #include "core/hazard.h"

@@ -40,16 +40,6 @@ static pid_t run_number(void)
     return (pid_t)(r % 10000000);
 }
 
-static const char *const backend_names[] = {"landlock", "preload", "none"};
-
-int session_backend_of(const char *name)
-{
-    for (int i = 0; i < 3; i++)
-        if (!strcmp(name, backend_names[i]))
-            return i;
-    return -1;
-}
-
 /* The diagnostics shim of a command: required by the preload backend, best effort behind
  * Landlock (the kernel fences without it), not used unfenced. A process that fences itself
  * found its own (beside libtestfence.so). */
@@ -202,7 +192,7 @@ int session_check(struct session *s, tf_err *err)
         return tf_errf(err,
                        "--backend %s has no namespace layer, and this run requires it "
                        "(require = [\"namespace\"] or --require namespace)",
-                       backend_names[s->backend]);
+                       session_backend_name(s->backend));
     if (s->backend == SESSION_LANDLOCK && fence_require_complete(&s->caps, err) < 0)
         return -1;
     if (!s->req.in_process && places_exist(&s->pl)) {
@@ -724,7 +714,7 @@ static int finish(struct session *s, FILE *out, char *const *argv, int command_s
     struct report_run run = {.run_id = s->pl.ws.run_id,
                              .root = s->pl.root,
                              .workspace = s->pl.ws.dir,
-                             .backend = backend_names[s->backend],
+                             .backend = session_backend_name(s->backend),
                              .layer = session_layer(s),
                              .layer_why = s->ns_why[0] ? s->ns_why : NULL,
                              .home = getenv("HOME"),
@@ -752,7 +742,7 @@ void session_free(struct session *s)
         struct report_run run = {.run_id = s->pl.ws.run_id,
                                  .root = s->pl.root,
                                  .workspace = s->pl.ws.dir,
-                                 .backend = backend_names[s->backend],
+                                 .backend = session_backend_name(s->backend),
                                  .command_status = -1,
                                  .status = TF_EXIT_OWN_ERROR};
         report_plain(s, &run, NULL);

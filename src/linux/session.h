@@ -10,6 +10,7 @@
 #include "core/places.h"
 #include "core/plan.h"
 #include "core/report_ci.h"
+#include "core/session_names.h"
 #include "fence.h"
 #include "mountns.h"
 #include "spawn.h"
@@ -18,22 +19,6 @@
 #include <stdbool.h>
 #include <time.h>
 #include <stdio.h>
-
-enum session_backend {
-    SESSION_LANDLOCK, /* the kernel fences; the shim only reports */
-    SESSION_PRELOAD,  /* no kernel fence: the shim refuses writes itself (weaker) */
-    SESSION_NONE,     /* unfenced */
-};
-
-/* The run's private temp dir at its end. */
-enum session_keep_tmp {
-    KEEP_TMP_ON_FAILURE, /* kept when the run failed (its status not 0), else removed */
-    KEEP_TMP_ALWAYS,     /* --keep-tmp */
-    KEEP_TMP_NEVER,      /* --no-keep-tmp */
-};
-
-/* The backend named NAME ("landlock", "preload", "none"), or -1. */
-int session_backend_of(const char *name);
 
 /* What a run is asked to be: the one input of its lifecycle. `testfence run` fills it from
  * its options, libtestfence from its calls. Pointers are borrowed for the session's life. */

@@ -1,18 +1,6 @@
-/* session: what the Windows build says in place of a run (see session.h). A fence for
+/* session: what the Windows build says in place of a run (core/session_names.h). A fence for
  * Windows (a write-restricted token and a Job Object) is designed in docs/platforms.md. */
-#include "session.h"
-
-#include <string.h>
-
-static const char *const backend_names[] = {"landlock", "preload", "none"};
-
-int session_backend_of(const char *name)
-{
-    for (int i = 0; i < 3; i++)
-        if (!strcmp(name, backend_names[i]))
-            return i;
-    return -1;
-}
+#include "core/session_names.h"
 
 const char session_os[] = "Windows";
 
