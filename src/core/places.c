@@ -48,19 +48,29 @@ static int create_output(const struct policy_entry *e, tf_err *err)
     return rc;
 }
 
-int places_create(struct places *p, const struct plan *pl, time_t now, tf_err *err)
+int places_create(struct places *p, const struct plan *pl, tf_err *err)
 {
     places_init(p);
     p->opened = true;
     p->tmp = pl->tmp; /* the planned paths; created here */
     p->artifacts_fd = plan_open_artifacts(pl, pl->ws.artifacts, true, err);
-    if (p->artifacts_fd < 0 || runtmp_create(&p->tmp, now, err) < 0)
+    if (p->artifacts_fd < 0 || runtmp_create(&p->tmp, err) < 0)
         return -1;
     for (size_t i = 0; i < pl->policy.n; i++)
         if (pl->policy.entries[i].origin == POLICY_OUTPUT &&
             create_output(&pl->policy.entries[i], err) < 0)
             return -1;
     return 0;
+}
+
+void places_prune(struct places *p, const struct plan *pl, unsigned retain, FILE *warn)
+{
+    struct ws_pruned pr;
+    tf_err err = {0};
+    if (p->artifacts_fd >= 0 &&
+        ws_prune(p->artifacts_fd, pl->ws.artifacts, retain, warn, &pr, &err) < 0)
+        fprintf(warn, "testfence: warning: old runs were not pruned: %s\n", err.msg);
+    runtmp_prune(&p->tmp, time(NULL));
 }
 
 bool places_exist(const struct plan *pl)

@@ -9,6 +9,7 @@
 #include "workspace.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <time.h>
 
 /* The plan stays plain data (paths and decisions); the fds a run lives on are here. */
@@ -22,9 +23,9 @@ struct places {
 /* Nothing created, nothing to close: safe for places_close. */
 void places_init(struct places *p);
 
-/* Create the artifacts dir (opened once), the private temp dir (NOW: the time, for pruning
- * what crashed runs left) and every declared output that is missing. */
-int places_create(struct places *p, const struct plan *pl, time_t now, tf_err *err);
+/* Create the artifacts dir (opened once), the private temp dir and every declared output
+ * that is missing. */
+int places_create(struct places *p, const struct plan *pl, tf_err *err);
 
 /* Would places_create create nothing in the project: the artifacts dir and every declared
  * output exist already? (The temp dir it makes lies outside and goes at the end.) */
@@ -36,6 +37,12 @@ int places_workspace(struct places *p, const struct plan *pl, tf_err *err);
 
 /* After the run: remove the private temp dir, or mark it kept as END says. */
 int places_finish_tmp(struct places *p, enum runtmp_end end, tf_err *err);
+
+/* What earlier runs left: their workspaces beyond RETAIN (the newest kept) and the temp dirs
+ * of runs that ended without removing theirs. Only fd-relative calls beneath the artifacts dir
+ * and the per-user temp base, none following a link: safe beside the command. What resists
+ * removal is said on WARN and left for `testfence clean`, never a reason not to run. */
+void places_prune(struct places *p, const struct plan *pl, unsigned retain, FILE *warn);
 
 void places_close(struct places *p);
 

@@ -161,13 +161,19 @@ static void prune(struct runtmp *t, const char *cutoff)
     free(failed);
 }
 
-int runtmp_create(struct runtmp *t, time_t now, tf_err *err)
+void runtmp_prune(struct runtmp *t, time_t now)
 {
     char cutoff[32];
-    if (open_user_dir(t, err) < 0)
-        return -1;
+    if (t->userfd < 0)
+        return;
     ws_run_id(cutoff, sizeof cutoff, now - RUNTMP_PRUNE_AGE, 0);
     prune(t, cutoff);
+}
+
+int runtmp_create(struct runtmp *t, tf_err *err)
+{
+    if (open_user_dir(t, err) < 0)
+        return -1;
     if (mkdirat(t->userfd, t->run_id, 0700) < 0)
         return tf_errnof(err, errno, "cannot create the run's temp dir %s", t->dir);
     t->fd = openat(t->userfd, t->run_id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

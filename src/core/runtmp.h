@@ -42,11 +42,14 @@ int runtmp_plan(struct runtmp *t, const char *tmpdir, const char *root, const ch
                 unsigned uid, tf_err *err);
 
 /* Create the per-user directory (0711, ours, refused when it is a symlink, someone else's
- * or writable by others), prune the temp dirs of runs that ended without removing theirs
- * (unlocked, older than RUNTMP_PRUNE_AGE, without RUNTMP_KEEP; of those marked
- * RUNTMP_FAILED, all but the newest RUNTMP_FAILED_KEPT), then create this run's (0700) and
- * lock it. */
-int runtmp_create(struct runtmp *t, time_t now, tf_err *err);
+ * or writable by others), then this run's (0700), and lock it. */
+int runtmp_create(struct runtmp *t, tf_err *err);
+
+/* Remove the temp dirs of runs that ended without removing theirs (unlocked, older than
+ * RUNTMP_PRUNE_AGE before NOW, without RUNTMP_KEEP; of those marked RUNTMP_FAILED, all but
+ * the newest RUNTMP_FAILED_KEPT), beside the command: a per-user directory of many kept
+ * runs cost milliseconds before it. Needs the per-user directory runtmp_create opened. */
+void runtmp_prune(struct runtmp *t, time_t now);
 
 /* Mark the dir kept: later runs leave it alone. */
 int runtmp_keep(struct runtmp *t, tf_err *err);

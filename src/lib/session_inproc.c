@@ -69,8 +69,7 @@ int session_check(struct session *s, tf_err *err)
 int session_start(struct session *s, tf_err *err)
 {
     char log[PATH_MAX];
-    if (places_create(&s->places, &s->pl, time(NULL), err) < 0 ||
-        places_workspace(&s->places, &s->pl, err) < 0)
+    if (places_create(&s->places, &s->pl, err) < 0 || places_workspace(&s->places, &s->pl, err) < 0)
         return -1;
     diag_unfinished(s->places.artifacts_fd, s->pl.ws.artifacts, s->pl.root, s->warn);
     /* Whole seconds, rounded down: a file made later is never older (as the coarse clock on
@@ -88,23 +87,13 @@ int session_start(struct session *s, tf_err *err)
     return diag_prepare(&s->d, &s->pl, &sh, err);
 }
 
-/* Old runs beyond the config's retain go, before the scan (which must not see them vanish),
- * as linux/session prunes a process that fenced itself at its end. */
-static void prune(struct session *s)
-{
-    struct ws_pruned pr;
-    tf_err err = {0};
-    if (s->places.artifacts_fd >= 0 && ws_prune(s->places.artifacts_fd, s->pl.ws.artifacts,
-                                                s->pl.cfg.retain, s->warn, &pr, &err) < 0)
-        fprintf(s->warn, "testfence: warning: old runs were not pruned: %s\n", err.msg);
-}
-
 int session_left_hazards(struct session *s, FILE *out)
 {
     if (s->hazards_checked)
         return s->planted;
     s->hazards_checked = true;
-    prune(s);
+    /* What earlier runs left, as linux/session prunes a process that fenced itself. */
+    places_prune(&s->places, &s->pl, s->pl.cfg.retain, s->warn);
     char *text = NULL;
     size_t len = 0;
     tf_err err = {0};

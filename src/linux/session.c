@@ -202,16 +202,11 @@ int session_check(struct session *s, tf_err *err)
     return check_hazards(s, err);
 }
 
-/* Old runs beyond s->retain go; what a test left behind that resists removal is said on
- * s->warn and left for `testfence clean`, never a reason not to run. Only fd-relative calls
- * beneath the artifacts dir, none following a link: safe while the command runs. */
+/* What earlier runs left (places_prune), beside the command. */
 static void *prune(void *arg)
 {
     struct session *s = arg;
-    struct ws_pruned pr;
-    tf_err err = {0};
-    if (ws_prune(s->places.artifacts_fd, s->pl.ws.artifacts, s->retain, s->warn, &pr, &err) < 0)
-        fprintf(s->warn, "testfence: warning: old runs were not pruned: %s\n", err.msg);
+    places_prune(&s->places, &s->pl, s->retain, s->warn);
     return NULL;
 }
 
@@ -305,7 +300,7 @@ int session_start(struct session *s, tf_err *err)
 {
     bool fenced = s->backend == SESSION_LANDLOCK, in_process = s->req.in_process;
     FILE *warn = s->warn;
-    if (places_create(&s->places, &s->pl, time(NULL), err) < 0)
+    if (places_create(&s->places, &s->pl, err) < 0)
         return -1;
     s->guard = fenced && !in_process && s->caps.seccomp_notify;
     /* A violation log when something writes to it: the shim, or the caller itself. */
@@ -685,9 +680,9 @@ static int finish(struct session *s, FILE *out, char *const *argv, int command_s
 int session_finish(struct session *s, FILE *out, char *const *argv, int command_status)
 {
     int status = finish(s, out, argv, command_status);
-    finish_tmp(s, status);
     if (!s->refused)
-        prune_done(s);
+        prune_done(s); /* before finish_tmp closes the temp base the prune works in */
+    finish_tmp(s, status);
     return status;
 }
 

@@ -116,7 +116,7 @@ int main(void)
 
     /* Created 0700, ours, locked; removed with everything in it. */
     CHECK(runtmp_plan(&t, at("tmp"), proj(), id, (unsigned)geteuid(), &err) == 0);
-    CHECK(runtmp_create(&t, 1796000000, &err) == 0);
+    CHECK(runtmp_create(&t, &err) == 0);
     struct stat st;
     CHECK(stat(t.dir, &st) == 0 && (st.st_mode & 0777) == 0700);
     char user[PATH_MAX];
@@ -147,16 +147,18 @@ int main(void)
     struct runtmp live;
     CHECK(runtmp_plan(&live, at("tmp"), proj(), "20200101T000000Z-0000003", (unsigned)geteuid(),
                       &err) == 0);
-    CHECK(runtmp_create(&live, 1796000000, &err) == 0);
+    CHECK(runtmp_create(&live, &err) == 0);
     CHECK(runtmp_plan(&t, at("tmp"), proj(), id, (unsigned)geteuid(), &err) == 0);
-    CHECK(runtmp_create(&t, 1796000000, &err) == 0);
+    CHECK(runtmp_create(&t, &err) == 0);
     snprintf(p, sizeof p, "%s/%s", user, old);
+    CHECK(exists(p)); /* creating prunes nothing: that is done beside the command */
+    runtmp_prune(&t, 1796000000);
     CHECK(!exists(p));
     snprintf(p, sizeof p, "%s/%s", user, kept);
     CHECK(exists(p));
     CHECK(stat(live.dir, &st) == 0);
     runtmp_close(&live);
-    CHECK(runtmp_create(&t, 1796000000, &err) < 0); /* never twice */
+    CHECK(runtmp_create(&t, &err) < 0); /* never twice */
     runtmp_close(&t);
 
     /* Failed runs' dirs: the newest RUNTMP_FAILED_KEPT stay, older ones go; one marked with
@@ -167,13 +169,14 @@ int main(void)
     for (size_t i = 0; i < 5; i++) {
         struct runtmp f;
         CHECK(runtmp_plan(&f, at("tmp"), proj(), failed[i], (unsigned)geteuid(), &err) == 0);
-        CHECK(runtmp_create(&f, 1796000000, &err) == 0);
+        CHECK(runtmp_create(&f, &err) == 0);
         CHECK(runtmp_keep_failed(&f, &err) == 0);
         runtmp_close(&f);
     }
     CHECK(runtmp_plan(&t, at("tmp"), proj(), "20261130T005322Z-0000042", (unsigned)geteuid(),
                       &err) == 0);
-    CHECK(runtmp_create(&t, 1796000000, &err) == 0);
+    CHECK(runtmp_create(&t, &err) == 0);
+    runtmp_prune(&t, 1796000000);
     for (size_t i = 0; i < 5; i++) {
         snprintf(p, sizeof p, "%s/%s", user, failed[i]);
         CHECK(exists(p) == (i >= 5 - RUNTMP_FAILED_KEPT));
@@ -186,7 +189,7 @@ int main(void)
     chmod(at(user), 0777);
     CHECK(runtmp_plan(&t, at("tmp"), proj(), "20261130T005321Z-0000042", (unsigned)geteuid(),
                       &err) == 0);
-    CHECK(runtmp_create(&t, 1796000000, &err) < 0);
+    CHECK(runtmp_create(&t, &err) < 0);
     CHECK(strstr(err.msg, "not yours alone") != NULL);
     runtmp_close(&t);
 
