@@ -200,6 +200,28 @@ for t in json.load(open(sys.argv[1]))["tests"]:
     assert_outside_unchanged
 }
 
+@test "a pytest a test runs in its own process (pytester) does not take the test's name away: what the test writes after is still its own" {
+    cat >tests/test_inner.py <<'EOF'
+from pathlib import Path
+
+pytest_plugins = ["pytester"]
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_runs_pytest_inside(pytester):
+    pytester.makepyfile("def test_a():\n    pass\n")
+    pytester.runpytest_inprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
+    (ROOT / "presets.toml").write_text("clobbered")
+EOF
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+    run $PY -m pytest -p no:cacheprovider tests/test_inner.py
+    expect_status 1
+    expect_output_has "tests/test_inner.py::test_runs_pytest_inside: 1 blocked write"
+    expect_output_lacks "outside any test"
+    rm tests/test_inner.py
+    assert_outside_unchanged
+}
+
 @test "chmod outside the writable set is refused in-process (Landlock cannot)" {
     printf 'import os\ndef test_chmod():\n    os.chmod("config.toml", 0o600)\n' >tests/test_meta.py
     run $PY -m pytest tests/test_meta.py
