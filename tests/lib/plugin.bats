@@ -106,6 +106,27 @@ EOF
     assert_outside_unchanged
 }
 
+@test "a test that rewrites the shim's configuration fails the run: its children's refusals could go unrecorded" {
+    # Without its sink, a child's shim records nothing: the kernel refuses the write, the
+    # test swallows the error, and only the changed configuration can show it.
+    cat >tests/test_conf.py <<'EOF'
+import os, subprocess
+
+def test_hides_its_child():
+    conf = os.environ["TESTFENCE_SHIM_CONF"]
+    text = "".join(l for l in open(conf) if not l.startswith("sink"))
+    os.chmod(conf, 0o644)
+    open(conf, "w").write(text)
+    subprocess.run(["sh", "-c", "echo x > ../config.toml 2>/dev/null"], cwd=os.path.dirname(__file__))
+EOF
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+    run $PY -m pytest tests/test_conf.py
+    expect_status 120
+    expect_output_has "testfence-shim.conf was changed or removed while the command ran"
+    rm tests/test_conf.py
+    assert_outside_unchanged
+}
+
 @test "writes in a fixture fail its test's setup; at import time, the collector" {
     cat >tests/test_fixture.py <<'EOF'
 import pytest
