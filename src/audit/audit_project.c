@@ -1232,8 +1232,8 @@ static void finding(proj *P, tf_audit_result *res, uint32_t file, const tf_fact 
     const tf_facts *fa = &P->files[file].facts;
     for (size_t i = 0; i < fa->n_supps; i++) {
         const tf_supp *s = &fa->supps[i];
-        bool applies = (s->line >= f->line && s->line <= f->end_line) ||
-                       (s->own_line && s->line + 1 == f->line);
+        bool applies = s->whole || (s->line >= f->line && s->line <= f->end_line) ||
+                       (s->own_line && !s->noqa && s->line + 1 == f->line);
         if (applies && (s->rules & (1u << rule)))
             f->suppressed = true;
     }
