@@ -89,8 +89,7 @@ static const char *after_noqa(const char *p)
     if (strncasecmp(p, "noqa", 4))
         return NULL;
     p += 4;
-    return *p == ':' || *p == '\0' || *p == ' ' || *p == '\t' || *p == '#' || *p == '\r' ? p
-                                                                                        : NULL;
+    return *p == ':' || *p == '\0' || *p == ' ' || *p == '\t' || *p == '#' || *p == '\r' ? p : NULL;
 }
 
 /* Each "#" of the comment starts a directive: "# noqa" (every code), "# noqa: CODES", and
