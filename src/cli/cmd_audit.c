@@ -115,6 +115,9 @@ typedef struct audit_setup {
     bool conf_loaded;
     char **paths, **excludes; /* owned */
     size_t n_paths, n_excludes;
+    unsigned rules;                 /* --select/--ignore over [audit] select/ignore */
+    tf_audit_file_ignore *per_file; /* [audit] per-file-ignores (globs point into conf) */
+    size_t n_per_file;
 } audit_setup;
 
 static void free_setup(audit_setup *su)
@@ -125,6 +128,7 @@ static void free_setup(audit_setup *su)
         free(su->excludes[i]);
     free(su->paths);
     free(su->excludes);
+    free(su->per_file);
     if (su->conf_loaded)
         config_free(&su->conf);
 }
@@ -235,6 +239,57 @@ static int check_output_file(const struct opts *o, const char *root)
     return refused ? -1 : 0;
 }
 
+/* The codes of K as a mask of rules; an unknown one is a config error, at its place. */
+static int config_mask(const audit_setup *su, const struct config_codes *k, const char *key,
+                       unsigned *mask)
+{
+    const char *table =
+        strstr(su->conf.source, "[tool.testfence]") ? "tool.testfence.audit" : "audit";
+    *mask = 0;
+    for (size_t i = 0; i < k->codes.n; i++) {
+        unsigned m;
+        char bad[64];
+        if (!tf_rule_parse_list(k->codes.v[i], &m, bad, sizeof bad) || !m) {
+            fprintf(stderr, "testfence audit: %s: [%s] %s: unknown rule code \"%s\" (see --help)\n",
+                    k->at[i], table, key, k->codes.v[i]);
+            return -1;
+        }
+        *mask |= m;
+    }
+    return 0;
+}
+
+/* Which rules run, as ruff decides it: --select replaces the config's select and drops its
+ * ignore; otherwise the config's select (else the default rules) minus its ignore; --ignore
+ * always applies. Then the per-file ignores. */
+static int rule_choice(const struct opts *o, audit_setup *su)
+{
+    unsigned select, ignore;
+    const struct config *c = &su->conf;
+    if (config_mask(su, &c->audit_select, "select", &select) < 0 ||
+        config_mask(su, &c->audit_ignore, "ignore", &ignore) < 0)
+        return -1;
+    if (o->audit.select_given)
+        su->rules = o->audit.select;
+    else
+        su->rules = (c->audit_select.set ? select : tf_rule_default_mask()) & ~ignore;
+    su->rules &= ~o->audit.ignore;
+    if (c->n_audit_per_file &&
+        !(su->per_file = calloc(c->n_audit_per_file, sizeof *su->per_file))) {
+        fprintf(stderr, "testfence audit: out of memory\n");
+        return -1;
+    }
+    for (; su->n_per_file < c->n_audit_per_file; su->n_per_file++) {
+        const struct config_file_ignore *e = &c->audit_per_file[su->n_per_file];
+        char key[300];
+        snprintf(key, sizeof key, "per-file-ignores \"%s\"", e->glob);
+        su->per_file[su->n_per_file].glob = e->glob;
+        if (config_mask(su, &e->codes, key, &su->per_file[su->n_per_file].rules) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* Root, config (--config, testfence.toml, [tool.testfence], defaults), protected names. */
 static int setup(struct opts *o, audit_setup *su, bool need_paths)
 {
@@ -255,7 +310,7 @@ static int setup(struct opts *o, audit_setup *su, bool need_paths)
     for (size_t i = 0; i < su->conf.audit_protected.n; i++)
         if (opts_protect_add(o, su->conf.audit_protected.v[i]) < 0)
             return -1;
-    if (check_output_file(o, su->root) < 0)
+    if (check_output_file(o, su->root) < 0 || rule_choice(o, su) < 0)
         return -1;
     if (protect_root_files(o, su->root) < 0 ||
         add_root_paths(&su->excludes, &su->n_excludes, su->root,
@@ -385,13 +440,15 @@ int cmd_audit(int argc, char **argv)
             .artifacts_dir = su.conf.artifacts ? su.conf.artifacts : "tests/artifacts",
             .protected_names = (const char *const *)o.audit.protect,
             .n_protected = o.audit.n_protect,
-            .rules = o.audit.select & ~o.audit.ignore,
+            .rules = su.rules,
             .excludes = (const char *const *)su.excludes,
             .n_excludes = su.n_excludes,
             .cwd =
                 o.audit.cwd_given || !su.conf.audit_cwd_temporary ? o.audit.cwd : TF_CWD_TEMPORARY,
             .home = have_home ? home : NULL,
             .cache_dir = cache_dir(&o, su.root, cache, sizeof cache),
+            .per_file = su.per_file,
+            .n_per_file = su.n_per_file,
         };
         rc = scan_and_report(&o, &cfg, own ? o.args : su.paths, own ? (size_t)o.nargs : su.n_paths);
     }

@@ -249,6 +249,7 @@ static int parse_codes(const char *opt, const char *list, unsigned *mask, tf_err
 
 static int set_select(struct opts *o, const char *v, tf_err *err)
 {
+    o->audit.select_given = true;
     return parse_codes("--select", v, &o->audit.select, err);
 }
 

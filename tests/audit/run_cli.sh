@@ -206,6 +206,28 @@ contains out 'relative path "out.log"' "the flag wins over the config"
 printf '[audit]\ncwd = "elsewhere"\n' >"$work/tmpcwd/testfence.toml"
 expect 125 "config: a bad [audit] cwd" -- sh -c "cd ../tmpcwd && '$bin' audit"
 contains err 'cwd must be "root" or "temporary"' "the config error names the values"
+# [audit] select, ignore, per-file-ignores (issue 29): a bad value is a config error that
+# names the file, line and column, exit 125, nothing on stdout.
+cfgerr() { # cfgerr DESCRIPTION TOML MESSAGE
+    printf '%b' "$2" >"$work/tmpcwd/testfence.toml"
+    expect 125 "config: $1" -- sh -c "cd ../tmpcwd && '$bin' audit"
+    contains err "$work/tmpcwd/testfence.toml:$3" "config: $1: the file, line and message"
+    [ ! -s "$work/out" ] && echo "ok   config: $1: nothing on stdout" || { echo "FAIL config: $1: stdout"; fails=$((fails + 1)); }
+}
+cfgerr "an unknown code in select" '[audit]\nselect = ["TF101", "TF9"]\n' '2:20: [audit] select: unknown rule code "TF9"'
+cfgerr "a code that is not one" '[audit]\nignore = ["TF 101"]\n' '2:11: [audit] ignore: "TF 101" is not a rule code'
+cfgerr "select is not an array" '[audit]\nselect = "TF101"\n' '2:10: [audit] select must be an array of rule codes, not string'
+cfgerr "an empty select" '[audit]\nselect = []\n' '2:10: [audit] select must name at least one rule code'
+cfgerr "a number among the codes" '[audit]\nignore = [101]\n' '2:11: [audit] ignore: a rule code is a string, not integer'
+cfgerr "per-file-ignores not a table" '[audit]\nper-file-ignores = ["x"]\n' '2:20: [audit] per-file-ignores must be a table of patterns and their rule codes, not array'
+cfgerr "an absolute per-file pattern" '[audit.per-file-ignores]\n"/etc/*" = ["TF101"]\n' '2:1: [audit] per-file-ignores: pattern "/etc/*" must be relative to the project root'
+cfgerr "an unknown per-file code" '[audit.per-file-ignores]\n"tests/*" = ["TF106", "TF16"]\n' '2:23: [audit] per-file-ignores "tests/*": unknown rule code "TF16"'
+cfgerr "a misspelt key" '[audit]\nper_file_ignores = {}\n' '2:1: unknown key "per_file_ignores" in [audit] (did you mean "per-file-ignores"?)'
+printf '[tool.testfence.audit]\nignore = ["TF77"]\n' >"$work/tmpcwd/pyproject.toml"
+rm -f "$work/tmpcwd/testfence.toml"
+expect 125 "config: an unknown code in pyproject.toml" -- sh -c "cd ../tmpcwd && '$bin' audit"
+contains err "pyproject.toml:2:11: [tool.testfence.audit] ignore: unknown rule code \"TF77\"" "config: the pyproject table is named"
+rm -f "$work/tmpcwd/pyproject.toml"
 expect 125 "--cwd takes root or temporary" -- "$bin" audit --cwd elsewhere
 expect 125 "--cache-dir must be absolute" -- "$bin" audit --cache-dir relative
 
