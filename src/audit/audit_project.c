@@ -1130,7 +1130,9 @@ static bool judge_dest(const proj *P, const tf_audit_file *file, const char *abs
     (void)tests;
     show_dest(P, abs, j->dest, sizeof j->dest);
     bool in_root = tf_path_within(abs, P->cfg->root);
-    if (!in_root && origin == O_ABS &&
+    /* HOME before the temp dir: a CI container's HOME is often under /tmp, and ~/.x there is
+     * the user's file, not a fixed name shared in /tmp (core/hint.c decides the same way). */
+    if (!in_root && origin == O_ABS && !in_home(P, abs) &&
         (tf_path_within(abs, "/tmp") || tf_path_within(abs, "/var/tmp"))) {
         const char *rest = abs + (tf_path_within(abs, "/tmp") ? 4 : 8);
         if (!*rest || strchr(rest, '*'))

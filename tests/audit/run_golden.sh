@@ -3,10 +3,11 @@
 # into a throwaway project (root files config.toml, manual_slop.toml, ... and a
 # tests/ dir), audited there by the real binary, and the output compared with
 # <name>.expected (stdout, stderr, exit status; the temp root shows as <ROOT>).
-# A first line "# audit-args: ..." gives extra arguments. A case that needs several
-# files (conftest.py fixtures, helper modules) is a directory cases/<name>/ copied over
-# the project root and audited as a whole (`audit tests`); its file "args" gives extra
-# arguments.
+# A first line "# audit-args: ..." gives extra arguments, and a line "# audit-env: VAR=x ..."
+# among the first five sets environment variables (HOME=/tmp/somehome: a CI container's
+# HOME). A case that needs several files (conftest.py fixtures, helper modules, the shell
+# scripts a test runs) is a directory cases/<name>/ copied over the project root and audited
+# as a whole (`audit tests`); its files "args" and "env" give extra arguments and variables.
 # usage: run_golden.sh TESTFENCE_BINARY [--update] [NAME...]
 # The binary may spell the temp root otherwise (testfence.exe): GOLDEN_DRIVE=Z: (under wine,
 # tests/platforms/: Z:<root>) or GOLDEN_PATHCONV="cygpath -m" (Git Bash on Windows, the
@@ -45,15 +46,17 @@ run_case() {
         presets.toml personas.toml tool_presets.toml; do
         echo "# user data" >"$proj/$f"
     done
-    local args target
+    local args target envs
     if [ -d "$cases/$name" ]; then
         cp -a "$cases/$name/." "$proj/"
         args=$(cat "$proj/args" 2>/dev/null)
-        rm -f "$proj/args"
+        envs=$(cat "$proj/env" 2>/dev/null)
+        rm -f "$proj/args" "$proj/env"
         target=tests
     else
         cp "$cases/$name.py" "$proj/tests/$name.py"
         args=$(sed -n '1s/^# audit-args: //p' "$cases/$name.py")
+        envs=$(sed -n '1,5s/^# audit-env: //p' "$cases/$name.py")
         target="tests/$name.py"
     fi
     local root root_n work_n sed_root
@@ -67,8 +70,8 @@ run_case() {
         # The per-file cache: one per case (a shared one would make a case's summary depend
         # on the cases before it), never in the HOME of whoever runs this.
         export XDG_CACHE_HOME="$work/cache-$name"
-        # shellcheck disable=SC2086 # args are split on purpose
-        NO_COLOR=1 "$bin" audit $args "$target" >"$work/$name.out" 2>"$work/$name.err"
+        # shellcheck disable=SC2086 # args and envs are split on purpose
+        env NO_COLOR=1 $envs "$bin" audit $args "$target" >"$work/$name.out" 2>"$work/$name.err"
         echo "[exit $?]" >>"$work/$name.err"
     )
     { cat "$work/$name.out"; echo "--- stderr"; cat "$work/$name.err"; } |
