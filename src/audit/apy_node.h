@@ -34,6 +34,9 @@ typedef struct apy_walk {
     bool env_stripped;
     char stripped[8][APY_NAME_MAX]; /* env dicts that lost the bytecode settings */
     int n_stripped;
+    char envs[8][APY_NAME_MAX]; /* env dicts built here, and the TF_SH_ENV_* they redirect */
+    unsigned env_bits[8];
+    int n_envs;
 } apy_walk;
 
 /* The walk of one file: its tree and facts, the names in scope, the function being walked. */
