@@ -1413,8 +1413,11 @@ static void script_path_finding(script_ctx *c, const tf_sh_cmd *cmd, const char 
                     tf_path_is_absolute(cmd->path) ? O_ABS : O_REL, d.certain, &j) ||
         j.rule == TF_RULE_SYSTEMP)
         return;
-    finding(P, c->res, c->file, c->x, TF_RULE_SHELL, j.sev, "%s \"%s\" outside tests/", what,
-            j.dest);
+    if (d.kind == C_ROOT)
+        finding(P, c->res, c->file, c->x, TF_RULE_SHELL, j.sev, "%s the project root", what);
+    else
+        finding(P, c->res, c->file, c->x, TF_RULE_SHELL, j.sev, "%s \"%s\" outside tests/",
+                what, j.dest);
 }
 
 static void on_script_cmd(void *ctx, const tf_sh_cmd *cmd)

@@ -78,7 +78,33 @@ run_case() {
         sed -e "$sed_root" -e "s|$work_n|<WORK>|g" >"$work/$name.actual"
 }
 
+# incidents.tsv: each row's case exists, names its link in its header, and its .expected
+# reports exactly the codes in "after" ('-': none); every incident_* case has a row.
+check_incidents() {
+    local tsv="$here/incidents.tsv" bad=0 case after link got
+    while IFS=$'\t' read -r case _ _ after link _; do
+        case $case in '#'* | case | '') continue ;; esac
+        if ! grep -rqsF -- "$link" "$cases/$case.py" "$cases/$case"; then
+            echo "FAIL incidents.tsv: $case: no case with $link in its header"; bad=1; continue
+        fi
+        got=$(grep -o '^tests/[^ ]* TF[0-9]*' "$cases/$case.expected" | sed 's/.* //' | sort -u |
+            paste -sd, -)
+        if [ "${got:--}" != "$after" ]; then
+            echo "FAIL incidents.tsv: $case reports '${got:--}', labelled '$after'"; bad=1
+        fi
+    done <"$tsv"
+    for f in "$cases"/incident_*.expected; do
+        grep -q "^$(basename "$f" .expected)"$'\t' "$tsv" ||
+            { echo "FAIL incidents.tsv: no row for $(basename "$f" .expected)"; bad=1; }
+    done
+    [ $bad = 0 ] && echo "ok   incidents.tsv ($(grep -c '^incident_' "$tsv") incidents)"
+    return $bad
+}
+
 fail=0
+if [ $# -eq 0 ] && [ $update = 0 ]; then
+    check_incidents || fail=1
+fi
 for name in "${names[@]}"; do
     [ -f "$cases/$name.py" ] || [ -d "$cases/$name" ] || { echo "no such case: $name" >&2; fail=1; continue; }
     run_case "$name"
