@@ -205,7 +205,7 @@ static unsigned env_keys_in(const apy *P, uint32_t n)
 
 static int env_slot(apy *P, uint32_t name_node)
 {
-    char raw[APY_NAME_MAX];
+    char raw[sizeof P->w.envs[0]];
     if (!apy_dotted_raw(P, name_node, raw, sizeof raw, 0))
         return -1;
     for (int i = P->w.n_envs; i-- > 0;)
@@ -235,19 +235,27 @@ unsigned apy_env_bits(apy *P, uint32_t args)
 /* NAME = <an environment> (a dict built from os.environ, or a fresh dict): remember it. */
 void apy_on_env_value(apy *P, uint32_t target, uint32_t value)
 {
-    bool mentions = source_mentions(P, value, "environ");
+    int k = apy_kind(P, value);
+    uint32_t fn = k == N_CALL ? apy_kid(P, value, 0) : 0;
+    /* cheap tests first: this runs for every assignment */
     if (apy_kind(P, target) != N_NAME ||
-        !(mentions || apy_kind(P, value) == N_DICT ||
-          (apy_kind(P, value) == N_CALL && apy_text_is(P, apy_kid(P, value, 0), "dict"))))
+        !(k == N_DICT || k == N_ATTR ||
+          (fn && (apy_text_is(P, fn, "dict") ||
+                  (apy_kind(P, fn) == N_ATTR && apy_text_is(P, apy_kid(P, fn, 1), "copy"))))))
+        return;
+    bool mentions = source_mentions(P, value, "environ");
+    if (k == N_ATTR && !mentions)
         return;
     int i = env_slot(P, target);
-    if (i < 0 && P->w.n_envs == 8)
-        return;
+    size_t n = apy_len(P, target);
+    if (i < 0 && (P->w.n_envs == 4 || n >= sizeof P->w.envs[0]))
+        return; /* four are plenty; a name this long is not an environment's */
     if (i < 0) {
         i = P->w.n_envs++;
-        snprintf(P->w.envs[i], APY_NAME_MAX, "%.*s", (int)apy_len(P, target), apy_text(P, target));
+        memcpy(P->w.envs[i], apy_text(P, target), n);
+        P->w.envs[i][n] = '\0';
     }
-    P->w.env_bits[i] = mentions ? env_keys_in(P, value) : 0xf;
+    P->w.env_bits[i] = (unsigned char)(mentions ? env_keys_in(P, value) : 0xf);
 }
 
 /* The function's own environment points VAR elsewhere. */
@@ -270,7 +278,7 @@ void apy_on_env_store(apy *P, uint32_t target)
     unsigned bits = env_keys_in(P, key);
     int i = env_slot(P, value);
     if (i >= 0)
-        P->w.env_bits[i] |= bits;
+        P->w.env_bits[i] |= (unsigned char)bits;
     else if (apy_canonical(P, value, name, sizeof name) && !strcmp(name, "os.environ"))
         function_sets(P, bits);
 }
@@ -283,7 +291,7 @@ static void on_env_update(apy *P, uint32_t call, uint32_t fn, const char *name)
     unsigned bits = env_keys_in(P, apy_kid(P, call, 1));
     int i = env_slot(P, apy_kid(P, fn, 0));
     if (i >= 0)
-        P->w.env_bits[i] |= bits;
+        P->w.env_bits[i] |= (unsigned char)bits;
     else if (!strcmp(name, "os.environ.update"))
         function_sets(P, bits);
 }

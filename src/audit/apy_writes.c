@@ -197,7 +197,8 @@ static bool on_deletion(apy *P, uint32_t call, const char *name)
 {
     uint32_t a = 0;
     tf_pathval v;
-    if (strcmp(name, "shutil.rmtree") && strcmp(name, "os.removedirs"))
+    if ((name[0] != 's' || strcmp(name, "shutil.rmtree")) &&
+        (name[0] != 'o' || strcmp(name, "os.removedirs"))) /* every call: first letter first */
         return false;
     if (relative_to_fd(P, apy_kid(P, call, 1)) ||
         apy_get_arg(P, apy_kid(P, call, 1), 0, name[0] == 's' ? "path" : "name", &a) !=

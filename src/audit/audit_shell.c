@@ -646,7 +646,9 @@ static void run_command(sh *S, sh_cmd *c)
 void tf_sh_scan(const char *text, size_t len, tf_sh_fn fn, void *ctx)
 {
     sh_cmd cmd; /* about 18 KB: on the stack, as files are scanned on several threads */
-    sh S = {.text = text, .len = len, .line = 1, .fn = fn, .ctx = ctx};
+    sh S;       /* the variable table is not zeroed: n_vars says what is in it */
+    S.text = text, S.len = len, S.i = 0, S.line = 1, S.n_vars = 0, S.env = 0;
+    S.after_cd = S.nounset = false, S.heredoc = NULL, S.fn = fn, S.ctx = ctx;
     while (S.i < S.len) {
         size_t before = S.i;
         if (read_command(&S, &cmd))
