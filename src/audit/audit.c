@@ -3,6 +3,7 @@
 #include "audit_cache.h"
 #include "audit_project.h"
 #include "audit_read.h"
+#include "audit_select.h"
 #include "base/vec.h"
 #include "core/platform.h"
 #include "core/walk.h"
@@ -444,6 +445,7 @@ int tf_audit_run(const tf_audit_cfg *cfg, const tf_audit_lang *lang, char *const
     if (rc == 0) {
         count_files(&fl, res);
         keep_paths(res);
+        tf_audit_per_file(cfg, res);
         tf_audit_sort(res);
         if (res->n_errors)
             qsort(res->errors, res->n_errors, sizeof *res->errors, cmp_str);

@@ -128,9 +128,15 @@ typedef struct tf_import {
     uint16_t level;
 } tf_import;
 
+/* A suppression comment: "# testfence: ignore[...]" (its line, the construct it ends, and the
+ * next line when it stands alone), "# noqa[: ...]" (its line and the construct it ends, as
+ * flake8 and ruff read it) or a file-level "# testfence: noqa" / "# ruff: noqa: TF..." (every
+ * line of the file). */
 typedef struct tf_supp {
     int line;
     bool own_line;
+    bool noqa;  /* a noqa comment: never the next line */
+    bool whole; /* file-level: every finding of the file */
     unsigned rules;
 } tf_supp;
 

@@ -1113,6 +1113,8 @@ typedef struct judged {
     char dest[160];
     const char *where; /* the working directory, when it is not simply the runner's */
     char where_buf[200];
+    bool away;    /* a relative path that lands outside the project: said as such */
+    char rel[96]; /* that relative path as written, when it is a literal */
 } judged;
 
 enum origin { O_REL, O_ABS, O_FILE };
@@ -1217,6 +1219,8 @@ static bool judge_write(proj *P, uint32_t file, const tf_fact *x, judged *j)
     if (pv.kind == TF_PATH_EXTERN && !resolve_extern(P, &vf, &pv, 0))
         return false;
     j->where = "";
+    j->away = false;
+    j->rel[0] = '\0';
     if (pv.kind == TF_PATH_TEMP) {
         if (!pv.text[0] || pv.wild || strchr(pv.text, '*'))
             return false;
@@ -1255,6 +1259,9 @@ static bool judge_write(proj *P, uint32_t file, const tf_fact *x, judged *j)
         return false;
     if (origin == O_REL && pv.kind == TF_PATH_LITERAL)
         describe_cwd(P, cwd, j);
+    j->away = origin == O_REL && d.kind != C_ROOT && !tf_path_within(d.dir, P->cfg->root);
+    if (j->away && pv.kind == TF_PATH_LITERAL)
+        display(j->rel, sizeof j->rel, pv.text);
     return true;
 }
 
@@ -1280,8 +1287,8 @@ static void finding(proj *P, tf_audit_result *res, uint32_t file, const tf_fact 
     const tf_facts *fa = &P->files[file].facts;
     for (size_t i = 0; i < fa->n_supps; i++) {
         const tf_supp *s = &fa->supps[i];
-        bool applies = (s->line >= f->line && s->line <= f->end_line) ||
-                       (s->own_line && s->line + 1 == f->line);
+        bool applies = s->whole || (s->line >= f->line && s->line <= f->end_line) ||
+                       (s->own_line && !s->noqa && s->line + 1 == f->line);
         if (applies && (s->rules & (1u << rule)))
             f->suppressed = true;
     }
@@ -1416,8 +1423,8 @@ static void script_path_finding(script_ctx *c, const tf_sh_cmd *cmd, const char 
     if (d.kind == C_ROOT)
         finding(P, c->res, c->file, c->x, TF_RULE_SHELL, j.sev, "%s the project root", what);
     else
-        finding(P, c->res, c->file, c->x, TF_RULE_SHELL, j.sev, "%s \"%s\" outside tests/",
-                what, j.dest);
+        finding(P, c->res, c->file, c->x, TF_RULE_SHELL, j.sev, "%s \"%s\" outside tests/", what,
+                j.dest);
 }
 
 static void on_script_cmd(void *ctx, const tf_sh_cmd *cmd)
@@ -1513,6 +1520,15 @@ static void judge_fact(proj *P, tf_audit_result *res, uint32_t file, const tf_fa
         else if (j.rule == TF_RULE_ABSOLUTE)
             finding(P, res, file, x, j.rule, j.sev,
                     "%s writes to absolute path \"%s\" outside tests/", op, j.dest);
+        else if (j.away && j.rel[0]) /* an absolute destination is not called relative */
+            finding(P, res, file, x, j.rule, j.sev,
+                    "%s writes to \"%s\" outside the project (relative path \"%s\")%s", op, j.dest,
+                    j.rel, j.where);
+        else if (j.away)
+            finding(P, res, file, x, j.rule, j.sev,
+                    "%s writes to \"%s\" outside the project (a path relative to the working "
+                    "directory)%s",
+                    op, j.dest, j.where);
         else
             finding(P, res, file, x, j.rule, j.sev,
                     "%s writes to relative path \"%s\" outside tests/%s", op, j.dest, j.where);
@@ -1552,7 +1568,7 @@ static void judge_fact(proj *P, tf_audit_result *res, uint32_t file, const tf_fa
                 op);
         return;
     default: /* FACT_SYNTAX */
-        finding(P, res, file, x, TF_RULE_SYNTAX, TF_SEV_WARNING,
+        finding(P, res, file, x, TF_RULE_SYNTAX, TF_SEV_ERROR,
                 "syntax error (%s); the rest of the file is audited as far as it parses", op);
     }
 }

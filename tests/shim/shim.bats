@@ -307,6 +307,9 @@ conf = os.path.abspath("tests/mine.conf")
 with open(conf, "w") as f:
     f.write("\n".join(keep) + "\n")
 assert ctypes.CDLL(None).testfence_shim_attach(conf.encode()) == 0
+# A configuration the shim cannot hold fails, though one is in force: its caller must know.
+assert ctypes.CDLL(None).testfence_shim_attach(b"/" + b"x" * 5000) == -1
+assert ctypes.CDLL(None).testfence_shim_attach(b"relative.conf") == -1
 try:
     with open("config.toml", "w") as f:
         f.write("clobbered\n")
