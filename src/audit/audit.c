@@ -2,6 +2,7 @@
 
 #include "audit_cache.h"
 #include "audit_project.h"
+#include "audit_read.h"
 #include "audit_select.h"
 #include "base/vec.h"
 #include "core/platform.h"
@@ -304,40 +305,6 @@ static int collect(const tf_audit_cfg *cfg, const tf_audit_lang *lang, char *con
 
 /* ---- reading and scanning ---- */
 
-/* Read a regular file without ever blocking (a FIFO or a device named as a path). */
-static char *read_all(const char *path, size_t *len, char *msg, size_t msglen)
-{
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) < 0) {
-        snprintf(msg, msglen, "%s: %s", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return NULL;
-    }
-    if (!S_ISREG(st.st_mode) || st.st_size > AUDIT_MAX_FILE) {
-        snprintf(msg, msglen, "%s: %s", path,
-                 S_ISREG(st.st_mode) ? "larger than 1 GiB, not audited" : "not a regular file");
-        close(fd);
-        return NULL;
-    }
-    size_t cap = (size_t)st.st_size + 1, n = 0;
-    char *buf = malloc(cap);
-    ssize_t r = 0;
-    while (buf && n < cap - 1 && (r = read(fd, buf + n, cap - 1 - n)) > 0)
-        n += (size_t)r;
-    int saved = errno;
-    close(fd);
-    if (!buf || r < 0) {
-        snprintf(msg, msglen, "%s: %s", path, buf ? strerror(saved) : "out of memory");
-        free(buf);
-        return NULL;
-    }
-    buf[n] = '\0';
-    *len = n;
-    return buf;
-}
-
 typedef struct audit_job {
     const tf_audit_cfg *cfg;
     const tf_audit_lang *lang;
@@ -375,7 +342,7 @@ static void *worker(void *arg)
         tf_audit_file *f = &job->files->v[i];
         char msg[PATH_MAX + 128];
         size_t len;
-        char *src = read_all(f->path, &len, msg, sizeof msg);
+        char *src = tf_audit_read(f->path, AUDIT_MAX_FILE, &len, msg, sizeof msg);
         if (!src) {
             if (!f->context)
                 tf_audit_error(&job->res, msg);

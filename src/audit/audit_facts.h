@@ -33,10 +33,23 @@ enum tf_fact_kind {
     FACT_ARTIFACTS, /* a literal naming the artifacts dir (style) */
     FACT_PYCACHE,   /* a subprocess whose environment lost the bytecode settings */
     FACT_SYNTAX,    /* the first syntax error */
+    FACT_GIT,       /* git config that writes: the scope in flags (FF_GIT_*), target the -C or
+                       cwd= directory (repository scope), op the command as shown */
+    FACT_SHDEL,     /* a shell deletion whose operand starts with a variable that may be
+                       empty: op "VAR|command", target the path when VAR is empty */
+    FACT_SCRIPT,    /* a shell script the test runs: target its path (read by the project phase) */
     FACT_KIND_COUNT
 };
 
-enum { FF_LIKELY = 1 }; /* the write itself is only likely (a shell redirection, ...) */
+enum {
+    FF_LIKELY = 1,     /* the write itself is only likely (a shell redirection, ...) */
+    FF_DELETE = 2,     /* FACT_WRITE: a recursive deletion (rmtree, rm -r, removedirs) */
+    FF_GIT_SYSTEM = 2, /* FACT_GIT: --system */
+    FF_GIT_REPO = 4,   /* FACT_GIT: the repository of its directory (no scope, --local) */
+};
+/* FACT_GIT, FACT_SCRIPT: the TF_SH_ENV_* bits the child's own environment redirects (env=,
+ * HOME=x in the command) sit in flags from this bit on. */
+#define TF_FF_ENV_SHIFT 3
 
 typedef struct tf_fact {
     uint8_t kind, flags;
@@ -73,6 +86,10 @@ enum {
     FN_MAIN = 64,       /* under if __name__ == "__main__": never run by a test runner */
     FN_SETUP = 128,     /* setUp, setup_method, setUpClass, setup_class, setup_module, ... */
     FN_SETS_HOME = 256, /* points HOME elsewhere: monkeypatch.setenv("HOME", ...) */
+    /* ... and the other places git reads its configuration from (issue 29): */
+    FN_SETS_XDG = 512,     /* XDG_CONFIG_HOME */
+    FN_SETS_GITCFG = 1024, /* GIT_CONFIG_GLOBAL (or GIT_CONFIG) */
+    FN_SETS_GITSYS = 2048, /* GIT_CONFIG_SYSTEM (or GIT_CONFIG) */
 };
 
 typedef struct tf_func {

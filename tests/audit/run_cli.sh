@@ -117,7 +117,7 @@ run, = doc["runs"]
 rules = run["tool"]["driver"]["rules"]
 assert run["tool"]["driver"]["name"] == "testfence"
 assert [r["id"] for r in rules] == ["TF000", "TF101", "TF102", "TF103", "TF104", "TF105", "TF106",
-                                    "TF107", "TF201"]
+                                    "TF107", "TF108", "TF109", "TF110", "TF201"]
 for r in rules:
     assert r["shortDescription"]["text"] and r["fullDescription"]["text"] and r["help"]["text"]
 assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"].startswith("file:///")

@@ -446,3 +446,16 @@ except FileExistsError:
     run "$TESTFENCE" run -- true
     [[ "$output" != *"did not finish"* ]]
 }
+
+@test "HOME under /tmp (a CI container's): a write to ~/.x gets the home hint, not the /tmp one" {
+    home=$(mktemp -d /tmp/tf-somehome.XXXXXX)
+    HOME=$home PYTEST_CURRENT_TEST="tests/test_h.py::test_x (call)" \
+        run "$TESTFENCE" run -- sh -c "echo x > '$home/.apprc'; true"
+    rm -rf "$home"
+    expect_status 120
+    expect_output_has "attempted to write to $home/.apprc which is outside $P/tests/. How to fix: a file in your home directory: point the code at tmp_path"
+    [[ "$output" != *"hard-coded /tmp path"* ]]
+    HOME=$home run "$TESTFENCE" run -- sh -c "echo x > /tmp/tf-fixed-name-$$; true"
+    expect_status 120
+    expect_output_has "How to fix: a hard-coded /tmp path"
+}
