@@ -83,7 +83,8 @@ PY
 # The corpus: CASE -> the body of its test (ROOT, TESTS; T the file t.CASE, N the new name
 # n.CASE, D the directory d.CASE with d.CASE/f and the empty d.CASE/e; S a file in tests/).
 # hole_child_conf_rewritten stays last: every child started after it runs with its shim
-# configuration, so it would hide what the cases after it test.
+# configuration, so it would hide what the cases after it test. It rewrites only this run's
+# (under tests/): the control may run inside an outer `testfence run`, whose one is not.
 corpus() {
     cat <<'PY'
 open_w: open(T, "w").write("x")
@@ -159,7 +160,7 @@ hole_dbm_c_direct: import _dbm; _dbm.open(str(N), "c").close()
 hole_sqlite_attach: c = sqlite3.connect(":memory:"); c.execute("ATTACH DATABASE ? AS o", (str(N),)); c.execute("create table o.t(x)"); c.commit()
 hole_child_shim_conf_dropped: subprocess.run(["sh", "-c", "echo x > '%s'" % T], env={k: v for k, v in os.environ.items() if k != "TESTFENCE_SHIM_CONF"})
 hole_child_python_shadowed: (TESTS / "sc.x").mkdir(); (TESTS / "sc.x" / "sitecustomize.py").write_text(""); subprocess.run([sys.executable, "-c", "open(%r, 'w').write('x')" % str(T)], env=dict({k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}, PYTHONPATH=str(TESTS / "sc.x") + os.pathsep + os.environ.get("PYTHONPATH", "")))
-hole_child_conf_rewritten: c = os.environ.get("TESTFENCE_SHIM_CONF"); t = c and open(c).read().replace("mode\tblock", "mode\tdiagnose"); c and (os.chmod(c, 0o644), open(c, "w").write(t)); subprocess.run(["sh", "-c", "echo x > '%s'" % T])
+hole_child_conf_rewritten: c = os.environ.get("TESTFENCE_SHIM_CONF"); c = c if c and c.startswith(str(TESTS)) else None; t = c and open(c).read().replace("mode\tblock", "mode\tdiagnose"); c and (os.chmod(c, 0o644), open(c, "w").write(t)); subprocess.run(["sh", "-c", "echo x > '%s'" % T])
 PY
 }
 
