@@ -70,14 +70,45 @@ static bool may_be_project(const char *name)
     return true;
 }
 
-static void record_call(apy *P, const char *name)
+/* The arguments of CALL (an N_ARGS node), each evaluated, appended to the facts. */
+static void record_args(apy *P, uint32_t args, tf_call *c)
+{
+    c->arg0 = (uint32_t)P->f->n_args;
+    for (uint32_t a = apy_kind(P, args) == N_ARGS ? apy_node(P, args)->kid : 0; a && c->n_args < 64;
+         a = apy_node(P, a)->next) {
+        int k = apy_kind(P, a);
+        if (k == N_STARRED || k == N_DSTAR) {
+            c->star = 1;
+            continue;
+        }
+        uint32_t v = k == N_KWARG ? apy_kid(P, a, 1) : a;
+        tf_arg x = {.kw = k == N_KWARG ? tf_facts_str(P->f, apy_text(P, apy_kid(P, a, 0)),
+                                                      apy_len(P, apy_kid(P, a, 0)))
+                                       : 0};
+        tf_pathval pv;
+        bool none;
+        apy_eval(P, v, 0, &pv);
+        x.value = tf_facts_path(P->f, &pv);
+        if (apy_falsy_literal(P, v, &none))
+            x.flags = (uint8_t)(ARG_FALSY | (none ? ARG_NONE : 0));
+        if (tf_facts_add_arg(P->f, &x))
+            c->n_args++;
+    }
+}
+
+/* Record a call of NAME at node AT; CALL (0 for a function passed as a value) gives its
+ * arguments, CTOR says the receiver is a new instance (Class().method()). */
+static void record_call(apy *P, const char *name, uint32_t at, uint32_t call, bool ctor)
 {
     if (P->in_main || !may_be_project(name))
         return;
-    tf_call c = {.callee = apy_pool(P, name), .func = P->w.func, .state = P->w.state};
-    size_t n = P->f->n_calls;
-    if (n && !memcmp(&P->f->calls[n - 1], &c, sizeof c))
-        return;
+    tf_call c = {.callee = apy_pool(P, name),
+                 .func = P->w.func,
+                 .state = P->w.state,
+                 .pos = apy_pos(P, at),
+                 .ctor = ctor};
+    if (call)
+        record_args(P, apy_kid(P, call, 1), &c);
     tf_facts_add_call(P->f, &c);
 }
 
@@ -92,7 +123,7 @@ static void record_callbacks(apy *P, uint32_t args)
         if ((apy_kind(P, v) == N_NAME || apy_kind(P, v) == N_ATTR) &&
             !apy_lookup(P, apy_text(P, v), apy_len(P, v), &x) &&
             apy_canonical(P, v, name, sizeof name))
-            record_call(P, name);
+            record_call(P, name, v, 0, false);
     }
 }
 
@@ -141,7 +172,16 @@ void apy_on_call(apy *P, uint32_t call)
         apy_on_setenv(P, call, name);
         apy_on_subprocess(P, call, name);
         if (!apy_on_temp(P, call, name) && !apy_on_writer(P, call, name))
-            record_call(P, name);
+            record_call(P, name, call, call, false);
+    } else if (apy_kind(P, fn) == N_ATTR && apy_kind(P, apy_kid(P, fn, 0)) == N_CALL &&
+               apy_canonical(P, apy_kid(P, apy_kid(P, fn, 0), 0), name, sizeof name)) {
+        size_t have = strlen(name), l = apy_len(P, apy_kid(P, fn, 1)); /* App().run() */
+        if (have + 1 + l < sizeof name) {
+            name[have] = '.';
+            memcpy(name + have + 1, apy_text(P, apy_kid(P, fn, 1)), l);
+            name[have + 1 + l] = '\0';
+            record_call(P, name, call, call, true);
+        }
     }
     if (apy_kind(P, fn) == N_ATTR)
         apy_on_path_method(P, call, fn);

@@ -30,6 +30,7 @@ void apy_fact(apy *P, int k, int flags, uint32_t at, const char *op, const tf_pa
     tf_fact x = {.kind = (uint8_t)k,
                  .flags = (uint8_t)flags,
                  .pos = apy_pos(P, at),
+                 .guard = P->w.guard,
                  .op = op ? apy_pool(P, op) : 0,
                  .state = P->w.state};
     if (target)
@@ -37,10 +38,11 @@ void apy_fact(apy *P, int k, int flags, uint32_t at, const char *op, const tf_pa
     tf_facts_add_fact(P->f, &x);
 }
 
-/* A write of OP to the value of expression A (reported at node AT). */
+/* A write of OP to the value of expression A (reported at node AT). A parameter's is kept
+ * for the calls of its function to place. */
 void apy_write_to(apy *P, uint32_t at, const char *op, const tf_pathval *v, int flags)
 {
-    if (v->kind == TF_PATH_UNKNOWN || v->kind == TF_PATH_PARAM)
+    if (v->kind == TF_PATH_UNKNOWN)
         return;
     apy_fact(P, FACT_WRITE, flags, at, op, v);
 }

@@ -498,8 +498,11 @@ static sval effect(proj *P, uint32_t gf, uint32_t g, bool in_with, int depth)
 /* An argument passed where the callee's effect is "my parameter". */
 static sval arg_value(proj *P, uint32_t file, const tf_fpath *arg, int depth)
 {
+    if (arg->kind == TF_PATH_PARAM && !S(P, file, arg->text)[0] && arg->up == 0)
+        return (sval){
+            .kind = S_PARAM, .param = (uint16_t)TF_PARAM_INDEX(arg->ref), .certain = true};
     if (arg->kind == TF_PATH_PARAM)
-        return (sval){.kind = S_PARAM, .param = (uint16_t)arg->up, .certain = true};
+        return s_away(); /* somewhere below a parameter */
     if (arg->kind == TF_PATH_CWD && !S(P, file, arg->text)[0])
         return sym(P, file, arg->ref, depth + 1);
     if (arg->kind == TF_PATH_UNKNOWN || arg->kind == TF_PATH_TEMP)

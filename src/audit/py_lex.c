@@ -62,16 +62,15 @@ static py_token lex_error(py_lexer *lx, const char *msg, uint32_t at)
 static uint8_t keyword(const char *s, uint32_t n)
 {
     static const char *const kws[] = {
-        NULL,  "False",    "None", "True",  "and",    "as",     "assert", "async", "await",
-        "break", "class",  "continue", "def", "del",  "elif",   "else",   "except", "finally",
-        "for",   "from",   "global", "if",  "import", "in",     "is",     "lambda", "nonlocal",
-        "not",   "or",     "pass", "raise", "return", "try",    "while",  "with",  "yield"};
+        NULL,    "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",
+        "break", "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",
+        "for",   "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal",
+        "not",   "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
     /* Keywords start with a letter from F..y and are 2 to 8 long: most names fail here. */
     if (n < 2 || n > 8 || !strchr("FNTabcdefgilnoprtwy", s[0]))
         return KW_NONE;
     for (uint8_t i = 1; i < sizeof kws / sizeof *kws; i++)
-        if (kws[i][0] == s[0] && kws[i][1] == s[1] && strlen(kws[i]) == n &&
-            !memcmp(kws[i], s, n))
+        if (kws[i][0] == s[0] && kws[i][1] == s[1] && strlen(kws[i]) == n && !memcmp(kws[i], s, n))
             return i;
     return KW_NONE;
 }
@@ -177,8 +176,8 @@ static bool scan_field(str_scan *ss, uint32_t *p, char q, bool triple)
             depth--;
         } else if (c == '}' && depth > 0) {
             depth--;
-        } else if (depth == 0 &&
-                   (c == '}' || c == ':' || (c == '!' && (*p + 1 >= ss->len || s[*p + 1] != '=')))) {
+        } else if (depth == 0 && (c == '}' || c == ':' ||
+                                  (c == '!' && (*p + 1 >= ss->len || s[*p + 1] != '=')))) {
             if (!expr_end)
                 expr_end = *p;
             if (c == ':') {
