@@ -145,6 +145,17 @@ void apy_call_effect(apy *P, uint32_t call)
                                              .value = tf_facts_path(P->f, &v)});
 }
 
+/* monkeypatch.setattr, mock.patch(...), patch.object(...): a test that replaces code. */
+bool apy_is_patch(const char *name)
+{
+    const char *tail = apy_last_part(name);
+    size_t n = strlen(name);
+    return (!strcmp(tail, "setattr") && strncmp(name, "setattr", 7)) || !strcmp(tail, "patch") ||
+           (n > 13 && !strcmp(name + n - 13, ".patch.object")) ||
+           (n > 11 && !strcmp(name + n - 11, ".patch.dict")) || !strcmp(name, "patch.object") ||
+           !strcmp(name, "patch.dict");
+}
+
 /* Calls whose string arguments are messages for people, not paths. */
 static bool is_message_call(const char *name)
 {
@@ -167,6 +178,8 @@ void apy_on_call(apy *P, uint32_t call)
     char name[APY_NAME_MAX * 2];
     bool named = apy_canonical(P, fn, name, sizeof name);
     if (named) {
+        if (P->w.func && apy_is_patch(name))
+            P->f->funcs[P->w.func].flags |= FN_PATCHES;
         on_chdir(P, call, fn, name);
         apy_on_env_removal(P, call, fn, name);
         apy_on_setenv(P, call, name);

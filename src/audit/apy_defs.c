@@ -1,5 +1,6 @@
 #include "apy_defs.h"
 
+#include "apy_calls.h"
 #include "apy_emit.h"
 #include "apy_eval.h"
 #include "apy_expr.h"
@@ -41,6 +42,8 @@ static void decorators(apy *P, uint32_t decs, decor *d)
         if (!apy_canonical(P, callee, name, sizeof name))
             continue;
         const char *tail = apy_last_part(name);
+        if (apy_is_patch(name))
+            d->flags |= FN_PATCHES; /* @mock.patch("app.save") */
         if (!strcmp(name, "contextlib.contextmanager") || !strcmp(tail, "contextmanager") ||
             !strcmp(tail, "asynccontextmanager"))
             d->flags |= FN_CM;

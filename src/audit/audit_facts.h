@@ -78,6 +78,8 @@ enum {
     FN_SETUP = 128,     /* setUp, setup_method, setUpClass, setup_class, setup_module, ... */
     FN_SETS_HOME = 256, /* points HOME elsewhere: monkeypatch.setenv("HOME", ...) */
     FN_MAY_NONE = 512,  /* may return None (return, return None, os.environ.get(...)) */
+    FN_PATCHES = 1024,  /* replaces something (monkeypatch.setattr, mock.patch): what its calls
+                           reach is not what the project's code does */
 };
 
 typedef struct tf_func {
