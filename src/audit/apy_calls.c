@@ -70,30 +70,40 @@ static bool may_be_project(const char *name)
     return true;
 }
 
-/* The arguments of CALL (an N_ARGS node), each evaluated, appended to the facts. */
+/* The known arguments of a call (ARGS, an N_ARGS node), each evaluated, appended to the
+ * facts; the positional ones are counted. */
 static void record_args(apy *P, uint32_t args, tf_call *c)
 {
     c->arg0 = (uint32_t)P->f->n_args;
-    for (uint32_t a = apy_kind(P, args) == N_ARGS ? apy_node(P, args)->kid : 0; a && c->n_args < 64;
+    int at = 0;
+    for (uint32_t a = apy_kind(P, args) == N_ARGS ? apy_node(P, args)->kid : 0; a && at < 255;
          a = apy_node(P, a)->next) {
         int k = apy_kind(P, a);
         if (k == N_STARRED || k == N_DSTAR) {
-            c->star = 1;
+            c->flags |= CALL_STAR;
             continue;
         }
         uint32_t v = k == N_KWARG ? apy_kid(P, a, 1) : a;
-        tf_arg x = {.kw = k == N_KWARG ? tf_facts_str(P->f, apy_text(P, apy_kid(P, a, 0)),
-                                                      apy_len(P, apy_kid(P, a, 0)))
-                                       : 0};
+        tf_arg x = {.pos = (uint16_t)(k == N_KWARG ? 0 : at)};
+        at += k != N_KWARG && !(c->flags & CALL_STAR);
         tf_pathval pv;
         bool none;
-        apy_eval(P, v, 0, &pv);
-        x.value = tf_facts_path(P->f, &pv);
         if (apy_falsy_literal(P, v, &none))
             x.flags = (uint8_t)(ARG_FALSY | (none ? ARG_NONE : 0));
+        else if ((apy_kind(P, v) == N_CONST && apy_node(P, v)->op == KW_TRUE) ||
+                 apy_kind(P, v) == N_NUMBER)
+            x.flags = ARG_TRUE; /* if clean: ... runs */
+        apy_eval(P, v, 0, &pv);
+        if (pv.kind == TF_PATH_UNKNOWN && !x.flags)
+            continue;
+        apy_note_param(P, &pv);
+        x.value = tf_facts_path(P->f, &pv);
+        if (k == N_KWARG)
+            x.kw = tf_facts_str(P->f, apy_text(P, apy_kid(P, a, 0)), apy_len(P, apy_kid(P, a, 0)));
         if (tf_facts_add_arg(P->f, &x))
             c->n_args++;
     }
+    c->n_pos = (uint8_t)at;
 }
 
 /* Record a call of NAME at node AT; CALL (0 for a function passed as a value) gives its
@@ -102,13 +112,20 @@ static void record_call(apy *P, const char *name, uint32_t at, uint32_t call, bo
 {
     if (P->in_main || !may_be_project(name))
         return;
+    tf_pos pos = apy_pos(P, at);
     tf_call c = {.callee = apy_pool(P, name),
                  .func = P->w.func,
                  .state = P->w.state,
-                 .pos = apy_pos(P, at),
-                 .ctor = ctor};
+                 .line = (uint32_t)pos.line,
+                 .col = (uint16_t)(pos.col < 65535 ? pos.col : 65535),
+                 .flags = ctor ? CALL_CTOR : 0};
     if (call)
         record_args(P, apy_kid(P, call, 1), &c);
+    size_t n = P->f->n_calls;
+    const tf_call *last = n ? &P->f->calls[n - 1] : NULL;
+    if (!c.n_args && !c.n_pos && !c.flags && last && !last->n_args && !last->n_pos &&
+        !last->flags && last->callee == c.callee && last->func == c.func && last->state == c.state)
+        return; /* the same call again, with nothing to bind: one is enough */
     tf_facts_add_call(P->f, &c);
 }
 

@@ -75,25 +75,31 @@ static bool is_setup(const char *name)
     return apy_name_in(name, names);
 }
 
-/* Record parameter P_NODE (the INDEXth named one) of the function being walked: its default,
- * evaluated where the def is (defaults are evaluated once, when the module is imported). */
+/* Parameter P_NODE (the INDEXth named one) of the function being walked: remembered for the
+ * walk, and recorded at once when it has a default (evaluated where the def is: defaults are
+ * evaluated once, when the module is imported). */
 static void record_param(apy *P, uint32_t p_node, uint32_t nm, int index, bool kwonly)
 {
     uint32_t def = apy_kid(P, p_node, 1);
     int flavour = apy_node(P, p_node)->flags;
-    tf_param pa = {
-        .func = P->w.func,
-        .name = tf_facts_str(P->f, apy_text(P, nm), apy_len(P, nm)),
-        .index = (uint16_t)index,
-        .flags = (uint8_t)((kwonly ? PA_KWONLY : 0) | (flavour != PARAM_PLAIN ? PA_STAR : 0))};
-    if (apy_kind(P, def) != N_EMPTY) {
-        tf_pathval v;
-        bool none;
-        apy_eval(P, def, 0, &v);
-        v.home_early = v.kind == TF_PATH_LITERAL && v.text[0] == '~';
-        pa.flags |= PA_DEFAULT | (apy_falsy_literal(P, def, &none) ? PA_FALSY : 0);
-        pa.dflt = tf_facts_path(P->f, &v);
+    uint8_t flags = (uint8_t)((kwonly ? PA_KWONLY : 0) | (flavour != PARAM_PLAIN ? PA_STAR : 0));
+    if (index < 32) {
+        P->w.param_name[index] = nm;
+        P->w.param_flags[index] = flags;
+        P->w.n_params = index + 1;
     }
+    if (apy_kind(P, def) == N_EMPTY)
+        return;
+    tf_param pa = {.func = P->w.func,
+                   .name = tf_facts_str(P->f, apy_text(P, nm), apy_len(P, nm)),
+                   .index = (uint16_t)index,
+                   .flags = flags};
+    tf_pathval v;
+    bool none;
+    apy_eval(P, def, 0, &v);
+    v.home_early = v.kind == TF_PATH_LITERAL && v.text[0] == '~';
+    pa.flags |= PA_DEFAULT | (apy_falsy_literal(P, def, &none) ? PA_FALSY : 0);
+    pa.dflt = tf_facts_path(P->f, &v);
     tf_facts_add_param(P->f, &pa);
 }
 

@@ -27,6 +27,11 @@ void apy_fact(apy *P, int k, int flags, uint32_t at, const char *op, const tf_pa
 {
     if (P->in_main)
         return;
+    if (P->w.guard) {
+        tf_pathval g = {.kind = TF_PATH_PARAM};
+        g.state = TF_PARAM_REF(P->w.func, P->w.guard - 1u);
+        apy_note_param(P, &g);
+    }
     tf_fact x = {.kind = (uint8_t)k,
                  .flags = (uint8_t)flags,
                  .pos = apy_pos(P, at),
@@ -44,6 +49,7 @@ void apy_write_to(apy *P, uint32_t at, const char *op, const tf_pathval *v, int 
 {
     if (v->kind == TF_PATH_UNKNOWN)
         return;
+    apy_note_param(P, v);
     apy_fact(P, FACT_WRITE, flags, at, op, v);
 }
 

@@ -343,8 +343,23 @@ static tf_param *param_of(apy *P, unsigned ref)
     return NULL;
 }
 
+void apy_note_param(apy *P, const tf_pathval *v)
+{
+    unsigned i = TF_PARAM_INDEX(v->state);
+    if (v->kind != TF_PATH_PARAM || TF_PARAM_FUNC(v->state) != P->w.func ||
+        i >= (unsigned)P->w.n_params || param_of(P, v->state))
+        return;
+    uint32_t nm = P->w.param_name[i];
+    tf_param pa = {.func = P->w.func,
+                   .name = tf_facts_str(P->f, apy_text(P, nm), apy_len(P, nm)),
+                   .index = (uint16_t)i,
+                   .flags = P->w.param_flags[i]};
+    tf_facts_add_param(P->f, &pa);
+}
+
 void apy_param_fallback(apy *P, const tf_pathval *param, const tf_pathval *fallback)
 {
+    apy_note_param(P, param);
     tf_param *pa = param->kind == TF_PATH_PARAM && !param->text[0] && param->up == 0 &&
                            TF_PARAM_FUNC(param->state) == P->w.func
                        ? param_of(P, param->state)

@@ -490,7 +490,10 @@ static int wants_of(const wantctx *w, size_t fi)
         if (!callee[top] || !strset_has(&tops, callee, top))
             continue; /* no module part, or one the file does not import */
         char buf[PATH_MAX];
-        snprintf(buf, sizeof buf, "%s", callee); /* the pool may move as files are added */
+        size_t len = strlen(callee);
+        if (len >= sizeof buf)
+            continue;
+        memcpy(buf, callee, len + 1); /* the pool may move as files are added */
         for (const char *dot = strchr(buf, '.'); rc == 0 && dot; dot = strchr(dot + 1, '.'))
             rc = want_module(w, buf, (size_t)(dot - buf));
     }

@@ -310,8 +310,8 @@ static bool facts_ok(const tf_facts *f)
             return false;
     for (size_t i = 0; i < f->n_calls; i++)
         if (!str_ok(f, f->calls[i].callee) || f->calls[i].func >= f->n_funcs ||
-            f->calls[i].state >= f->n_states || f->calls[i].arg0 > f->n_args ||
-            f->calls[i].n_args > f->n_args - f->calls[i].arg0)
+            f->calls[i].state >= f->n_states || f->calls[i].line < 1 ||
+            f->calls[i].arg0 > f->n_args || f->calls[i].n_args > f->n_args - f->calls[i].arg0)
             return false;
     for (size_t i = 0; i < f->n_args; i++)
         if (!str_ok(f, f->args[i].kw) || !path_ok(f, &f->args[i].value))

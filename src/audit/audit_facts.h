@@ -104,20 +104,29 @@ typedef struct tf_call {
     uint32_t callee; /* pool: canonical dotted name, "self.x" and "cls.x" kept as such */
     uint32_t func;   /* the calling function (0 = module level) */
     uint32_t state;
-    tf_pos pos;
-    uint32_t arg0; /* its arguments: args[arg0 .. arg0 + n_args) */
-    uint16_t n_args;
-    uint8_t star; /* a *args or **kwargs: which parameter gets what is not known */
-    uint8_t ctor; /* the receiver is Class(): a method call on a new instance */
+    uint32_t line; /* where the call is (a finding through it is reported there) */
+    uint16_t col;
+    uint8_t n_pos; /* how many positional arguments it has (before any *args) */
+    uint8_t flags; /* CALL_STAR, CALL_CTOR */
+    uint32_t arg0; /* its known arguments: args[arg0 .. arg0 + n_args) */
+    uint32_t n_args;
 } tf_call;
 
-enum { ARG_NONE = 1, ARG_FALSY = 2 }; /* the argument is the literal None; None, False, 0, "" */
+enum {
+    CALL_STAR = 1, /* a *args or **kwargs: which parameter gets what is not known */
+    CALL_CTOR = 2, /* the receiver is Class(): a method call on a new instance */
+};
 
-/* One argument of a call: positional (kw 0) or keyword. */
+/* The argument is the literal None; None, False, 0 or ""; True or another number. */
+enum { ARG_NONE = 1, ARG_FALSY = 2, ARG_TRUE = 4 };
+
+/* One argument of a call whose value is known (a path, a parameter passed on, a literal
+ * None): positional (kw 0, at pos) or keyword. Arguments not known are not stored. */
 typedef struct tf_arg {
     uint32_t kw; /* pool: the keyword, 0 for a positional argument */
-    tf_fpath value;
+    uint16_t pos;
     uint8_t flags;
+    tf_fpath value;
 } tf_arg;
 
 enum {

@@ -50,6 +50,7 @@ typedef struct fmemo {
     uint8_t *sym_m, *conc_m, *entry_m, *fixture_m;
     bool grouped;
     byfunc facts, calls, params;
+    uint32_t (*callee)[2]; /* each call's resolved function (file, index); file UINT32_MAX: none */
 } fmemo;
 
 /* (tag, file, a, b) -> index: functions, fixtures, classes, modules by base name. */
@@ -423,11 +424,16 @@ static bool resolve_callee(const proj *P, uint32_t file, uint32_t caller, const 
     }
     char mod[PATH_MAX];
     uint32_t mf, ci;
-    snprintf(mod, sizeof mod, "%.*s", (int)(dot - name), name);
+    if ((size_t)(dot - name) >= sizeof mod)
+        return false;
+    memcpy(mod, name, (size_t)(dot - name));
+    mod[dot - name] = '\0';
     if (find_module(P, file, mod, &mf) && mf != file && module_func(P, mf, dot + 1, 0, gf, g))
         return true;
-    /* Class.method, or module.Class.method (App().run()) */
+    /* Class.method, or module.Class.method (App().run()): a class's name is capitalised */
     char *cls = strrchr(mod, '.');
+    if (!((cls ? cls[1] : mod[0]) >= 'A' && (cls ? cls[1] : mod[0]) <= 'Z'))
+        return false;
     if (!cls)
         return map_get(P, K_CLASS, file, "", mod, &ci) &&
                find_method(P, file, mod, dot + 1, 0, gf, g);
@@ -441,10 +447,14 @@ static int build_edges(proj *P)
 {
     for (uint32_t f = 0; f < P->n; f++) {
         const tf_facts *fa = &P->files[f].facts;
+        if (P->files[f].scanned && !(P->m[f].callee = malloc((fa->n_calls + 1) * 2 * 4)))
+            return -1;
         for (size_t i = 0; P->files[f].scanned && i < fa->n_calls; i++) {
             uint32_t gf, g;
+            P->m[f].callee[i][0] = UINT32_MAX;
             if (!resolve_callee(P, f, fa->calls[i].func, S(P, f, fa->calls[i].callee), &gf, &g))
                 continue;
+            P->m[f].callee[i][0] = gf, P->m[f].callee[i][1] = g;
             edge *nv = vec_grow(P->edges, &P->cap_edges, P->n_edges, sizeof *nv);
             if (!nv)
                 return -1;
@@ -1347,6 +1357,16 @@ static void judge_fact(proj *P, tf_audit_result *res, uint32_t file, const tf_fa
 
 /* ---- calls followed into the project's functions ---- */
 
+/* Call I of FILE's function, as build_edges resolved it. */
+static bool callee_of(const proj *P, uint32_t file, size_t i, uint32_t *gf, uint32_t *g)
+{
+    const uint32_t *r = P->m[file].callee ? P->m[file].callee[i] : NULL;
+    if (!r || r[0] == UINT32_MAX)
+        return false;
+    *gf = r[0], *g = r[1];
+    return true;
+}
+
 /* How deep calls are followed from test code: the test's call, and the calls that function
  * makes (save_config() -> _write(path)). docs/audit.md says why two. */
 #define FOLLOW_DEPTH 2
@@ -1410,6 +1430,8 @@ typedef struct actual {
 /* One followed call: function G of file GF and what its parameters get. */
 typedef struct frame {
     uint32_t gf, g;
+    uint32_t bound; /* bit i: a[i] is set; else the parameter got nothing (A_ABSENT) */
+    bool told;      /* some argument is known, None, or a fixture that may give None */
     actual a[MAX_PARAMS];
     const struct frame *init; /* Class().method(): what __init__ got */
 } frame;
@@ -1441,7 +1463,8 @@ static bool param_value(proj *P, const frame *fr, unsigned index, bool or_defaul
     const tf_param *pr = param_rec(P, fr->gf, fr->g, index);
     if (!pr || index >= MAX_PARAMS)
         return false;
-    const actual *a = &fr->a[index];
+    static const actual absent = {.how = A_ABSENT};
+    const actual *a = fr->bound & (1u << index) ? &fr->a[index] : &absent;
     const char *name = S(P, fr->gf, pr->name);
     bool fallback = or_default && (pr->flags & PA_FALLBACK);
     *from_site = a->how == A_VALUE && a->from_site;
@@ -1508,8 +1531,8 @@ static void actual_of(proj *P, uint32_t cf, uint32_t func, const frame *caller, 
     }
     bool certain = true, from_site;
     char note[8];
-    if (index < MAX_PARAMS && caller->a[index].how == A_VALUE && caller->a[index].maybe_none &&
-        !use.up && !use.text[0]) {
+    if (index < MAX_PARAMS && (caller->bound & (1u << index)) && caller->a[index].how == A_VALUE &&
+        caller->a[index].maybe_none && !use.up && !use.text[0]) {
         *out = caller->a[index]; /* passed on as it came */
         out->from_site = true;
         return;
@@ -1530,24 +1553,27 @@ static void bind_frame(proj *P, uint32_t cf, const tf_call *c, const frame *call
     const tf_facts *ca = &P->files[cf].facts, *fa = &P->files[gf].facts;
     const fmemo *m = &P->m[gf];
     int shift = *S(P, gf, fa->funcs[g].cls) ? 1 : 0; /* a method: self comes first */
-    out->gf = gf, out->g = g, out->init = NULL;
-    for (size_t i = 0; i < MAX_PARAMS; i++)
-        out->a[i] = (actual){.how = A_ABSENT};
+    out->gf = gf, out->g = g, out->init = NULL, out->bound = 0, out->told = false;
     for (uint32_t k = m->params.start[g]; k < m->params.start[g + 1]; k++) {
         const tf_param *pr = &fa->params[m->params.idx[k]];
         const tf_arg *found = NULL;
-        int pos = pr->flags & (PA_KWONLY | PA_STAR) ? -1 : (int)pr->index - shift, at = 0;
+        int pos = pr->flags & (PA_KWONLY | PA_STAR) ? -1 : (int)pr->index - shift;
         if (pr->index >= MAX_PARAMS || (shift && pr->index == 0))
             continue;
         for (uint32_t i = c->arg0; !found && i < c->arg0 + c->n_args; i++) {
             const tf_arg *x = &ca->args[i];
-            if (x->kw ? !strcmp(S(P, cf, x->kw), S(P, gf, pr->name)) : at++ == pos)
+            if (x->kw ? !strcmp(S(P, cf, x->kw), S(P, gf, pr->name)) : x->pos == pos)
                 found = x;
         }
         if (found)
             actual_of(P, cf, c->func, caller, found, &out->a[pr->index]);
-        else if (c->star || (pr->flags & PA_STAR))
-            out->a[pr->index] = (actual){.how = A_VALUE}; /* through *args: not known */
+        else if ((c->flags & CALL_STAR) || (pr->flags & PA_STAR) || (pos >= 0 && pos < c->n_pos))
+            out->a[pr->index] = (actual){.how = A_VALUE}; /* given, but not known */
+        else
+            continue;
+        out->bound |= 1u << pr->index;
+        const actual *a = &out->a[pr->index];
+        out->told |= a->pv.kind != TF_PATH_UNKNOWN || a->falsy || a->maybe_none;
     }
 }
 
@@ -1598,7 +1624,7 @@ static void report_followed(proj *P, site *s, const frame *fr, const tf_fact *x,
 {
     char callee[160], op[64], at[PATH_MAX + 64];
     const char *name = S(P, s->file, s->call->callee);
-    if (s->call->ctor) { /* app.App.run -> app.App().run */
+    if (s->call->flags & CALL_CTOR) { /* app.App.run -> app.App().run */
         const char *dot = strrchr(name, '.');
         snprintf(callee, sizeof callee, "%.*s()%s", (int)(dot - name), name, dot);
     } else {
@@ -1608,8 +1634,7 @@ static void report_followed(proj *P, site *s, const frame *fr, const tf_fact *x,
     const tf_audit_file *wf = &P->files[fr->gf];
     snprintf(at, sizeof at, "%s%s at %s:%d%s", op, strchr(op, ' ') ? "" : "()",
              wf->rel ? wf->rel : wf->path, x->pos.line, note);
-    tf_fact where = {.pos = s->call->pos};
-    where.pos.end_line = where.pos.line;
+    tf_fact where = {.pos = {(int)s->call->line, s->call->col, (int)s->call->line}};
     if (j->rule == TF_RULE_PROTECTED)
         finding(P, s->res, s->file, &where, j->rule, j->sev,
                 "writes to protected root file \"%s\" (via %s(): %s)%s", j->dest, callee, at,
@@ -1636,13 +1661,24 @@ static bool guard_off(proj *P, const frame *fr, const tf_fact *x, bool *certain)
 {
     if (!x->guard || x->guard > MAX_PARAMS)
         return false;
-    const actual *a = &fr->a[x->guard - 1];
+    static const actual absent = {.how = A_ABSENT};
+    const actual *a = fr->bound & (1u << (x->guard - 1)) ? &fr->a[x->guard - 1] : &absent;
     const tf_param *pr = param_rec(P, fr->gf, fr->g, x->guard - 1u);
     if (a->how == A_ABSENT)
         return !pr || !(pr->flags & PA_DEFAULT) || (pr->flags & PA_FALSY);
     if (a->falsy)
         return true;
     *certain &= a->pv.kind != TF_PATH_UNKNOWN || a->from_site;
+    return false;
+}
+
+/* Has FR's function a parameter with a default? */
+static bool has_default(proj *P, const frame *fr)
+{
+    const fmemo *m = &P->m[fr->gf];
+    for (uint32_t k = m->params.start[fr->g]; k < m->params.start[fr->g + 1]; k++)
+        if (P->files[fr->gf].facts.params[m->params.idx[k]].flags & PA_DEFAULT)
+            return true;
     return false;
 }
 
@@ -1687,6 +1723,12 @@ static void follow(proj *P, site *s, const frame *fr, int depth, bool through_te
 {
     if (!grouped(P, fr->gf))
         return;
+    /* Test code called with nothing known: its writes to parameters land nowhere known
+     * (defaults aside), its own writes are judged where they are, and what it calls with
+     * nothing from here is reported at its own calls. Most calls of a suite stop here. */
+    bool tests = P->files[fr->gf].collected;
+    if (tests && !fr->told && !has_default(P, fr))
+        return;
     const fmemo *m = &P->m[fr->gf];
     for (int pass = 0; pass < 2; pass++)
         for (uint32_t k = m->facts.start[fr->g]; k < m->facts.start[fr->g + 1]; k++)
@@ -1696,7 +1738,7 @@ static void follow(proj *P, site *s, const frame *fr, int depth, bool through_te
          k++) {
         const tf_call *c = &fa->calls[m->calls.idx[k]];
         uint32_t hf, h;
-        if (!resolve_callee(P, fr->gf, c->func, S(P, fr->gf, c->callee), &hf, &h) ||
+        if ((tests && !fr->told) || !callee_of(P, fr->gf, m->calls.idx[k], &hf, &h) ||
             (hf == fr->gf && h == fr->g) || !grouped(P, hf))
             continue;
         frame next;
@@ -1713,19 +1755,18 @@ static void follow_calls(proj *P, tf_audit_result *res, uint32_t f)
     for (size_t i = 0; i < fa->n_calls && !P->oom; i++) {
         const tf_call *c = &fa->calls[i];
         uint32_t gf, g, inf, in;
-        if ((fa->funcs[c->func].flags & FN_PATCHES) ||
-            !resolve_callee(P, f, c->func, S(P, f, c->callee), &gf, &g) || !grouped(P, gf) ||
-            !grouped(P, f))
+        if ((fa->funcs[c->func].flags & FN_PATCHES) || !callee_of(P, f, i, &gf, &g) ||
+            !grouped(P, gf) || !grouped(P, f))
             continue;
         site s = {.file = f, .func = c->func, .state = c->state, .call = c, .res = res};
         frame fr, init;
         bind_frame(P, f, c, NULL, gf, g, &fr);
         const char *dot = strrchr(S(P, f, c->callee), '.');
-        if (c->ctor && i + 1 < fa->n_calls && dot && /* App(x).run(): App(x) is recorded next */
+        if ((c->flags & CALL_CTOR) && i + 1 < fa->n_calls &&
+            dot && /* App(x).run(): App(x) is recorded next */
             !strncmp(S(P, f, fa->calls[i + 1].callee), S(P, f, c->callee),
                      (size_t)(dot - S(P, f, c->callee))) &&
-            resolve_callee(P, f, c->func, S(P, f, fa->calls[i + 1].callee), &inf, &in) &&
-            grouped(P, inf)) {
+            callee_of(P, f, i + 1, &inf, &in) && grouped(P, inf)) {
             bind_frame(P, f, &fa->calls[i + 1], NULL, inf, in, &init);
             fr.init = &init;
         }
@@ -1762,7 +1803,7 @@ static void proj_free(proj *P)
         free(m->sym), free(m->conc), free(m->entry), free(m->fixture);
         free(m->sym_m), free(m->conc_m), free(m->entry_m), free(m->fixture_m);
         free(m->facts.start), free(m->facts.idx), free(m->calls.start), free(m->calls.idx);
-        free(m->params.start), free(m->params.idx);
+        free(m->params.start), free(m->params.idx), free(m->callee);
     }
     for (size_t i = 0; i < P->n_dirs; i++)
         free(P->dirs[i]);
