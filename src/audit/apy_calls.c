@@ -100,8 +100,8 @@ static void record_args(apy *P, uint32_t args, tf_call *c)
         x.value = tf_facts_path(P->f, &pv);
         if (k == N_KWARG)
             x.kw = tf_facts_str(P->f, apy_text(P, apy_kid(P, a, 0)), apy_len(P, apy_kid(P, a, 0)));
-        if (tf_facts_add_arg(P->f, &x))
-            c->n_args++;
+        tf_facts_add_arg(P->f, &x); /* index 0 is a valid one: failure is f->oom */
+        c->n_args += !P->f->oom;
     }
     c->n_pos = (uint8_t)at;
 }
