@@ -123,9 +123,9 @@ static void record_call(apy *P, const char *name, uint32_t at, uint32_t call, bo
         record_args(P, apy_kid(P, call, 1), &c);
     size_t n = P->f->n_calls;
     const tf_call *last = n ? &P->f->calls[n - 1] : NULL;
-    if (!c.n_args && !c.n_pos && !c.flags && last && !last->n_args && !last->n_pos &&
-        !last->flags && last->callee == c.callee && last->func == c.func && last->state == c.state)
-        return; /* the same call again, with nothing to bind: one is enough */
+    if (!c.n_args && last && !last->n_args && last->n_pos == c.n_pos && last->flags == c.flags &&
+        last->callee == c.callee && last->func == c.func && last->state == c.state)
+        return; /* the same call again with nothing known to bind: the first one stands */
     tf_facts_add_call(P->f, &c);
 }
 
