@@ -19,7 +19,7 @@ mkdir -p "$out"
 out=$(realpath "$out")
 cache="$out/cache"
 rm -rf "$cache"
-audit="$bin audit -j $jobs --cwd temporary --root $suite/.. $suite"
+audit="$bin audit -j $jobs --exit-zero --cwd temporary --root $suite/.. $suite"
 
 # What is scanned: the same .py files for all (the regex walk skips the same dirs).
 $audit --no-cache --format json >"$out/audit.json" 2>/dev/null || true

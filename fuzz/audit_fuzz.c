@@ -38,9 +38,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (tf_audit_source(&cfg, &tf_audit_python, "/proj/tests/sub/test_fuzz.py", src, size, &res,
                         &err) == 0) {
         tf_audit_sort(&res);
-        tf_audit_report rep = {&res, &cfg, "fuzz", size & 1, false};
+        tf_audit_report rep = {&res, &cfg, "fuzz", false, size % 7 == 6};
         /* One format per input keeps the run fast; the input picks which. */
-        tf_audit_print(sink, (tf_audit_format)(size % 4), &rep);
+        tf_audit_print(sink, (tf_audit_format)(size % TF_AUDIT_FORMAT_COUNT), &rep);
     }
     tf_audit_result_free(&res);
     free(src);

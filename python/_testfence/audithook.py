@@ -448,11 +448,73 @@ def _wrap_nofollow(name, always=False):
     _install(name, real, wrapped)
 
 
+# dbm's C modules create their files with no audit event (shelve.open, dbm.open): the files
+# each one makes of NAME, judged as an open for writing before the real call.
+_DBM_FILES = {"dbm.ndbm": (".db", ".dir", ".pag"), "dbm.gnu": ("",)}
+
+
+def _wrap_dbm(module):
+    """MODULE.open (dbm.ndbm, dbm.gnu) with a flag that may write (c, n, w) raises the open event
+    for each file it may make of the name, so the hook judges them as any open. Only the name
+    MODULE.open is covered (dbm.open and shelve look it up at each call); _dbm.open and
+    _gdbm.open called directly are not (docs/platforms.md)."""
+    real = getattr(module, "open", None)
+    if real is None or getattr(real, "_testfence_wrapped", False):
+        return
+    suffixes = _DBM_FILES[module.__name__]
+
+    def wrapped(file, flag="r", *args, **kwargs):
+        if isinstance(flag, str) and flag[:1] in ("c", "n", "w"):
+            name = os.fspath(file)
+            for suffix in suffixes:
+                sys.audit("open", name + (os.fsencode(suffix) if isinstance(name, bytes)
+                                          else suffix), "w", os.O_WRONLY | os.O_CREAT)
+        return real(file, flag, *args, **kwargs)
+
+    wrapped._testfence_wrapped = True
+    wrapped.__wrapped__ = real
+    wrapped.__name__ = wrapped.__qualname__ = "open"
+    wrapped.__doc__ = real.__doc__
+    module.open = wrapped
+
+
+class _DbmFinder:
+    """Wraps dbm.ndbm and dbm.gnu as they are imported (dbm.open imports them at its first
+    call), so a run that never uses dbm pays nothing for it."""
+
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name not in _DBM_FILES:
+            return None
+        import importlib.machinery
+        spec = importlib.machinery.PathFinder.find_spec(name, path, target)
+        loader = getattr(spec, "loader", None)
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        real_exec = loader.exec_module
+
+        def exec_module(module):
+            real_exec(module)
+            _wrap_dbm(module)
+
+        loader.exec_module = exec_module
+        return spec
+
+
+def _install_dbm():
+    for name in _DBM_FILES:
+        if name in sys.modules:
+            _wrap_dbm(sys.modules[name])
+    if not any(isinstance(f, _DbmFinder) for f in sys.meta_path):
+        sys.meta_path.insert(0, _DbmFinder())
+
+
 def install_python_backend():
-    """The events Python lacks, made (os.mkfifo, os.mknod), and os.open's dir_fd and the
-    metadata calls' follow_symlinks=False said."""
+    """The events Python lacks, made (os.mkfifo, os.mknod, dbm's files), and os.open's dir_fd
+    and the metadata calls' follow_symlinks=False said."""
     _wrap_no_event("mkfifo", 2)
     _wrap_no_event("mknod", 3)
+    _install_dbm()
     _wrap_open()
     for name in ("utime", "chmod", "chown", "setxattr", "removexattr", "link"):
         _wrap_nofollow(name)

@@ -62,6 +62,8 @@ def pytest_configure(config):
     # Registered too late for pytest_load_initial_conftests (a pytest-xdist worker loads
     # -p plugins after its conftests): start here.
     _start(config, lambda name: config.getoption(name, None))
+    if config is _state.config:
+        _keep_test_var(config)
     # A pytest-xdist worker parses the controller's command line again, without our -o:
     # the controller hands it the cache dir (pytest_configure_node), applied here before
     # the cache plugin reads it.
@@ -71,6 +73,30 @@ def pytest_configure(config):
 
 
 _WORKER_CACHE = "testfence_cache_dir"
+
+
+def _keep_test_var(config):
+    """A pytest run in this process by a test (pytester's runpytest_inprocess and inline_run,
+    pytest.main) deletes PYTEST_CURRENT_TEST when its last test ends, while the outer test
+    still runs: what that test then writes would be filed "outside any test". pytest sets the
+    variable in one function (_pytest.runner._update_current_test_var): wrapped, an inner
+    session's "done" puts the outer test's value back. Nothing changes where the function is
+    gone (another pytest): the variable is then as pytest leaves it."""
+    import _pytest.runner as runner
+    real = getattr(runner, "_update_current_test_var", None)
+    if real is None or getattr(real, "_testfence_wrapped", False):
+        return
+    outer = {"value": None}
+
+    def update(item, when):
+        real(item, when)
+        if getattr(item, "config", None) is config:
+            outer["value"] = os.environ.get("PYTEST_CURRENT_TEST") if when else None
+        elif when is None and outer["value"] is not None:
+            os.environ["PYTEST_CURRENT_TEST"] = outer["value"]
+
+    update._testfence_wrapped = True
+    runner._update_current_test_var = update
 
 
 @pytest.hookimpl(tryfirst=True)

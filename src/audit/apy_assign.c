@@ -3,6 +3,7 @@
 #include "apy_emit.h"
 #include "apy_eval.h"
 #include "apy_scope.h"
+#include "apy_shell.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -51,6 +52,10 @@ void apy_on_assignment(apy *P, uint32_t n)
         }
         apy_eval(P, value, 0, &v);
         apy_bind_target(P, t, &v, 0);
+        if (lk == N_SUBSCRIPT)
+            apy_on_env_store(P, t);
+        else
+            apy_on_env_value(P, t, value);
     }
 }
 

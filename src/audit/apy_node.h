@@ -39,6 +39,10 @@ typedef struct apy_walk {
     bool env_stripped;
     char stripped[8][APY_NAME_MAX]; /* env dicts that lost the bytecode settings */
     int n_stripped;
+    char envs[4][48]; /* env dicts built here (short names), and the TF_SH_ENV_* they redirect:
+                         the walk state is copied per function, so it stays small */
+    unsigned char env_bits[4];
+    int n_envs;
 } apy_walk;
 
 /* The walk of one file: its tree and facts, the names in scope, the function being walked. */

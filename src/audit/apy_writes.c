@@ -2,6 +2,7 @@
 
 #include "apy_emit.h"
 #include "apy_eval.h"
+#include "apy_scope.h"
 #include "apy_str.h"
 
 #include <string.h>
@@ -168,9 +169,53 @@ static bool sqlite_in_memory(apy *P, uint32_t call)
            (!t[0] || !strcmp(t, ":memory:") || strstr(t, "mode=ro") || strstr(t, "mode=memory"));
 }
 
+/* rmtree(os.path.join(os.getcwd(), name)), rmtree(Path.cwd() / name): the working directory
+ * with a name that is not known joined to it ('*'): a name that may be empty deletes the working
+ * directory itself. Any other unknown path stays unknown. */
+static void cwd_join_base(apy *P, uint32_t a, tf_pathval *v)
+{
+    uint32_t base = 0;
+    char name[APY_NAME_MAX * 2];
+    if (apy_kind(P, a) == N_BINOP && apy_node(P, a)->op == OP_SLASH)
+        base = apy_kid(P, a, 0);
+    else if (apy_kind(P, a) == N_CALL && apy_canonical(P, apy_kid(P, a, 0), name, sizeof name) &&
+             (!strcmp(name, "os.path.join") || !strcmp(name, "pathlib.Path")))
+        apy_get_arg(P, apy_kid(P, a, 1), 0, NULL, &base);
+    if (!base)
+        return;
+    apy_eval(P, base, 0, v);
+    if (v->kind != TF_PATH_CWD || v->text[0]) {
+        tf_pv_unknown(v);
+        return;
+    }
+    tf_pv_join(v, "*", 1);
+    v->wild = true;
+}
+
+/* shutil.rmtree, os.removedirs: recursive deletions (TF110 judges what they delete). */
+static bool on_deletion(apy *P, uint32_t call, const char *name)
+{
+    uint32_t a = 0;
+    tf_pathval v;
+    if ((name[0] != 's' || strcmp(name, "shutil.rmtree")) &&
+        (name[0] != 'o' || strcmp(name, "os.removedirs"))) /* every call: first letter first */
+        return false;
+    if (relative_to_fd(P, apy_kid(P, call, 1)) ||
+        apy_get_arg(P, apy_kid(P, call, 1), 0, name[0] == 's' ? "path" : "name", &a) !=
+            APY_ARG_FOUND)
+        return true;
+    apy_eval(P, a, 0, &v);
+    if (v.kind == TF_PATH_UNKNOWN)
+        cwd_join_base(P, a, &v);
+    apy_write_to(P, call, name, &v, FF_DELETE);
+    return true;
+}
+
 bool apy_on_writer(apy *P, uint32_t call, const char *name)
 {
     uint32_t args = apy_kid(P, call, 1);
+    if (on_deletion(P, call, name))
+        return true;
     for (size_t i = 0; i < sizeof writers / sizeof *writers; i++) {
         const py_writer *w = &writers[i];
         if (w->name[0] != name[0] || strcmp(name, w->name))

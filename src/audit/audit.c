@@ -2,6 +2,8 @@
 
 #include "audit_cache.h"
 #include "audit_project.h"
+#include "audit_read.h"
+#include "audit_select.h"
 #include "base/vec.h"
 #include "core/platform.h"
 #include "core/walk.h"
@@ -503,40 +505,6 @@ static int wants_of(const wantctx *w, size_t fi)
 
 /* ---- reading and scanning ---- */
 
-/* Read a regular file without ever blocking (a FIFO or a device named as a path). */
-static char *read_all(const char *path, size_t *len, char *msg, size_t msglen)
-{
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) < 0) {
-        snprintf(msg, msglen, "%s: %s", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return NULL;
-    }
-    if (!S_ISREG(st.st_mode) || st.st_size > AUDIT_MAX_FILE) {
-        snprintf(msg, msglen, "%s: %s", path,
-                 S_ISREG(st.st_mode) ? "larger than 1 GiB, not audited" : "not a regular file");
-        close(fd);
-        return NULL;
-    }
-    size_t cap = (size_t)st.st_size + 1, n = 0;
-    char *buf = malloc(cap);
-    ssize_t r = 0;
-    while (buf && n < cap - 1 && (r = read(fd, buf + n, cap - 1 - n)) > 0)
-        n += (size_t)r;
-    int saved = errno;
-    close(fd);
-    if (!buf || r < 0) {
-        snprintf(msg, msglen, "%s: %s", path, buf ? strerror(saved) : "out of memory");
-        free(buf);
-        return NULL;
-    }
-    buf[n] = '\0';
-    *len = n;
-    return buf;
-}
-
 typedef struct audit_job {
     const tf_audit_cfg *cfg;
     const tf_audit_lang *lang;
@@ -574,7 +542,7 @@ static void *worker(void *arg)
         tf_audit_file *f = &job->files->v[i];
         char msg[PATH_MAX + 128];
         size_t len;
-        char *src = read_all(f->path, &len, msg, sizeof msg);
+        char *src = tf_audit_read(f->path, AUDIT_MAX_FILE, &len, msg, sizeof msg);
         if (!src) {
             if (!f->context && !f->library)
                 tf_audit_error(&job->res, msg);
@@ -713,6 +681,7 @@ int tf_audit_run(const tf_audit_cfg *cfg, const tf_audit_lang *lang, char *const
     if (rc == 0) {
         count_files(&fl, res);
         keep_paths(res);
+        tf_audit_per_file(cfg, res);
         tf_audit_sort(res);
         if (res->n_errors)
             qsort(res->errors, res->n_errors, sizeof *res->errors, cmp_str);

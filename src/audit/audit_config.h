@@ -13,6 +13,13 @@
  * regrtest). A relative write lands in the project only in the first case. */
 typedef enum tf_audit_cwd { TF_CWD_ROOT, TF_CWD_TEMPORARY } tf_audit_cwd;
 
+/* An [audit] per-file-ignores entry: files matching GLOB (a leading '!': not matching it)
+ * have the rules of RULES (a mask of tf_rule_id) turned off. */
+typedef struct tf_audit_file_ignore {
+    const char *glob;
+    unsigned rules;
+} tf_audit_file_ignore;
+
 /* What the audit needs to know about the project. The CLI fills it from defaults, the
  * configuration and flags. */
 typedef struct tf_audit_cfg {
@@ -27,6 +34,8 @@ typedef struct tf_audit_cfg {
     tf_audit_cwd cwd;      /* the working directory the runner gives tests */
     const char *home;      /* the user's home directory (absolute), NULL when unknown */
     const char *cache_dir; /* where the per-file cache lives; NULL: no cache */
+    const tf_audit_file_ignore *per_file; /* [audit] per-file-ignores, applied in order */
+    size_t n_per_file;
 } tf_audit_cfg;
 
 /* A language front end: which files it reads, which of them a test runner collects by name,

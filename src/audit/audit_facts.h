@@ -36,10 +36,23 @@ enum tf_fact_kind {
     FACT_ARTIFACTS, /* a literal naming the artifacts dir (style) */
     FACT_PYCACHE,   /* a subprocess whose environment lost the bytecode settings */
     FACT_SYNTAX,    /* the first syntax error */
+    FACT_GIT,       /* git config that writes: the scope in flags (FF_GIT_*), target the -C or
+                       cwd= directory (repository scope), op the command as shown */
+    FACT_SHDEL,     /* a shell deletion whose operand starts with a variable that may be
+                       empty: op "VAR|command", target the path when VAR is empty */
+    FACT_SCRIPT,    /* a shell script the test runs: target its path (read by the project phase) */
     FACT_KIND_COUNT
 };
 
-enum { FF_LIKELY = 1 }; /* the write itself is only likely (a shell redirection, ...) */
+enum {
+    FF_LIKELY = 1,     /* the write itself is only likely (a shell redirection, ...) */
+    FF_DELETE = 2,     /* FACT_WRITE: a recursive deletion (rmtree, rm -r, removedirs) */
+    FF_GIT_SYSTEM = 2, /* FACT_GIT: --system */
+    FF_GIT_REPO = 4,   /* FACT_GIT: the repository of its directory (no scope, --local) */
+};
+/* FACT_GIT, FACT_SCRIPT: the TF_SH_ENV_* bits the child's own environment redirects (env=,
+ * HOME=x in the command) sit in flags from this bit on. */
+#define TF_FF_ENV_SHIFT 3
 
 typedef struct tf_fact {
     uint8_t kind, flags;
@@ -77,9 +90,13 @@ enum {
     FN_MAIN = 64,       /* under if __name__ == "__main__": never run by a test runner */
     FN_SETUP = 128,     /* setUp, setup_method, setUpClass, setup_class, setup_module, ... */
     FN_SETS_HOME = 256, /* points HOME elsewhere: monkeypatch.setenv("HOME", ...) */
-    FN_MAY_NONE = 512,  /* may return None (return, return None, os.environ.get(...)) */
-    FN_PATCHES = 1024,  /* replaces something (monkeypatch.setattr, mock.patch): what its calls
-                           reach is not what the project's code does */
+    /* ... and the other places git reads its configuration from (issue 29): */
+    FN_SETS_XDG = 512,     /* XDG_CONFIG_HOME */
+    FN_SETS_GITCFG = 1024, /* GIT_CONFIG_GLOBAL (or GIT_CONFIG) */
+    FN_SETS_GITSYS = 2048, /* GIT_CONFIG_SYSTEM (or GIT_CONFIG) */
+    FN_MAY_NONE = 4096,    /* may return None (return, return None, os.environ.get(...)) */
+    FN_PATCHES = 8192,     /* replaces something (monkeypatch.setattr, mock.patch): what its
+                              calls reach is not what the project's code does */
 };
 
 typedef struct tf_func {
@@ -157,9 +174,15 @@ typedef struct tf_import {
     uint16_t level;
 } tf_import;
 
+/* A suppression comment: "# testfence: ignore[...]" (its line, the construct it ends, and the
+ * next line when it stands alone), "# noqa[: ...]" (its line and the construct it ends, as
+ * flake8 and ruff read it) or a file-level "# testfence: noqa" / "# ruff: noqa: TF..." (every
+ * line of the file). */
 typedef struct tf_supp {
     int line;
     bool own_line;
+    bool noqa;  /* a noqa comment: never the next line */
+    bool whole; /* file-level: every finding of the file */
     unsigned rules;
 } tf_supp;
 

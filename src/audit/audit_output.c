@@ -1,13 +1,15 @@
 #include "audit_output.h"
 
+#include "audit_ci.h"
 #include "base/text.h"
 
 #include <string.h>
 
 bool tf_audit_format_parse(const char *name, tf_audit_format *fmt)
 {
-    static const char *const names[] = {"text", "json", "sarif", "github"};
-    for (int i = 0; i < 4; i++)
+    static const char *const names[TF_AUDIT_FORMAT_COUNT] = {"text",   "json",   "sarif",
+                                                             "github", "gitlab", "junit"};
+    for (int i = 0; i < TF_AUDIT_FORMAT_COUNT; i++)
         if (!strcmp(name, names[i])) {
             *fmt = (tf_audit_format)i;
             return true;
@@ -30,7 +32,7 @@ static size_t piece_end(const char *s, size_t left, size_t piece)
 
 /* S as a JSON string to OUT through base/text's escaper, a piece at a time so a string
  * of any length is written whole, with the bytes of escaping it at once. */
-static void json_str(FILE *out, const char *s)
+void tf_audit_json_str(FILE *out, const char *s)
 {
     enum { PIECE = 1024 };
     char piece[PIECE + 1], buf[PIECE * 6 + 3]; /* a byte escapes to 6 at most (\ufffd) */
@@ -49,7 +51,7 @@ static void json_str(FILE *out, const char *s)
     fputc('"', out);
 }
 
-static const char *severity_name(tf_severity s)
+const char *tf_audit_severity_name(tf_severity s)
 {
     return s == TF_SEV_ERROR ? "error" : s == TF_SEV_WARNING ? "warning" : "style";
 }
@@ -65,7 +67,8 @@ static void print_text(FILE *out, const tf_audit_report *rep)
                                                           : "\033[36m";
         if (!f->suppressed)
             fprintf(out, "%s%s%s:%d:%d: %s%s %s:%s %s\n", bold, f->path, off, f->line, f->col, hue,
-                    tf_rule_get(f->rule)->code, severity_name(f->severity), off, f->message);
+                    tf_rule_get(f->rule)->code, tf_audit_severity_name(f->severity), off,
+                    f->message);
     }
 }
 
@@ -73,13 +76,13 @@ static void json_finding(FILE *out, const tf_finding *f, bool *first)
 {
     fprintf(out, "%s\n    {\"path\": ", *first ? "" : ",");
     *first = false;
-    json_str(out, f->path);
+    tf_audit_json_str(out, f->path);
     fprintf(out,
             ", \"line\": %d, \"column\": %d, \"code\": \"%s\", \"rule\": \"%s\", "
             "\"severity\": \"%s\", \"message\": ",
             f->line, f->col, tf_rule_get(f->rule)->code, tf_rule_get(f->rule)->name,
-            severity_name(f->severity));
-    json_str(out, f->message);
+            tf_audit_severity_name(f->severity));
+    tf_audit_json_str(out, f->message);
     fputc('}', out);
 }
 
@@ -97,24 +100,28 @@ static void print_json(FILE *out, const tf_audit_report *rep)
 {
     const tf_audit_result *res = rep->res;
     fprintf(out, "{\n  \"version\": 1,\n  \"tool\": {\"name\": \"testfence\", \"version\": ");
-    json_str(out, rep->version);
+    tf_audit_json_str(out, rep->version);
     fprintf(out, "},\n  \"root\": ");
-    json_str(out, rep->cfg->root);
+    tf_audit_json_str(out, rep->cfg->root);
     fprintf(out,
             ",\n  \"summary\": {\"files\": %zu, \"bytes\": %zu, \"findings\": %zu, "
-            "\"suppressed\": %zu, \"errors\": %zu, \"not_collected\": %zu, \"cached\": %zu},"
-            "\n  \"findings\": ",
+            "\"suppressed\": %zu, \"io_errors\": %zu, \"errors\": %zu, \"not_collected\": %zu, "
+            "\"cached\": %zu},\n  \"findings\": ",
             res->n_files, res->n_bytes, res->n_findings - res->n_suppressed, res->n_suppressed,
-            res->n_errors, res->n_skipped, res->n_cached);
+            res->n_errors, res->n_errors, res->n_skipped, res->n_cached);
     json_findings(out, res, false);
     fputs(",\n  \"suppressed\": ", out);
     json_findings(out, res, true);
-    fputs(",\n  \"errors\": [", out);
-    for (size_t i = 0; i < res->n_errors; i++) {
-        fputs(i ? ", " : "", out);
-        json_str(out, res->errors[i]);
+    /* "errors" is the old name of "io_errors", kept for one release (docs/audit.md) */
+    for (int k = 0; k < 2; k++) {
+        fputs(k ? ",\n  \"errors\": [" : ",\n  \"io_errors\": [", out);
+        for (size_t i = 0; i < res->n_errors; i++) {
+            fputs(i ? ", " : "", out);
+            tf_audit_json_str(out, res->errors[i]);
+        }
+        fputc(']', out);
     }
-    fputs("]\n}\n", out);
+    fputs("\n}\n", out);
 }
 
 /* SARIF uris are RFC 3986: percent-encode everything but unreserved chars and '/'. */
@@ -158,19 +165,22 @@ static void sarif_rule(FILE *out, tf_rule_id id)
     fprintf(out,
             "%s\n          {\"id\": \"%s\", \"name\": \"%s\", \"shortDescription\": {\"text\": ",
             id ? "," : "", r->code, r->name);
-    json_str(out, r->summary);
+    tf_audit_json_str(out, r->summary);
     fputs("}, \"fullDescription\": {\"text\": ", out);
-    json_str(out, r->explanation);
+    tf_audit_json_str(out, r->explanation);
     snprintf(help, sizeof help, "%s\n\nExample:\n%s\n\nFix: %s", r->explanation, r->example,
              r->fix);
     fputs("}, \"help\": {\"text\": ", out);
-    json_str(out, help);
+    tf_audit_json_str(out, help);
     snprintf(help, sizeof help, "%s\n\nExample:\n\n```python\n%s\n```\n\n**Fix:** %s",
              r->explanation, r->example, r->fix);
     fputs(", \"markdown\": ", out);
-    json_str(out, help);
+    tf_audit_json_str(out, help);
     fprintf(out, "}, \"defaultConfiguration\": {\"level\": \"%s\", \"enabled\": %s}}",
-            id == TF_RULE_SYNTAX || r->style ? "note" : "warning", r->style ? "false" : "true");
+            id == TF_RULE_SYNTAX ? "error"
+            : r->style           ? "note"
+                                 : "warning",
+            r->style ? "false" : "true");
 }
 
 static const char *sarif_level(tf_severity s)
@@ -184,7 +194,7 @@ static void sarif_result(FILE *out, const tf_finding *f, bool first)
             "%s\n        {\"ruleId\": \"%s\", \"ruleIndex\": %d, \"level\": \"%s\", "
             "\"message\": {\"text\": ",
             first ? "" : ",", tf_rule_get(f->rule)->code, (int)f->rule, sarif_level(f->severity));
-    json_str(out, f->message);
+    tf_audit_json_str(out, f->message);
     fputs("}, \"locations\": [{\"physicalLocation\": {\"artifactLocation\": {\"uri\": ", out);
     if (f->rel) {
         uri_str(out, "", f->rel);
@@ -207,7 +217,7 @@ static void print_sarif(FILE *out, const tf_audit_report *rep)
           "  \"version\": \"2.1.0\",\n  \"runs\": [\n    {\n      \"tool\": {\"driver\": {"
           "\"name\": \"testfence\", \"version\": ",
           out);
-    json_str(out, rep->version);
+    tf_audit_json_str(out, rep->version);
     fputs(", \"rules\": [", out);
     for (int i = 0; i < TF_RULE_COUNT; i++)
         sarif_rule(out, (tf_rule_id)i);
@@ -222,7 +232,7 @@ static void print_sarif(FILE *out, const tf_audit_report *rep)
     for (size_t i = 0; i < rep->res->n_errors; i++) {
         fputs(i ? ", " : "", out);
         fputs("{\"level\": \"error\", \"message\": {\"text\": ", out);
-        json_str(out, rep->res->errors[i]);
+        tf_audit_json_str(out, rep->res->errors[i]);
         fputs("}}", out);
     }
     fputs("]}],\n      \"results\": [", out);
@@ -251,6 +261,10 @@ static void print_github(FILE *out, const tf_audit_report *rep)
 
 int tf_audit_print(FILE *out, tf_audit_format fmt, const tf_audit_report *rep)
 {
+    if (rep->statistics) {
+        tf_audit_print_statistics(out, fmt == TF_AUDIT_JSON, rep->res);
+        return fflush(out) == 0 && !ferror(out) ? 0 : -1;
+    }
     switch (fmt) {
     case TF_AUDIT_TEXT:
         print_text(out, rep);
@@ -263,6 +277,13 @@ int tf_audit_print(FILE *out, tf_audit_format fmt, const tf_audit_report *rep)
         break;
     case TF_AUDIT_GITHUB:
         print_github(out, rep);
+        break;
+    case TF_AUDIT_GITLAB:
+        tf_audit_print_gitlab(out, rep);
+        break;
+    case TF_AUDIT_JUNIT:
+    case TF_AUDIT_FORMAT_COUNT:
+        tf_audit_print_junit(out, rep);
         break;
     }
     return fflush(out) == 0 && !ferror(out) ? 0 : -1;
@@ -293,5 +314,6 @@ void tf_audit_print_rule(FILE *out, tf_rule_id id)
         fprintf(out, "    %.*s\n", (int)n, p);
         p += n + (p[n] == '\n');
     }
-    fprintf(out, "\nFix: %s\n\nSuppress one line with: # testfence: ignore[%s]\n", r->fix, r->code);
+    fprintf(out, "\nFix: %s\n\nSuppress one line with: # testfence: ignore[%s] (or # noqa: %s)\n",
+            r->fix, r->code, r->code);
 }

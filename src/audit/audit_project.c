@@ -1,5 +1,6 @@
 #include "audit_project.h"
 
+#include "audit_script.h"
 #include "base/vec.h"
 
 #include <limits.h>
@@ -915,59 +916,63 @@ static const char *class_usefixtures(const proj *P, uint32_t file, const char *c
     return "";
 }
 
-/* Does fixture FI of FF, or a fixture it requests, point HOME elsewhere? */
-static bool fixture_sets_home(proj *P, uint32_t ff, uint32_t fi, int depth);
+/* Does fixture FI of FF, or a fixture it requests, point a variable elsewhere (FLAG, one of
+ * FN_SETS_*)? */
+static bool fixture_sets(proj *P, uint32_t ff, uint32_t fi, uint16_t flag, int depth);
 
-static bool names_set_home(proj *P, uint32_t file, const char *cls, const char *names, int depth,
-                           uint32_t self_file, uint32_t self_func)
+static bool names_set(proj *P, uint32_t file, const char *cls, const char *names, uint16_t flag,
+                      int depth, uint32_t self_file, uint32_t self_func)
 {
     char buf[512];
     snprintf(buf, sizeof buf, "%s", names);
     for (char *save = NULL, *n = strtok_r(buf, ",", &save); n; n = strtok_r(NULL, ",", &save)) {
         uint32_t ff, fi;
         if (find_fixture(P, file, cls, n, &ff, &fi) && (ff != self_file || fi != self_func) &&
-            fixture_sets_home(P, ff, fi, depth + 1))
+            fixture_sets(P, ff, fi, flag, depth + 1))
             return true;
     }
     return false;
 }
 
-static bool fixture_sets_home(proj *P, uint32_t ff, uint32_t fi, int depth)
+static bool fixture_sets(proj *P, uint32_t ff, uint32_t fi, uint16_t flag, int depth)
 {
     const tf_func *fn = &P->files[ff].facts.funcs[fi];
-    if (fn->flags & FN_SETS_HOME)
+    if (fn->flags & flag)
         return true;
     return depth < 16 &&
-           names_set_home(P, ff, S(P, ff, fn->cls), S(P, ff, fn->params), depth, ff, fi);
+           names_set(P, ff, S(P, ff, fn->cls), S(P, ff, fn->params), flag, depth, ff, fi);
 }
 
-/* Is HOME somewhere else (a temporary directory) while FUNC of FILE runs? Its own
- * monkeypatch.setenv("HOME"), a fixture it requests, or an autouse fixture above it. */
-static bool home_redirected(proj *P, uint32_t file, uint32_t func)
+static bool autouse_sets(proj *P, uint32_t file, uint16_t flag)
+{
+    const tf_facts *fa = &P->files[file].facts;
+    for (uint32_t i = 1; i < fa->n_funcs; i++)
+        if (fa->funcs[i].flags & FN_AUTOUSE && fixture_sets(P, file, i, flag, 0))
+            return true;
+    return false;
+}
+
+/* Is a variable (FLAG: FN_SETS_HOME, ...) somewhere else (a temporary directory) while FUNC of
+ * FILE runs? Its own monkeypatch.setenv, a fixture it requests, or an autouse fixture above it.
+ * A hook or helper (pytest_configure) has only its own. */
+static bool redirected(proj *P, uint32_t file, uint32_t func, uint16_t flag)
 {
     const tf_func *fn = &P->files[file].facts.funcs[func];
     const char *cls = S(P, file, fn->cls);
-    if (fn->flags & FN_SETS_HOME)
+    if (fn->flags & flag)
         return true;
     if (!(fn->flags & (FN_TEST | FN_FIXTURE | FN_SETUP)))
         return false;
-    if (names_set_home(P, file, cls, S(P, file, fn->params), 0, file, func) ||
-        names_set_home(P, file, cls, S(P, file, fn->usefixtures), 0, file, func))
+    if (names_set(P, file, cls, S(P, file, fn->params), flag, 0, file, func) ||
+        names_set(P, file, cls, S(P, file, fn->usefixtures), flag, 0, file, func))
         return true;
     char dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%s", P->files[file].absdir);
     for (;;) { /* autouse fixtures of the module, then of the conftest.py files above it */
         uint32_t c = file;
-        const tf_facts *fa = &P->files[c].facts;
-        for (uint32_t i = 1; i < fa->n_funcs; i++)
-            if (fa->funcs[i].flags & FN_AUTOUSE && fixture_sets_home(P, c, i, 0))
-                return true;
-        if (map_get(P, K_CONFTEST, 0, "", dir, &c) && c != file) {
-            fa = &P->files[c].facts;
-            for (uint32_t i = 1; i < fa->n_funcs; i++)
-                if (fa->funcs[i].flags & FN_AUTOUSE && fixture_sets_home(P, c, i, 0))
-                    return true;
-        }
+        if (autouse_sets(P, file, flag) ||
+            (map_get(P, K_CONFTEST, 0, "", dir, &c) && c != file && autouse_sets(P, c, flag)))
+            return true;
         char *slash = strrchr(dir, '/');
         if (!slash || slash == dir || strlen(dir) <= strlen(P->cfg->root))
             return false;
@@ -1175,6 +1180,8 @@ typedef struct judged {
     char dest[160];
     const char *where; /* the working directory, when it is not simply the runner's */
     char where_buf[200];
+    bool away;    /* a relative path that lands outside the project: said as such */
+    char rel[96]; /* that relative path as written, when it is a literal */
 } judged;
 
 enum origin { O_REL, O_ABS, O_FILE };
@@ -1197,7 +1204,9 @@ static bool judge_dest(const proj *P, const tf_audit_file *file, const char *abs
     (void)tests;
     show_dest(P, abs, j->dest, sizeof j->dest);
     bool in_root = tf_path_within(abs, P->cfg->root);
-    if (!in_root && origin == O_ABS &&
+    /* HOME before the temp dir: a CI container's HOME is often under /tmp, and ~/.x there is
+     * the user's file, not a fixed name shared in /tmp (core/hint.c decides the same way). */
+    if (!in_root && origin == O_ABS && !in_home(P, abs) &&
         (tf_path_within(abs, "/tmp") || tf_path_within(abs, "/var/tmp"))) {
         const char *rest = abs + (tf_path_within(abs, "/tmp") ? 4 : 8);
         if (!*rest || strchr(rest, '*'))
@@ -1229,6 +1238,45 @@ static void describe_cwd(const proj *P, cval c, judged *j)
     }
 }
 
+/* A recursive deletion: rmtree, removedirs, py.path's remove, rm -r in a shell command. */
+static bool is_deletion(const proj *P, uint32_t file, const tf_fact *x)
+{
+    const char *op = S(P, file, x->op);
+    return x->flags & FF_DELETE || !strcmp(op, "shutil.rmtree") || !strcmp(op, "os.removedirs") ||
+           !strcmp(op, "remove");
+}
+
+/* TF110: a deletion of the root, of a directory holding the test, or of the working directory
+ * (or a name joined to it that is not known). False: an ordinary write, judged as such. */
+static bool judge_delete(proj *P, uint32_t file, const tf_pathval *pv, cval d, judged *j)
+{
+    const char *abs = d.kind == C_ROOT ? P->cfg->root : d.dir;
+    const tf_audit_file *f = &P->files[file];
+    bool cwd = pv->kind == TF_PATH_CWD ||
+               (pv->kind == TF_PATH_LITERAL && pv->text[0] != '/' && pv->text[0] != '~');
+    char parent[PATH_MAX];
+    snprintf(parent, sizeof parent, "%s", abs);
+    char *slash = strrchr(parent, '/');
+    bool unknown_name = pv->wild && slash && !strcmp(slash + 1, "*");
+    if (slash == parent)
+        parent[1] = '\0'; /* "/x": the parent is "/" */
+    else if (slash)
+        *slash = '\0';
+    const char *target = unknown_name ? parent : abs;
+    if (!tf_path_within(target, P->cfg->root) && !tf_path_within(f->absdir, target))
+        return false;
+    bool cwd_itself = !pv->text[0] || !strcmp(pv->text, ".");
+    if (!tf_path_within(f->absdir, target) && !(cwd && (unknown_name || cwd_itself)))
+        return false; /* below the root, not above the test: an ordinary write */
+    show_dest(P, target, j->dest, sizeof j->dest);
+    if (!strcmp(target, P->cfg->root))
+        snprintf(j->dest, sizeof j->dest, "the project root");
+    j->rule = TF_RULE_DELETE;
+    j->sev = d.certain && !unknown_name ? TF_SEV_ERROR : TF_SEV_WARNING;
+    j->where = unknown_name ? "?" : ""; /* the name joined to it is not known */
+    return true;
+}
+
 /* Judge one write fact of FILE: false when it lands nowhere that matters. */
 static bool judge_write(proj *P, uint32_t file, const tf_fact *x, judged *j)
 {
@@ -1238,6 +1286,8 @@ static bool judge_write(proj *P, uint32_t file, const tf_fact *x, judged *j)
     if (pv.kind == TF_PATH_EXTERN && !resolve_extern(P, &vf, &pv, 0))
         return false;
     j->where = "";
+    j->away = false;
+    j->rel[0] = '\0';
     if (pv.kind == TF_PATH_TEMP) {
         if (!pv.text[0] || pv.wild || strchr(pv.text, '*'))
             return false;
@@ -1264,16 +1314,21 @@ static bool judge_write(proj *P, uint32_t file, const tf_fact *x, judged *j)
     if (origin == O_REL && pv.kind == TF_PATH_LITERAL)
         cwd = conc(P, file, x->state, 0);
     bool to_home = pv.kind == TF_PATH_LITERAL && pv.text[0] == '~';
-    if (to_home && home_redirected(P, file, func_of_state(P, file, x->state)))
+    if (to_home && redirected(P, file, func_of_state(P, file, x->state), FN_SETS_HOME))
         return false; /* HOME is the fixture's temporary directory here */
     cval d = place(P, vf, &pv, cwd, 0);
     if (d.kind == C_AWAY)
         return false;
+    if (is_deletion(P, file, x) && judge_delete(P, file, &pv, d, j))
+        return true;
     if (!judge_dest(P, &P->files[file], d.kind == C_ROOT ? P->cfg->root : d.dir, origin,
                     d.certain && !(x->flags & FF_LIKELY), j))
         return false;
     if (origin == O_REL && pv.kind == TF_PATH_LITERAL)
         describe_cwd(P, cwd, j);
+    j->away = origin == O_REL && d.kind != C_ROOT && !tf_path_within(d.dir, P->cfg->root);
+    if (j->away && pv.kind == TF_PATH_LITERAL)
+        display(j->rel, sizeof j->rel, pv.text);
     return true;
 }
 
@@ -1299,11 +1354,206 @@ static void finding(proj *P, tf_audit_result *res, uint32_t file, const tf_fact 
     const tf_facts *fa = &P->files[file].facts;
     for (size_t i = 0; i < fa->n_supps; i++) {
         const tf_supp *s = &fa->supps[i];
-        bool applies = (s->line >= f->line && s->line <= f->end_line) ||
-                       (s->own_line && s->line + 1 == f->line);
+        bool applies = s->whole || (s->line >= f->line && s->line <= f->end_line) ||
+                       (s->own_line && !s->noqa && s->line + 1 == f->line);
         if (applies && (s->rules & (1u << rule)))
             f->suppressed = true;
     }
+}
+
+/* ---- git configuration and shell commands (TF108, TF109) ---- */
+
+/* Is git's global (or, SYSTEM, the machine's) configuration redirected for the command? ENV:
+ * what its own environment redirects (TF_SH_ENV_*). Sets *HALF when HOME is and
+ * XDG_CONFIG_HOME is not. */
+static bool git_redirected(proj *P, uint32_t file, uint32_t func, unsigned env, bool system,
+                           bool *half)
+{
+    *half = false;
+    if (system)
+        return env & TF_SH_ENV_GITSYS || redirected(P, file, func, FN_SETS_GITSYS);
+    if (env & TF_SH_ENV_GITCFG || redirected(P, file, func, FN_SETS_GITCFG))
+        return true;
+    bool home = env & TF_SH_ENV_HOME || redirected(P, file, func, FN_SETS_HOME);
+    bool xdg = env & TF_SH_ENV_XDG || redirected(P, file, func, FN_SETS_XDG);
+    *half = home && !xdg;
+    return home && xdg;
+}
+
+/* The project's own repository: git config run in DIR (absolute) that is in the project and
+ * not in tests/ (where a test may have made a repository of its own). */
+static bool project_repo(const proj *P, const char *dir)
+{
+    return tf_path_within(dir, P->cfg->root) && !tf_path_within(dir, P->root_tests);
+}
+
+/* TF108 for git config of scope KIND, run by fact X (PREFIX: the script it is in, or ""). */
+static void git_finding(proj *P, tf_audit_result *res, uint32_t file, const tf_fact *x,
+                        tf_sh_kind kind, unsigned env, const char *cmd, const char *prefix)
+{
+    bool half;
+    uint32_t func = func_of_state(P, file, x->state);
+    if (git_redirected(P, file, func, env, kind == TF_SH_GIT_SYSTEM, &half))
+        return;
+    if (kind == TF_SH_GIT_SYSTEM)
+        finding(P, res, file, x, TF_RULE_GITCONFIG, TF_SEV_WARNING,
+                "%sruns \"%s\": it changes the machine's git configuration (/etc/gitconfig)",
+                prefix, cmd);
+    else if (half)
+        finding(P, res, file, x, TF_RULE_GITCONFIG, TF_SEV_WARNING,
+                "%sruns \"%s\" with HOME redirected but not XDG_CONFIG_HOME: git writes the "
+                "user's $XDG_CONFIG_HOME/git/config where it exists",
+                prefix, cmd);
+    else
+        finding(P, res, file, x, TF_RULE_GITCONFIG, TF_SEV_ERROR,
+                "%sruns \"%s\": it changes the user's git configuration (~/.gitconfig)", prefix,
+                cmd);
+}
+
+/* git config in a repository's scope: the directory it runs in, placed. */
+static void git_repo_finding(proj *P, tf_audit_result *res, uint32_t file, const tf_fact *x,
+                             const tf_pathval *dir, const char *cmd, const char *prefix)
+{
+    cval cwd = conc(P, file, x->state, 0);
+    cval d = place(P, file, dir, cwd, 0);
+    const char *abs = d.kind == C_ROOT ? P->cfg->root : d.dir;
+    if (d.kind == C_AWAY || !project_repo(P, abs))
+        return;
+    judged j = {.where = ""};
+    if (dir->kind == TF_PATH_LITERAL && !tf_path_is_absolute(dir->text))
+        describe_cwd(P, cwd, &j);
+    finding(P, res, file, x, TF_RULE_GITCONFIG, d.certain ? TF_SEV_ERROR : TF_SEV_WARNING,
+            "%sruns \"%s\" in the project's directory: it changes the project's own "
+            "repository configuration (.git/config)%s",
+            prefix, cmd, j.where);
+}
+
+/* A deletion whose operand starts with VAR, which may be empty: IF_EMPTY is what it deletes. */
+static void empty_var_finding(proj *P, tf_audit_result *res, uint32_t file, const tf_fact *x,
+                              const char *var, const char *cmd, const char *if_empty,
+                              const char *prefix)
+{
+    char norm[PATH_MAX], shown[160], shown_cmd[120];
+    if (!tf_path_normalise(if_empty, norm, sizeof norm))
+        return;
+    bool all = !strcmp(norm, "/") || !strcmp(norm, "/*") || !strcmp(norm, "*");
+    display(shown, sizeof shown, norm);
+    display(shown_cmd, sizeof shown_cmd, cmd);
+    finding(P, res, file, x, TF_RULE_SHELL, all ? TF_SEV_ERROR : TF_SEV_WARNING,
+            "%sruns \"%s\": with %s empty or unset it deletes \"%s\"", prefix, shown_cmd, var,
+            shown);
+}
+
+static void shdel_finding(proj *P, tf_audit_result *res, uint32_t file, const tf_fact *x)
+{
+    const char *op = S(P, file, x->op), *bar = strchr(op, '|');
+    tf_pathval pv;
+    char var[64];
+    if (!bar)
+        return;
+    snprintf(var, sizeof var, "%.*s", (int)(bar - op), op);
+    tf_facts_pathval(&P->files[file].facts, &x->target, &pv);
+    empty_var_finding(P, res, file, x, var, bar + 1, pv.text, "");
+}
+
+typedef struct script_ctx {
+    proj *P;
+    tf_audit_result *res;
+    uint32_t file;
+    const tf_fact *x;
+    unsigned env; /* what the call's env= redirects */
+    char prefix[200];
+} script_ctx;
+
+/* A path a script deletes or writes, relative to the test's working directory: TF109 when it
+ * lands outside tests/ (in HOME only where HOME is the user's). */
+static void script_path_finding(script_ctx *c, const tf_sh_cmd *cmd, const char *what)
+{
+    proj *P = c->P;
+    tf_pathval pv;
+    if (!cmd->path[0] || cmd->path[0] == '*' || (cmd->after_cd && !tf_path_is_absolute(cmd->path)))
+        return;
+    if (cmd->path[0] == '~' &&
+        ((cmd->env | c->env) & TF_SH_ENV_HOME ||
+         redirected(P, c->file, func_of_state(P, c->file, c->x->state), FN_SETS_HOME)))
+        return;
+    tf_pv_literal(&pv, cmd->path, strlen(cmd->path), false);
+    pv.wild = cmd->wild;
+    cval cwd = conc(P, c->file, c->x->state, 0);
+    cval d = place(P, c->file, &pv, cwd, 0);
+    judged j;
+    if (d.kind == C_AWAY ||
+        !judge_dest(P, &P->files[c->file], d.kind == C_ROOT ? P->cfg->root : d.dir,
+                    tf_path_is_absolute(cmd->path) ? O_ABS : O_REL, d.certain, &j) ||
+        j.rule == TF_RULE_SYSTEMP)
+        return;
+    if (d.kind == C_ROOT)
+        finding(P, c->res, c->file, c->x, TF_RULE_SHELL, j.sev, "%s the project root", what);
+    else
+        finding(P, c->res, c->file, c->x, TF_RULE_SHELL, j.sev, "%s \"%s\" outside tests/", what,
+                j.dest);
+}
+
+static void on_script_cmd(void *ctx, const tf_sh_cmd *cmd)
+{
+    script_ctx *c = ctx;
+    char prefix[300], shown[120];
+    display(shown, sizeof shown, cmd->shown);
+    snprintf(prefix, sizeof prefix, "%sline %d ", c->prefix, cmd->line);
+    switch (cmd->kind) {
+    case TF_SH_GIT_GLOBAL:
+    case TF_SH_GIT_SYSTEM:
+        git_finding(c->P, c->res, c->file, c->x, cmd->kind, cmd->env | c->env, shown, prefix);
+        return;
+    case TF_SH_GIT_REPO: {
+        tf_pathval dir;
+        if (cmd->after_cd)
+            return;
+        tf_pv_literal(&dir, cmd->path[0] ? cmd->path : ".", strlen(cmd->path[0] ? cmd->path : "."),
+                      false);
+        git_repo_finding(c->P, c->res, c->file, c->x, &dir, shown, prefix);
+        return;
+    }
+    case TF_SH_DELETE:
+        if (cmd->empty_var[0] && cmd->if_empty[0])
+            empty_var_finding(c->P, c->res, c->file, c->x, cmd->empty_var, shown, cmd->if_empty,
+                              prefix);
+        else if (strncmp(cmd->shown, "find", 4) || tf_path_is_absolute(cmd->path)) {
+            char what[440];
+            snprintf(what, sizeof what, "%sruns \"%s\": it deletes", prefix, shown);
+            script_path_finding(c, cmd, what);
+        }
+        return;
+    case TF_SH_REDIRECT:
+    case TF_SH_GIT_FILE:
+        snprintf(prefix + strlen(prefix), sizeof prefix - strlen(prefix), "writes to");
+        script_path_finding(c, cmd, prefix);
+        return;
+    default: /* a script it runs in turn: not followed */
+        return;
+    }
+}
+
+/* A script the test runs: read where the test runs it, its commands judged at the call. */
+static void script_findings(proj *P, tf_audit_result *res, uint32_t file, const tf_fact *x)
+{
+    tf_pathval pv;
+    tf_facts_pathval(&P->files[file].facts, &x->target, &pv);
+    cval cwd = conc(P, file, x->state, 0);
+    cval d = place(P, file, &pv, cwd, 0);
+    const char *abs = d.kind == C_ROOT ? P->cfg->root : d.dir;
+    tf_script sc;
+    if (d.kind == C_AWAY || !tf_path_within(abs, P->cfg->root) || pv.wild ||
+        !tf_script_scan(abs, !strcmp(S(P, file, x->op), "sh"), &sc))
+        return;
+    script_ctx c = {
+        .P = P, .res = res, .file = file, .x = x, .env = (unsigned)x->flags >> TF_FF_ENV_SHIFT};
+    char rel[160];
+    show_dest(P, abs, rel, sizeof rel);
+    snprintf(c.prefix, sizeof c.prefix, "runs \"%s\", whose ", rel);
+    for (size_t i = 0; i < sc.n; i++)
+        on_script_cmd(&c, &sc.cmds[i]);
+    tf_script_free(&sc);
 }
 
 static void judge_fact(proj *P, tf_audit_result *res, uint32_t file, const tf_fact *x)
@@ -1323,6 +1573,13 @@ static void judge_fact(proj *P, tf_audit_result *res, uint32_t file, const tf_fa
         else if (j.rule == TF_RULE_SYSTEMP)
             finding(P, res, file, x, j.rule, j.sev,
                     "%s writes the fixed name \"%s\" in the system temp directory", op, j.dest);
+        else if (j.rule == TF_RULE_DELETE)
+            finding(P, res, file, x, j.rule, j.sev,
+                    j.where[0] ? "%s deletes a name joined to the working directory (%s%s%s) that "
+                                 "is not known: an empty one deletes the working directory itself"
+                               : "%s deletes %s%s%s, a directory the test did not create",
+                    op, strcmp(j.dest, "the project root") ? "\"" : "", j.dest,
+                    strcmp(j.dest, "the project root") ? "\"" : "");
         else if (j.rule == TF_RULE_CLIMB)
             finding(P, res, file, x, j.rule, j.sev,
                     "%s writes to \"%s\": a path from __file__ that climbs out of tests/", op,
@@ -1330,6 +1587,15 @@ static void judge_fact(proj *P, tf_audit_result *res, uint32_t file, const tf_fa
         else if (j.rule == TF_RULE_ABSOLUTE)
             finding(P, res, file, x, j.rule, j.sev,
                     "%s writes to absolute path \"%s\" outside tests/", op, j.dest);
+        else if (j.away && j.rel[0]) /* an absolute destination is not called relative */
+            finding(P, res, file, x, j.rule, j.sev,
+                    "%s writes to \"%s\" outside the project (relative path \"%s\")%s", op, j.dest,
+                    j.rel, j.where);
+        else if (j.away)
+            finding(P, res, file, x, j.rule, j.sev,
+                    "%s writes to \"%s\" outside the project (a path relative to the working "
+                    "directory)%s",
+                    op, j.dest, j.where);
         else
             finding(P, res, file, x, j.rule, j.sev,
                     "%s writes to relative path \"%s\" outside tests/%s", op, j.dest, j.where);
@@ -1343,6 +1609,25 @@ static void judge_fact(proj *P, tf_audit_result *res, uint32_t file, const tf_fa
         finding(P, res, file, x, TF_RULE_ARTIFACTS, TF_SEV_STYLE,
                 "hard-coded \"%s\" path; use a fixture (tmp_path) or $TESTFENCE_WORKSPACE", shown);
         return;
+    case FACT_GIT: {
+        tf_pathval dir;
+        unsigned env = (unsigned)x->flags >> TF_FF_ENV_SHIFT;
+        tf_facts_pathval(&P->files[file].facts, &x->target, &dir);
+        display(shown, sizeof shown, S(P, file, x->op));
+        if (x->flags & FF_GIT_REPO)
+            git_repo_finding(P, res, file, x, &dir, shown, "");
+        else
+            git_finding(P, res, file, x,
+                        x->flags & FF_GIT_SYSTEM ? TF_SH_GIT_SYSTEM : TF_SH_GIT_GLOBAL, env, shown,
+                        "");
+        return;
+    }
+    case FACT_SHDEL:
+        shdel_finding(P, res, file, x);
+        return;
+    case FACT_SCRIPT:
+        script_findings(P, res, file, x);
+        return;
     case FACT_PYCACHE:
         finding(P, res, file, x, TF_RULE_PYCACHE, TF_SEV_WARNING,
                 "%s starts Python without PYTHONDONTWRITEBYTECODE/PYTHONPYCACHEPREFIX: it "
@@ -1350,7 +1635,7 @@ static void judge_fact(proj *P, tf_audit_result *res, uint32_t file, const tf_fa
                 op);
         return;
     default: /* FACT_SYNTAX */
-        finding(P, res, file, x, TF_RULE_SYNTAX, TF_SEV_WARNING,
+        finding(P, res, file, x, TF_RULE_SYNTAX, TF_SEV_ERROR,
                 "syntax error (%s); the rest of the file is audited as far as it parses", op);
     }
 }
@@ -1607,7 +1892,7 @@ static bool judge_followed(proj *P, uint32_t sf, uint32_t st, uint32_t vf, tf_pa
     if (origin == O_REL && pv->kind == TF_PATH_LITERAL)
         cwd = conc(P, sf, st, 0);
     if (pv->kind == TF_PATH_LITERAL && pv->text[0] == '~' && !pv->home_early &&
-        home_redirected(P, sf, func_of_state(P, sf, st)))
+        redirected(P, sf, func_of_state(P, sf, st), FN_SETS_HOME))
         return false; /* read at call time, and the test points HOME elsewhere */
     cval d = place(P, vf, pv, cwd, 0);
     if (d.kind == C_AWAY || !judge_dest(P, &P->files[sf], d.kind == C_ROOT ? P->cfg->root : d.dir,

@@ -11,6 +11,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Module-level names are visible in every function, including those defined above the
  * assignment: imports and constants are bound before the walk. Constants are exported. */
@@ -38,12 +39,8 @@ static void prepass(apy *P, uint32_t module)
 }
 
 /* "# testfence: ignore" or "# testfence: ignore[TF101, TF104]" anywhere in a comment. */
-static bool parse_ignore(const char *text, size_t len, unsigned *rules)
+static bool parse_ignore(const char *buf, unsigned *rules)
 {
-    char buf[256];
-    size_t n = len < sizeof buf - 1 ? len : sizeof buf - 1;
-    memcpy(buf, text, n);
-    buf[n] = '\0';
     const char *p = strstr(buf, "testfence:");
     if (!p)
         return false;
@@ -68,16 +65,70 @@ static bool parse_ignore(const char *text, size_t len, unsigned *rules)
     return *p == ']';
 }
 
+/* The codes after "noqa:" as ruff reads them: words of letters then digits, separated by
+ * commas or blanks, up to the first other word. Only testfence's own count; none of them
+ * (a "# noqa: E501" for another linter, or a "# noqa:" naming nothing) suppresses nothing. */
+static unsigned noqa_codes(const char *p)
+{
+    unsigned rules = 0;
+    for (;;) {
+        p += strspn(p, ", \t");
+        size_t k = strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz");
+        size_t d = strspn(p + k, "0123456789");
+        if (!k || !d)
+            return rules;
+        int id = tf_rule_find(p, k + d);
+        if (id >= 0)
+            rules |= 1u << id;
+        p += k + d;
+    }
+}
+
+/* After P: optional blanks, "noqa" in any case, then the end of the word. */
+static const char *after_noqa(const char *p)
+{
+    p += strspn(p, " \t");
+    if (strncasecmp(p, "noqa", 4))
+        return NULL;
+    p += 4;
+    return *p == ':' || *p == '\0' || *p == ' ' || *p == '\t' || *p == '#' || *p == '\r' ? p : NULL;
+}
+
+/* Each "#" of the comment starts a directive: "# noqa" (every code), "# noqa: CODES", and
+ * the file-level "# testfence: noqa[: CODES]" and "# ruff: noqa: CODES". A bare "# ruff:
+ * noqa" is ruff's business, not a reason to stop looking for writes. */
+static bool parse_noqa(const char *buf, tf_supp *s)
+{
+    for (const char *h = strchr(buf, '#'); h; h = strchr(h + 1, '#')) {
+        const char *p = h + 1 + strspn(h + 1, " \t"), *q;
+        bool own = !strncmp(p, "testfence:", 10), ruff = !strncasecmp(p, "ruff:", 5);
+        if ((own || ruff) && (q = after_noqa(p + (own ? 10 : 5)))) {
+            s->whole = true;
+            s->rules = *q == ':' ? noqa_codes(q + 1) : own ? ~0u : 0;
+        } else if ((q = after_noqa(p))) {
+            s->rules = *q == ':' ? noqa_codes(q + 1) : ~0u;
+        } else {
+            continue;
+        }
+        s->noqa = true;
+        return s->rules != 0;
+    }
+    return false;
+}
+
 static void suppressions(apy *P)
 {
     for (size_t i = 0; i < P->t->n_comments; i++) {
         const py_comment *c = &P->t->comments[i];
-        tf_supp s;
+        char buf[256];
+        size_t n = c->end - c->start < sizeof buf - 1 ? c->end - c->start : sizeof buf - 1;
+        memcpy(buf, P->src + c->start, n);
+        buf[n] = '\0';
+        tf_supp s = {.own_line = c->own_line};
         int col;
-        if (!parse_ignore(P->src + c->start, c->end - c->start, &s.rules))
+        if (!parse_ignore(buf, &s.rules) && !parse_noqa(buf, &s))
             continue;
         py_position(P->t, c->start, &s.line, &col);
-        s.own_line = c->own_line;
         tf_facts_add_supp(P->f, &s);
     }
 }

@@ -64,7 +64,10 @@ static int cmp_finding(const void *pa, const void *pb)
         return a->line < b->line ? -1 : 1;
     if (a->col != b->col)
         return a->col < b->col ? -1 : 1;
-    return (int)a->rule - (int)b->rule;
+    if (a->rule != b->rule)
+        return (int)a->rule - (int)b->rule;
+    /* one call may have several (the commands of a script it runs); the same twice is one */
+    return strcmp(a->message, b->message);
 }
 
 void tf_audit_sort(tf_audit_result *res)

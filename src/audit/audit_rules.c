@@ -102,6 +102,52 @@ static const tf_rule rules[TF_RULE_COUNT] = {
          "Keep the bytecode settings in the child's environment (remove only what the test "
          "is about), or pass -B to the child Python.",
          false},
+    [TF_RULE_GITCONFIG] =
+        {"TF108", "changes-git-configuration",
+         "runs git config that changes the user's, the machine's or the project's git "
+         "configuration",
+         "The test (a subprocess, a pytest_configure hook, a session fixture, a script it "
+         "runs) runs git config --global, --system, --add, --unset or --replace-all, or git "
+         "config in the project's own directory. --global writes the user's ~/.gitconfig "
+         "(or $XDG_CONFIG_HOME/git/config): every later commit on the machine carries the "
+         "test's name and e-mail, or loses the user's settings. This is the most common way "
+         "test suites changed their users' files in the incidents the audit is measured on. "
+         "Pointing HOME at a temporary directory is not enough when XDG_CONFIG_HOME still "
+         "names the real one: git writes there when it exists.",
+         "subprocess.run([\"git\", \"config\", \"--global\", \"user.name\", \"Test\"])\n"
+         "os.system(\"git config --global --unset user.email\")",
+         "Give git its own configuration: monkeypatch.setenv(\"GIT_CONFIG_GLOBAL\", "
+         "str(tmp_path / \"gitconfig\")) (and GIT_CONFIG_NOSYSTEM=1), or point both HOME and "
+         "XDG_CONFIG_HOME at tmp_path; set the identity per repository (git -C repo config "
+         "user.name ...) or through GIT_AUTHOR_NAME/GIT_COMMITTER_NAME.",
+         false},
+    [TF_RULE_SHELL] =
+        {"TF109", "shell-changes-outside-tests",
+         "a shell command or script the test runs deletes or writes outside tests/",
+         "A shell command the test runs (bash -c, os.system, shell=True) or a script of the "
+         "project it executes (./uninstall.sh, bash scripts/clean.sh) deletes with rm -r or "
+         "find -delete a path that starts with a variable which may be empty or unset "
+         "(rm -rf \"$PREFIX\"/* is rm -rf /* then), or deletes or writes a path outside "
+         "tests/ (the project's files, the user's home). The script is read where the test "
+         "runs it; the finding is reported at the test's call.",
+         "subprocess.run([\"bash\", \"-c\", \"rm -rf $BUILD_DIR/*\"])\n"
+         "subprocess.run([\"./uninstall.sh\"])   # uninstall.sh: rm -rf \"$PREFIX\"/lib/app",
+         "Guard the variable (${PREFIX:?}, or [ -n \"$PREFIX\" ] || exit 1), give the script "
+         "a directory under tmp_path to work in, and point HOME at tmp_path when it writes "
+         "there.",
+         false},
+    [TF_RULE_DELETE] =
+        {"TF110", "deletes-directory-not-created", "deletes a directory the test did not create",
+         "The test deletes (shutil.rmtree, os.removedirs, rm -r) the project root, a directory "
+         "that contains the test itself (a parent of __file__), or the working directory "
+         "(os.getcwd(), Path.cwd(), or a name joined to it that may be empty). Those hold the "
+         "project's sources and the user's uncommitted work; a test may delete only what it "
+         "made.",
+         "shutil.rmtree(Path(__file__).parent.parent)\n"
+         "shutil.rmtree(os.path.join(os.getcwd(), name))",
+         "Create what the test deletes under tmp_path and delete only that (pytest removes "
+         "tmp_path itself).",
+         false},
     [TF_RULE_TMP_PATH] =
         {"TF201", "prefer-tmp-path",
          "creates a unique temp file or dir in the system temp directory (prefer tmp_path)",

@@ -15,6 +15,9 @@ typedef enum tf_rule_id {
     TF_RULE_ARTIFACTS, /* TF105 (style) */
     TF_RULE_RELATIVE,  /* TF106 */
     TF_RULE_PYCACHE,   /* TF107 */
+    TF_RULE_GITCONFIG, /* TF108 */
+    TF_RULE_SHELL,     /* TF109 */
+    TF_RULE_DELETE,    /* TF110 */
     TF_RULE_TMP_PATH,  /* TF201 (style) */
     TF_RULE_COUNT
 } tf_rule_id;

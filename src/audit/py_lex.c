@@ -424,15 +424,26 @@ static uint32_t skip_eol(const py_lexer *lx, uint32_t p)
     return p + 1;
 }
 
-static void comment(py_lexer *lx, uint32_t start, uint32_t end, bool own_line)
+/* A comment that may suppress findings: it names testfence, or holds "noqa" (any case, as
+ * flake8 and ruff read it). */
+static bool suppression_like(const char *s, uint32_t start, uint32_t end)
 {
     static const char needle[] = "testfence";
+    for (uint32_t i = start; i + 4 <= end; i++) {
+        if (i + sizeof needle - 1 <= end && !memcmp(s + i, needle, sizeof needle - 1))
+            return true;
+        if ((s[i] | 0x20) == 'n' && (s[i + 1] | 0x20) == 'o' && (s[i + 2] | 0x20) == 'q' &&
+            (s[i + 3] | 0x20) == 'a')
+            return true;
+    }
+    return false;
+}
+
+static void comment(py_lexer *lx, uint32_t start, uint32_t end, bool own_line)
+{
     if (!lx->collect_comments)
         return; /* f-string fields: their comments were seen with the string */
-    bool named = false;
-    for (uint32_t i = start; i + sizeof needle - 1 <= end && !named; i++)
-        named = !memcmp(lx->src + i, needle, sizeof needle - 1);
-    if (!named)
+    if (!suppression_like(lx->src, start, end))
         return;
     py_comment *nv = vec_grow(lx->comments, &lx->cap_comments, lx->n_comments, sizeof *nv);
     if (!nv) {

@@ -125,7 +125,8 @@ typedef struct py_token {
     uint32_t start, end;       /* byte offsets; a string spans its prefix and quotes */
 } py_token;
 
-/* A comment the audit reads (suppressions): only those naming testfence are kept. */
+/* A comment the audit reads (suppressions): only those naming testfence or holding "noqa"
+ * are kept. */
 typedef struct py_comment {
     uint32_t start, end;
     bool own_line; /* nothing but whitespace before it on its line */

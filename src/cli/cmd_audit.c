@@ -6,6 +6,8 @@
 #include "cmds.h"
 #include "opts.h"
 #include "core/config.h"
+#include "core/fileio.h"
+#include "core/path.h"
 #include "core/platform.h"
 #include "core/project.h"
 #include "base/vec.h"
@@ -38,16 +40,17 @@ static const struct opts_command command = {
         "Only files a test runner collects (test_*.py, *_test.py, conftest.py) and the modules\n"
         "they import are judged; each finding is an error (a provable write into the project\n"
         "or HOME), a warning (a likely one) or style (only when selected). The configuration's\n"
-        "[audit] include, exclude, protected and cwd apply.\n"
+        "[audit] include, exclude, protected, cwd, select, ignore and per-file-ignores apply.\n"
         "\n",
     .after = "rules: TF000 syntax error, TF101 protected root file, TF102 __file__ path climbing\n"
              "out of tests/, TF103 absolute path, TF104 fixed name in the system temp dir, TF106\n"
              "relative path outside tests/, TF107 Python started without the bytecode settings;\n"
              "style: TF105 tests/artifacts literal, TF201 prefer tmp_path. Suppress one line with\n"
-             "'# testfence: ignore[TF101]' on it or on the line above.\n"
+             "'# testfence: ignore[TF101]' on it or on the line above, or '# noqa: TF101' on it;\n"
+             "a whole file with '# testfence: noqa'.\n"
              "\n"
-             "exit status: 0 no findings or not --strict; 1 --strict and findings; 125 usage\n"
-             "or I/O error.\n",
+             "exit status: 0 no findings, or --exit-zero; 1 findings (not suppressed), as ruff\n"
+             "and flake8 exit; 125 a usage, config or I/O error.\n",
     .operands = OPERANDS_ANY,
     .permute = true,
 };
@@ -112,6 +115,9 @@ typedef struct audit_setup {
     bool conf_loaded;
     char **paths, **excludes; /* owned */
     size_t n_paths, n_excludes;
+    unsigned rules;                 /* --select/--ignore over [audit] select/ignore */
+    tf_audit_file_ignore *per_file; /* [audit] per-file-ignores (globs point into conf) */
+    size_t n_per_file;
 } audit_setup;
 
 static void free_setup(audit_setup *su)
@@ -122,6 +128,7 @@ static void free_setup(audit_setup *su)
         free(su->excludes[i]);
     free(su->paths);
     free(su->excludes);
+    free(su->per_file);
     if (su->conf_loaded)
         config_free(&su->conf);
 }
@@ -196,6 +203,93 @@ static bool python_project_root(char *root, size_t len)
     }
 }
 
+/* --output-file must not name a Python source (a slip of the keyboard would replace a test)
+ * or a protected name at the root (config.toml, pyproject.toml...: the files the audit is
+ * there to keep). Checked where the file really is, through links. O has the protected names
+ * of the defaults, the config and --protect (not yet every root file: last run's report at
+ * the root is replaced, as ruff replaces it). */
+static int check_output_file(const struct opts *o, const char *root)
+{
+    char real[PATH_MAX], dir[PATH_MAX], where[PATH_MAX * 2];
+    const char *given = o->audit.output_file;
+    if (!given)
+        return 0;
+    const char *base = strrchr(given, '/') ? strrchr(given, '/') + 1 : given;
+    path_dirname(dir, sizeof dir, given);
+    if (realpath(given, real))
+        snprintf(where, sizeof where, "%s", real);
+    else if (realpath(dir, real))
+        snprintf(where, sizeof where, "%s/%s", strcmp(real, "/") ? real : "", base);
+    else {
+        fprintf(stderr, "testfence audit: --output-file %s: no directory %s\n", given, dir);
+        return -1;
+    }
+    const char *name = strrchr(where, '/') + 1;
+    size_t n = strlen(name);
+    bool refused = n >= 3 && !strcasecmp(name + n - 3, ".py");
+    bool at_root =
+        (size_t)(name - where) == strlen(root) + 1 && !strncmp(where, root, name - where - 1);
+    for (size_t i = 0; at_root && !refused && i < o->audit.n_protect; i++)
+        refused = !strcmp(name, o->audit.protect[i]);
+    if (refused)
+        fprintf(stderr,
+                "testfence audit: --output-file %s: refusing to replace %s (a Python source or a "
+                "protected file at the root)\n",
+                given, where);
+    return refused ? -1 : 0;
+}
+
+/* The codes of K as a mask of rules; an unknown one is a config error, at its place. */
+static int config_mask(const audit_setup *su, const struct config_codes *k, const char *key,
+                       unsigned *mask)
+{
+    const char *table =
+        strstr(su->conf.source, "[tool.testfence]") ? "tool.testfence.audit" : "audit";
+    *mask = 0;
+    for (size_t i = 0; i < k->codes.n; i++) {
+        unsigned m;
+        char bad[64];
+        if (!tf_rule_parse_list(k->codes.v[i], &m, bad, sizeof bad) || !m) {
+            fprintf(stderr, "testfence audit: %s: [%s] %s: unknown rule code \"%s\" (see --help)\n",
+                    k->at[i], table, key, k->codes.v[i]);
+            return -1;
+        }
+        *mask |= m;
+    }
+    return 0;
+}
+
+/* Which rules run, as ruff decides it: --select replaces the config's select and drops its
+ * ignore; otherwise the config's select (else the default rules) minus its ignore; --ignore
+ * always applies. Then the per-file ignores. */
+static int rule_choice(const struct opts *o, audit_setup *su)
+{
+    unsigned select, ignore;
+    const struct config *c = &su->conf;
+    if (config_mask(su, &c->audit_select, "select", &select) < 0 ||
+        config_mask(su, &c->audit_ignore, "ignore", &ignore) < 0)
+        return -1;
+    if (o->audit.select_given)
+        su->rules = o->audit.select;
+    else
+        su->rules = (c->audit_select.set ? select : tf_rule_default_mask()) & ~ignore;
+    su->rules &= ~o->audit.ignore;
+    if (c->n_audit_per_file &&
+        !(su->per_file = calloc(c->n_audit_per_file, sizeof *su->per_file))) {
+        fprintf(stderr, "testfence audit: out of memory\n");
+        return -1;
+    }
+    for (; su->n_per_file < c->n_audit_per_file; su->n_per_file++) {
+        const struct config_file_ignore *e = &c->audit_per_file[su->n_per_file];
+        char key[300];
+        snprintf(key, sizeof key, "per-file-ignores \"%s\"", e->glob);
+        su->per_file[su->n_per_file].glob = e->glob;
+        if (config_mask(su, &e->codes, key, &su->per_file[su->n_per_file].rules) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* Root, config (--config, testfence.toml, [tool.testfence], defaults), protected names. */
 static int setup(struct opts *o, audit_setup *su, bool need_paths)
 {
@@ -216,6 +310,8 @@ static int setup(struct opts *o, audit_setup *su, bool need_paths)
     for (size_t i = 0; i < su->conf.audit_protected.n; i++)
         if (opts_protect_add(o, su->conf.audit_protected.v[i]) < 0)
             return -1;
+    if (check_output_file(o, su->root) < 0 || rule_choice(o, su) < 0)
+        return -1;
     if (protect_root_files(o, su->root) < 0 ||
         add_root_paths(&su->excludes, &su->n_excludes, su->root,
                        (const char *const *)su->conf.audit_exclude.v, su->conf.audit_exclude.n,
@@ -224,6 +320,35 @@ static int setup(struct opts *o, audit_setup *su, bool need_paths)
         return -1;
     }
     return need_paths ? scan_paths(su, tests_dir_of(&su->conf)) : 0;
+}
+
+/* The report in the chosen format, for fileio_replace_with. */
+typedef struct report_job {
+    tf_audit_format format;
+    const tf_audit_report *rep;
+} report_job;
+
+static int write_report(FILE *f, const void *ctx)
+{
+    const report_job *j = ctx;
+    return tf_audit_print(f, j->format, j->rep);
+}
+
+/* The report to stdout, or to --output-file: written whole or not at all. */
+static int print_report(const struct opts *o, const tf_audit_report *rep)
+{
+    tf_err err = {0};
+    report_job job = {o->audit.format, rep};
+    if (!o->audit.output_file) {
+        if (tf_audit_print(stdout, o->audit.format, rep) == 0)
+            return 0;
+        fprintf(stderr, "testfence audit: cannot write the report\n");
+        return -1;
+    }
+    if (fileio_replace_with(o->audit.output_file, write_report, &job, &err) == 0)
+        return 0;
+    fprintf(stderr, "testfence audit: --output-file: %s\n", err.msg);
+    return -1;
 }
 
 static int scan_and_report(const struct opts *o, const tf_audit_cfg *cfg, char **paths,
@@ -236,22 +361,34 @@ static int scan_and_report(const struct opts *o, const tf_audit_cfg *cfg, char *
         tf_audit_result_free(&res);
         return AUDIT_USAGE;
     }
-    tf_audit_report rep = {&res, cfg, TESTFENCE_VERSION, o->audit.strict,
-                           o->audit.format == TF_AUDIT_TEXT && isatty(STDOUT_FILENO) &&
-                               !getenv("NO_COLOR")};
-    int rc = tf_audit_print(stdout, o->audit.format, &rep);
+    tf_audit_report rep = {&res, cfg, TESTFENCE_VERSION,
+                           o->audit.format == TF_AUDIT_TEXT && !o->audit.output_file &&
+                               isatty(STDOUT_FILENO) && !getenv("NO_COLOR"),
+                           o->audit.statistics};
+    int rc = print_report(o, &rep);
     for (size_t i = 0; i < res.n_notes; i++)
         fprintf(stderr, "testfence audit: note: %s\n", res.notes[i]);
     for (size_t i = 0; i < res.n_errors; i++)
         fprintf(stderr, "testfence audit: cannot read %s\n", res.errors[i]);
     tf_audit_print_summary(stderr, &rep);
-    int status = rc < 0 || res.n_errors                                 ? AUDIT_USAGE
-                 : o->audit.strict && res.n_findings > res.n_suppressed ? AUDIT_FINDINGS
-                                                                        : AUDIT_CLEAN;
-    if (rc < 0)
-        fprintf(stderr, "testfence audit: cannot write the report\n");
+    bool findings = res.n_findings > res.n_suppressed && !o->audit.exit_zero;
+    int status = rc < 0 || res.n_errors ? AUDIT_USAGE : findings ? AUDIT_FINDINGS : AUDIT_CLEAN;
     tf_audit_result_free(&res);
     return status;
+}
+
+/* Options that cannot go together. */
+static int check_combinations(const struct opts *o)
+{
+    const char *why = NULL;
+    if (o->audit.strict && o->audit.exit_zero)
+        why = "--strict and --exit-zero contradict each other";
+    else if (o->audit.statistics && o->audit.format != TF_AUDIT_TEXT &&
+             o->audit.format != TF_AUDIT_JSON)
+        why = "--statistics prints text or json only";
+    if (why)
+        fprintf(stderr, "testfence audit: %s\n", why);
+    return why ? -1 : 0;
 }
 
 /* The cache directory to use, or NULL: --no-cache, none to be had, or one inside the project
@@ -285,6 +422,10 @@ int cmd_audit(int argc, char **argv)
         opts_free(&o);
         return status;
     }
+    if (check_combinations(&o) < 0) {
+        opts_free(&o);
+        return AUDIT_USAGE;
+    }
     bool own = o.nargs > 0;
     for (int i = 0; i < o.nargs; i++) /* tests\\x.py on Windows */
         platform_separators(o.args[i]);
@@ -299,13 +440,15 @@ int cmd_audit(int argc, char **argv)
             .artifacts_dir = su.conf.artifacts ? su.conf.artifacts : "tests/artifacts",
             .protected_names = (const char *const *)o.audit.protect,
             .n_protected = o.audit.n_protect,
-            .rules = o.audit.select & ~o.audit.ignore,
+            .rules = su.rules,
             .excludes = (const char *const *)su.excludes,
             .n_excludes = su.n_excludes,
             .cwd =
                 o.audit.cwd_given || !su.conf.audit_cwd_temporary ? o.audit.cwd : TF_CWD_TEMPORARY,
             .home = have_home ? home : NULL,
             .cache_dir = cache_dir(&o, su.root, cache, sizeof cache),
+            .per_file = su.per_file,
+            .n_per_file = su.n_per_file,
         };
         rc = scan_and_report(&o, &cfg, own ? o.args : su.paths, own ? (size_t)o.nargs : su.n_paths);
     }

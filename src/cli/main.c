@@ -29,8 +29,8 @@ static void usage(FILE *f)
                "\n"
                "exit status: 125 for a usage error or testfence's own error, in every\n"
                "command; run: 126 cannot execute, 127 not found, 120 writes were blocked,\n"
-               "otherwise the command's own status; doctor, explain and audit --strict: 1\n"
-               "when the answer is no (see each command's --help).\n");
+               "otherwise the command's own status; doctor, explain and audit: 1 when the\n"
+               "answer is no (audit: findings; see each command's --help).\n");
 }
 
 int main(int argc, char **argv)

@@ -209,10 +209,33 @@ static int set_strict(struct opts *o, const char *v, tf_err *err)
     return 0;
 }
 
+static int set_exit_zero(struct opts *o, const char *v, tf_err *err)
+{
+    (void)v, (void)err;
+    o->audit.exit_zero = true;
+    return 0;
+}
+
+static int set_statistics(struct opts *o, const char *v, tf_err *err)
+{
+    (void)v, (void)err;
+    o->audit.statistics = true;
+    return 0;
+}
+
+static int set_output_file(struct opts *o, const char *v, tf_err *err)
+{
+    if (!v[0])
+        return tf_errf(err, "--output-file takes a file name");
+    o->audit.output_file = v;
+    return 0;
+}
+
 static int set_audit_format(struct opts *o, const char *v, tf_err *err)
 {
     if (!tf_audit_format_parse(v, &o->audit.format))
-        return tf_errf(err, "--format must be text, json, sarif or github, not \"%s\"", v);
+        return tf_errf(
+            err, "--format must be text, json, sarif, github, gitlab or junit, not \"%s\"", v);
     return 0;
 }
 
@@ -226,6 +249,7 @@ static int parse_codes(const char *opt, const char *list, unsigned *mask, tf_err
 
 static int set_select(struct opts *o, const char *v, tf_err *err)
 {
+    o->audit.select_given = true;
     return parse_codes("--select", v, &o->audit.select, err);
 }
 
@@ -356,9 +380,20 @@ static const struct opt table[] = {
     {"--retain", 0, "N", CMD_CLEAN, set_retain,
      "keep the newest N run workspaces (default: the config's)"},
     {"--all", 0, NULL, CMD_CLEAN, set_all, "remove every run workspace"},
-    {"--strict", 0, NULL, CMD_AUDIT, set_strict, "exit 1 when there is any finding (CI gate)"},
-    {"--format", 0, "text|json|sarif|github", CMD_AUDIT, set_audit_format,
-     "text (default), json, sarif (2.1.0) or github (annotations)"},
+    {"--exit-zero", 0, NULL, CMD_AUDIT, set_exit_zero,
+     "exit 0 even when there are findings (default: 1, as ruff)"},
+    {"--strict", 0, NULL, CMD_AUDIT, set_strict,
+     "accepted for compatibility: exiting 1 on findings is the\n"
+     "default now"},
+    {"--format", 0, "text|json|sarif|github|gitlab|junit", CMD_AUDIT, set_audit_format,
+     "text (default), json, sarif (2.1.0), github (annotations),\n"
+     "gitlab (Code Quality) or junit (XML)"},
+    {"--output-file", 'o', "FILE", CMD_AUDIT, set_output_file,
+     "write the findings to FILE instead of stdout, whole or not at\n"
+     "all (refused: a .py file, a protected name at the root)"},
+    {"--statistics", 0, NULL, CMD_AUDIT, set_statistics,
+     "print the number of findings of each rule instead of the\n"
+     "findings (text or json)"},
     {"--select", 0, "CODES", CMD_AUDIT, set_select,
      "only these rules (comma list; prefixes like TF1 allowed); the\n"
      "style rules TF105 and TF201 run only when selected"},

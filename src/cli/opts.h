@@ -45,7 +45,8 @@ struct opts_command {
 
 /* audit's own options. */
 struct opts_audit {
-    bool strict, no_cache, cwd_given;
+    bool strict, exit_zero, statistics, no_cache, cwd_given, select_given;
+    const char *output_file; /* --output-file FILE */
     tf_audit_format format;
     tf_audit_cwd cwd;
     unsigned select, ignore; /* rule masks */

@@ -18,7 +18,8 @@ static const char *const keys_top[] = {"writable",  "artifacts", "outputs", "ret
                                        "report",    "require",   NULL};
 static const char *const keys_workspace[] = {"files", NULL};
 static const char *const keys_pytest[] = {"basetemp", "cache_dir", NULL};
-static const char *const keys_audit[] = {"include", "exclude", "protected", "cwd", NULL};
+static const char *const keys_audit[] = {"include", "exclude", "protected",        "cwd",
+                                         "select",  "ignore",  "per-file-ignores", NULL};
 static const char *const keys_report[] = {"test_env", NULL};
 
 /* Where the settings live in the document, for messages: "[tool.testfence]". */
@@ -325,6 +326,117 @@ static int load_env(struct config *c, const struct scope *s, const toml_value *t
     return 0;
 }
 
+/* Letters, then digits: the shape of a rule code or a prefix of one ("TF101", "TF1", "TF"). */
+static bool code_shaped(const char *s)
+{
+    size_t k = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz");
+    return k && !s[k + strspn(s + k, "0123456789")];
+}
+
+/* The array of rule codes V (KEY names it in messages) into OUT, with where each one is. */
+static int load_codes(const struct scope *s, const toml_value *v, const char *key,
+                      struct config_codes *out, tf_err *err)
+{
+    if (toml_type_of(v) != TOML_ARRAY)
+        return toml_errf(s->doc, toml_pos_of(v), err,
+                         "[%saudit] %s must be an array of rule codes, not %s", s->prefix, key,
+                         toml_type_name(toml_type_of(v)));
+    size_t n = toml_array_len(v), len;
+    const char **list = calloc(n + 1, sizeof *list);
+    if (!list || !(out->at = calloc(n + 1, sizeof *out->at))) {
+        free(list);
+        return tf_errf(err, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        const toml_value *e = toml_array_at(v, i);
+        const char *str = toml_string(e, &len);
+        const char *why = toml_type_of(e) != TOML_STRING ? toml_type_name(toml_type_of(e))
+                          : strlen(str) != len || !code_shaped(str) ? ""
+                                                                    : NULL;
+        if (why) {
+            free(list);
+            if (why[0])
+                return toml_errf(s->doc, toml_pos_of(e), err,
+                                 "[%saudit] %s: a rule code is a string, not %s", s->prefix, key,
+                                 why);
+            return toml_errf(s->doc, toml_pos_of(e), err,
+                             "[%saudit] %s: \"%s\" is not a rule code (like \"TF101\", or \"TF1\" "
+                             "for every TF1..)",
+                             s->prefix, key, str);
+        }
+        list[i] = str;
+        if (!(out->at[i] = where_of(s, e))) {
+            free(list);
+            return tf_errf(err, "out of memory");
+        }
+    }
+    int rc = copy_list(&out->codes, list, n, err);
+    free(list);
+    out->set = true;
+    return rc;
+}
+
+/* A per-file-ignores glob: relative to the root, as every path in the config is. */
+static const char *bad_glob(const char *g)
+{
+    g += g[0] == '!';
+    if (!g[0])
+        return "is empty";
+    if (platform_is_absolute(g))
+        return "must be relative to the project root";
+    if (!strcmp(g, "..") || !strncmp(g, "../", 3) || strstr(g, "/../"))
+        return "must not climb out of the project root with \"..\"";
+    return NULL;
+}
+
+/* [audit] per-file-ignores = {"GLOB" = ["CODE", ...], ...} (or its own table). */
+static int load_per_file(struct config *c, const struct scope *s, const toml_value *audit,
+                         tf_err *err)
+{
+    const toml_value *t = toml_get(audit, "per-file-ignores");
+    if (!t)
+        return 0;
+    if (toml_type_of(t) != TOML_TABLE)
+        return toml_errf(s->doc, toml_pos_of(t), err,
+                         "[%saudit] per-file-ignores must be a table of patterns and their rule "
+                         "codes, not %s",
+                         s->prefix, toml_type_name(toml_type_of(t)));
+    size_t n = toml_table_len(t);
+    if (!(c->audit_per_file = calloc(n + 1, sizeof *c->audit_per_file)))
+        return tf_errf(err, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        const toml_key *k = toml_table_key(t, i);
+        const char *why = strlen(k->str) != k->len ? "contains a NUL character" : bad_glob(k->str);
+        if (why)
+            return toml_errf(s->doc, k->pos, err, "[%saudit] per-file-ignores: pattern \"%s\" %s",
+                             s->prefix, k->str, why);
+        struct config_file_ignore *e = &c->audit_per_file[i];
+        c->n_audit_per_file = i + 1;
+        if (!(e->glob = strdup(k->str)))
+            return tf_errf(err, "out of memory");
+        char key[200];
+        snprintf(key, sizeof key, "per-file-ignores \"%s\"", k->str);
+        if (load_codes(s, toml_table_value(t, i), key, &e->codes, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* [audit] select, ignore, per-file-ignores: the rules, as ruff's settings of those names. */
+static int load_rule_choice(struct config *c, const struct scope *s, const toml_value *audit,
+                            tf_err *err)
+{
+    const toml_value *v;
+    if ((v = toml_get(audit, "select")) && load_codes(s, v, "select", &c->audit_select, err) < 0)
+        return -1;
+    if (v && c->audit_select.codes.n == 0)
+        return toml_errf(s->doc, toml_pos_of(v), err,
+                         "[%saudit] select must name at least one rule code", s->prefix);
+    if ((v = toml_get(audit, "ignore")) && load_codes(s, v, "ignore", &c->audit_ignore, err) < 0)
+        return -1;
+    return load_per_file(c, s, audit, err);
+}
+
 static int load_tables(struct config *c, const struct scope *s, const toml_value *t, tf_err *err)
 {
     const toml_value *ws, *files = NULL, *py, *audit, *report;
@@ -361,6 +473,8 @@ static int load_tables(struct config *c, const struct scope *s, const toml_value
                          "[%saudit] cwd must be \"root\" or \"temporary\", not \"%s\"", s->prefix,
                          cwd);
     c->audit_cwd_temporary = rc == 1 && !strcmp(cwd, "temporary");
+    if (audit && load_rule_choice(c, s, audit, err) < 0)
+        return -1;
     const char *te = NULL;
     int r = report ? toml_get_string(s->doc, report, "test_env", &te, err) : 0;
     if (r < 0)
@@ -529,8 +643,23 @@ static void free_pairs(struct config_pair *v, size_t n)
     free(v);
 }
 
+static void free_codes(struct config_codes *k)
+{
+    for (size_t i = 0; k->at && k->at[i]; i++) /* NULL-terminated: whole even after an error */
+        free(k->at[i]);
+    free(k->at);
+    free_list(&k->codes);
+}
+
 void config_free(struct config *c)
 {
+    free_codes(&c->audit_select);
+    free_codes(&c->audit_ignore);
+    for (size_t i = 0; i < c->n_audit_per_file; i++) {
+        free(c->audit_per_file[i].glob);
+        free_codes(&c->audit_per_file[i].codes);
+    }
+    free(c->audit_per_file);
     free_where(c->writable_at, c->writable.n);
     free(c->artifacts_at);
     free_list(&c->writable);

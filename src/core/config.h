@@ -20,6 +20,21 @@ struct config_list {
     size_t n;
 };
 
+/* Rule codes as written in [audit] ("TF101", a prefix "TF1"), with "FILE:LINE:COL" of each:
+ * the audit says which codes exist, and names the place of one that does not. */
+struct config_codes {
+    struct config_list codes;
+    char **at;
+    bool set; /* the key was there */
+};
+
+/* One [audit] per-file-ignores entry: a glob as written (a leading '!' negates it) and its
+ * codes. */
+struct config_file_ignore {
+    char *glob;
+    struct config_codes codes;
+};
+
 struct config {
     char source[PATH_MAX + 64];  /* "/p/pyproject.toml [tool.testfence]" or "built-in defaults" */
     struct config_list writable; /* relative to the root; default {"tests"} */
@@ -36,8 +51,11 @@ struct config {
     bool pytest_cache_dir; /* [pytest] cache_dir: move .pytest_cache (default true) */
     struct config_list audit_include, audit_exclude, audit_protected;
     bool audit_cwd_temporary; /* [audit] cwd = "temporary": the runner gives tests a temp cwd */
-    char *test_env;           /* [report] test_env; default PYTEST_CURRENT_TEST */
-    bool require_namespace;   /* require = ["namespace"]: refuse rather than fall back */
+    struct config_codes audit_select, audit_ignore; /* [audit] select, ignore */
+    struct config_file_ignore *audit_per_file;      /* [audit] per-file-ignores, in order */
+    size_t n_audit_per_file;
+    char *test_env;         /* [report] test_env; default PYTEST_CURRENT_TEST */
+    bool require_namespace; /* require = ["namespace"]: refuse rather than fall back */
 };
 
 /* Load the configuration for ROOT: OPT_CONFIG (--config) when not NULL, else

@@ -15,6 +15,56 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+void diag_init(struct diag *d)
+{
+    memset(d, 0, sizeof *d);
+    d->wsfd = d->logdir = d->confdir = -1;
+}
+
+/* The shim's configuration as it is now in D->confdir: a malloc'd copy, or NULL (gone, or not
+ * a plain file: a test replaced it). */
+static char *conf_now(const struct diag *d, size_t *len)
+{
+    int fd = openat(d->confdir, SHIMCONF_FILE, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    char *buf = NULL;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < (1 << 24) &&
+        (buf = malloc((size_t)st.st_size + 1)) != NULL) {
+        ssize_t n = read(fd, buf, (size_t)st.st_size + 1);
+        if (n != st.st_size) { /* short, or it grew meanwhile: not what was written */
+            free(buf);
+            buf = NULL;
+        } else {
+            *len = (size_t)n;
+        }
+    }
+    if (fd >= 0)
+        close(fd);
+    return buf;
+}
+
+/* Keep what was written, to tell at the end whether a test changed it. */
+static int keep_conf(struct diag *d, const struct plan *pl, int conf_dirfd, tf_err *err)
+{
+    d->confdir = fcntl(conf_dirfd, F_DUPFD_CLOEXEC, 3);
+    d->conf = d->confdir < 0 ? NULL : conf_now(d, &d->conf_len);
+    if (!d->conf)
+        return tf_errnof(err, errno, "cannot read back %s", SHIMCONF_FILE);
+    snprintf(d->conf_path, sizeof d->conf_path, "%s", pl->shimconf);
+    return 0;
+}
+
+bool diag_conf_changed(const struct diag *d)
+{
+    if (!d->conf)
+        return false; /* none written by this process (a pytest that joined a run) */
+    size_t len = 0;
+    char *now = conf_now(d, &len);
+    bool changed = !now || len != d->conf_len || memcmp(now, d->conf, len) != 0;
+    free(now);
+    return changed;
+}
+
 int diag_prepare(struct diag *d, const struct plan *pl, const struct diag_shim *sh, tf_err *err)
 {
     const char *te = sh->test_env && sh->test_env[0] ? sh->test_env : SHIMCONF_DEFAULT_TEST_ENV;
@@ -35,7 +85,9 @@ int diag_prepare(struct diag *d, const struct plan *pl, const struct diag_shim *
     d->log_apart = sh->log_dirfd != sh->ws_dirfd;
     if (d->wsfd < 0 || d->logdir < 0)
         return tf_errnof(err, errno, "cannot open the run workspace %s", pl->ws.dir);
-    return shimconf_write(sh->conf_dirfd, SHIMCONF_FILE, &conf, err);
+    if (shimconf_write(sh->conf_dirfd, SHIMCONF_FILE, &conf, err) < 0)
+        return -1;
+    return keep_conf(d, pl, sh->conf_dirfd, err);
 }
 
 int diag_finish(struct diag *d, FILE *out, struct report_run *run, bool allow_violations, bool fail)
@@ -62,6 +114,18 @@ int diag_finish(struct diag *d, FILE *out, struct report_run *run, bool allow_vi
             run->status = TF_EXIT_VIOLATIONS;
         return run->status;
     }
+    if (diag_conf_changed(d)) {
+        /* Children started after the change took their fence (block mode) or their record
+         * from what a test wrote: what they did cannot be shown clean (fail closed). */
+        fprintf(out,
+                "testfence: the shim's configuration %s was changed or removed while the command "
+                "ran: a test must not touch it (processes started after that may have written "
+                "unrecorded, or unfenced under the python backend); the run fails\n",
+                d->conf_path[0] ? d->conf_path : SHIMCONF_FILE);
+        if (run->command_status == 0)
+            run->status = TF_EXIT_VIOLATIONS;
+        run->fails_why = "the shim's configuration was changed";
+    }
     if (report_load(&r, d->logdir, SHIMCONF_LOG, &err) < 0) {
         fprintf(out, "testfence: %s\n", err.msg);
         return run->status;
@@ -82,7 +146,11 @@ void diag_close(struct diag *d)
         close(d->wsfd);
     if (d->logdir >= 0)
         close(d->logdir);
-    d->wsfd = d->logdir = -1;
+    if (d->confdir >= 0)
+        close(d->confdir);
+    free(d->conf);
+    d->conf = NULL;
+    d->wsfd = d->logdir = d->confdir = -1;
 }
 
 /* One run that did not finish: what its workspace's log holds (as the command left it:

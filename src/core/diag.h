@@ -8,6 +8,7 @@
 #include "report.h"
 #include "shimconf.h"
 
+#include <limits.h>
 #include <stdbool.h>
 
 struct diag {
@@ -16,7 +17,14 @@ struct diag {
     int wsfd;       /* the run workspace, opened before the command starts (-1: none) */
     int logdir;     /* where the log the report trusts is (-1: none) */
     bool log_apart; /* ... outside the workspace (testfence run's channel) */
+    int confdir;    /* where the shim's configuration was written (-1: none) */
+    char *conf;     /* ... what was written there, to tell a change at the end */
+    size_t conf_len;
+    char conf_path[PATH_MAX]; /* ... its name, for the message */
 };
+
+/* Nothing prepared, nothing to close: safe for diag_close. */
+void diag_init(struct diag *d);
 
 /* What the shim is told besides the policy, and where. */
 struct diag_shim {
@@ -36,7 +44,9 @@ int diag_prepare(struct diag *d, const struct plan *pl, const struct diag_shim *
 
 /* After the command: the summary (and any warning) to OUT, report.json in the workspace,
  * and the exit status: TF_EXIT_VIOLATIONS when the command exited 0 but writes were
- * blocked (unless ALLOW_VIOLATIONS), or FAIL (the record was tampered with). RUN says what
+ * blocked (unless ALLOW_VIOLATIONS), or FAIL (the record was tampered with), or the shim's
+ * configuration was changed or removed (said on OUT: the processes started after that took
+ * their fence, or their record, from what a test wrote). RUN says what
  * the report says about the run besides the log; its status is set. Returns the status
  * testfence exits with. */
 int diag_finish(struct diag *d, FILE *out, struct report_run *run, bool allow_violations,
@@ -46,6 +56,9 @@ int diag_finish(struct diag *d, FILE *out, struct report_run *run, bool allow_vi
  * not finish (ws_unfinished) left in their logs, and write their report.json (status -1),
  * so each is said once. */
 void diag_unfinished(int artifacts_fd, const char *artifacts, const char *root, FILE *out);
+
+/* Was the shim's configuration this process wrote changed or removed since (by a test)? */
+bool diag_conf_changed(const struct diag *d);
 
 void diag_close(struct diag *d);
 

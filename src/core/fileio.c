@@ -85,27 +85,38 @@ static int fill(int fd, mode_t mode, const char *data, size_t len)
     return 0;
 }
 
-int fileio_replace(const char *path, const char *data, size_t len, int exclusive, tf_err *err)
+/* The temporary file beside PATH (followed through a symlink: rename() would turn the link
+ * into a plain file) that will replace it: its name in TMP, its descriptor, and in *MODE the
+ * mode PATH has (0644 for a new file). -1 with ERR filled. */
+static int temp_beside(const char **path, char real[PATH_MAX], int exclusive, char tmp[PATH_MAX],
+                       mode_t *mode, tf_err *err)
 {
-    /* A symlinked file is replaced where it really lives; rename() would
-     * otherwise turn the link into a plain file. */
-    char real[PATH_MAX];
-    if (!exclusive && realpath(path, real))
-        path = real;
+    if (!exclusive && realpath(*path, real))
+        *path = real;
     struct stat st;
-    mode_t mode = 0644;
-    if (stat(path, &st) == 0) {
+    *mode = 0644;
+    if (stat(*path, &st) == 0) {
         if (exclusive)
-            return tf_errf(err, "%s already exists", path);
-        mode = st.st_mode & 07777;
+            return tf_errf(err, "%s already exists", *path);
+        *mode = st.st_mode & 07777;
     }
-    char dir[PATH_MAX], tmp[PATH_MAX];
-    path_dirname(dir, sizeof dir, path);
-    if (path_join(tmp, sizeof tmp, dir, ".testfence-tmp-XXXXXX", err) < 0)
+    char dir[PATH_MAX];
+    path_dirname(dir, sizeof dir, *path);
+    if (path_join(tmp, PATH_MAX, dir, ".testfence-tmp-XXXXXX", err) < 0)
         return -1;
     int fd = mkostemp(tmp, O_CLOEXEC);
     if (fd < 0)
         return tf_errnof(err, errno, "cannot create a temporary file in %s", dir);
+    return fd;
+}
+
+int fileio_replace(const char *path, const char *data, size_t len, int exclusive, tf_err *err)
+{
+    char real[PATH_MAX], tmp[PATH_MAX];
+    mode_t mode;
+    int fd = temp_beside(&path, real, exclusive, tmp, &mode, err);
+    if (fd < 0)
+        return -1;
     int e = fill(fd, mode, data, len);
     if (close(fd) < 0 && !e)
         e = errno;
@@ -113,6 +124,34 @@ int fileio_replace(const char *path, const char *data, size_t len, int exclusive
     if (!e && (exclusive ? link(tmp, path) : rename(tmp, path)) < 0)
         e = errno;
     if (e || exclusive)
+        unlink(tmp);
+    return e ? tf_errnof(err, e, "cannot write %s", path) : 0;
+}
+
+int fileio_replace_with(const char *path, int (*write_to)(FILE *f, const void *ctx),
+                        const void *ctx, tf_err *err)
+{
+    char real[PATH_MAX], tmp[PATH_MAX];
+    mode_t mode;
+    int fd = temp_beside(&path, real, 0, tmp, &mode, err);
+    if (fd < 0)
+        return -1;
+    FILE *f = fdopen(fd, "wb");
+    if (!f) {
+        int e = errno;
+        close(fd);
+        unlink(tmp);
+        return tf_errnof(err, e, "cannot write %s", path);
+    }
+    errno = 0;
+    int e = write_to(f, ctx) < 0 || fflush(f) != 0 || ferror(f) ? (errno ? errno : EIO) : 0;
+    if (!e && (fchmod(fileno(f), mode) < 0 || fsync(fileno(f)) < 0))
+        e = errno;
+    if (fclose(f) != 0 && !e)
+        e = errno;
+    if (!e && rename(tmp, path) < 0)
+        e = errno;
+    if (e)
         unlink(tmp);
     return e ? tf_errnof(err, e, "cannot write %s", path) : 0;
 }

@@ -6,6 +6,7 @@
 #include "base/err.h"
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* The largest configuration file testfence reads or rewrites (pyproject.toml, testfence.toml). */
 #define FILEIO_CONFIG_MAX (16u << 20)
@@ -22,5 +23,10 @@ int fileio_write_all(int fd, const char *data, size_t len);
 /* Replace PATH with DATA: write a temp file beside it, keep PATH's mode (0644
  * for a new file), fsync, rename over. With EXCLUSIVE, fail if PATH exists. */
 int fileio_replace(const char *path, const char *data, size_t len, int exclusive, tf_err *err);
+
+/* Replace PATH as fileio_replace does with what WRITE_TO writes to F (it returns -1 when it
+ * failed): a file that does not end up whole is never put in place. */
+int fileio_replace_with(const char *path, int (*write_to)(FILE *f, const void *ctx),
+                        const void *ctx, tf_err *err);
 
 #endif

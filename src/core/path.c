@@ -110,11 +110,19 @@ static int open_proc_self(const struct path_ctx *ctx, bool thread)
     return open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
 }
 
-static bool same_inode(int a, int b)
+/* Are A and B the same directory in the same mount? The inode alone is not enough: a bind
+ * mount of / elsewhere (/host) has the root's inode, and its ".." leads out of it, not to
+ * itself. The mount id where the kernel gives it (STATX_MNT_ID, Linux 5.8), else the inode. */
+static bool same_place(int a, int b)
 {
-    struct stat sa, sb;
-    return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
+    struct statx xa, xb;
+    unsigned mask = STATX_INO | STATX_MNT_ID;
+    if (statx(a, "", AT_EMPTY_PATH, mask, &xa) < 0 || statx(b, "", AT_EMPTY_PATH, mask, &xb) < 0)
+        return false;
+    if (xa.stx_dev_major != xb.stx_dev_major || xa.stx_dev_minor != xb.stx_dev_minor ||
+        xa.stx_ino != xb.stx_ino)
+        return false;
+    return !(xa.stx_mask & xb.stx_mask & STATX_MNT_ID) || xa.stx_mnt_id == xb.stx_mnt_id;
 }
 
 static bool on_proc(int fd)
@@ -401,7 +409,7 @@ static int step(struct walker *w)
     bool last = next_name(w);
     const char *c = w->name;
     if (!c[0] || !strcmp(c, ".") || !strcmp(c, "..")) {
-        if (!strcmp(c, "..") && !same_inode(w->cur, w->root)) {
+        if (!strcmp(c, "..") && !same_place(w->cur, w->root)) {
             int up = openat(w->cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
             if (up < 0)
                 return tf_errnof(w->err, errno, "cannot open ..");
@@ -597,4 +605,3 @@ int path_open_at(const char *path, struct path_open *open, struct path_res *res,
     }
     return rc;
 }
-

@@ -338,7 +338,10 @@ void report_print(FILE *f, const struct report *r, const struct report_run *run)
     if (r->log_unreadable)
         fprintf(f, "testfence: %s\n", r->log_error);
     fputs(run->weak ? weak_note : unshimmed_note, f);
-    if (run->status != run->command_status)
+    if (run->status != run->command_status && run->fails_why)
+        fprintf(f, "testfence: the command exited %d; exiting %d because %s\n", run->command_status,
+                run->status, run->fails_why);
+    else if (run->status != run->command_status)
         fprintf(f,
                 "testfence: the command exited %d; exiting %d because %s "
                 "(--allow-violations keeps the command's status)\n",

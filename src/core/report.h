@@ -46,10 +46,11 @@ struct report_run {
     const char *layer;     /* what refused metadata changes: "namespace", "guard", "none" */
     const char *layer_why; /* why not the namespace layer, when it was tried (NULL: it was not) */
     char *const *argv;
-    int command_status;                /* the command's own */
-    int status;                        /* what testfence exits with */
-    bool weak;                         /* --backend preload: say loudly what escapes it */
-    bool colour;                       /* the summary goes to a terminal that wants colour */
+    int command_status;    /* the command's own */
+    int status;            /* what testfence exits with */
+    bool weak;             /* --backend preload: say loudly what escapes it */
+    bool colour;           /* the summary goes to a terminal that wants colour */
+    const char *fails_why; /* why the run fails whatever the log says (NULL: it does not) */
     const struct report_outputs *outs; /* NULL: none */
 };
 

@@ -81,7 +81,7 @@ TF_PUBLIC tf_session *tf_open(void)
 {
     tf_session *s = calloc(1, sizeof *s);
     if (s)
-        s->d.wsfd = s->d.logdir = -1;
+        diag_init(&s->d);
     return s;
 }
 
@@ -807,7 +807,8 @@ TF_PUBLIC int tf_status(tf_session *s, int status)
     if (n < 0)
         return -1;
     bool planted = s->loaded && s->ses.hazards_checked && s->ses.planted > 0;
-    return status == 0 && (n > 0 || planted || log_gone(s)) ? TF_EXIT_VIOLATIONS : status;
+    bool tampered = log_gone(s) || diag_conf_changed(diag_of(s));
+    return status == 0 && (n > 0 || planted || tampered) ? TF_EXIT_VIOLATIONS : status;
 }
 
 TF_PUBLIC int tf_fails_first(const char *op, int oflags, const char *resolved, int source_dirfd,

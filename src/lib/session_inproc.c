@@ -23,7 +23,7 @@ int session_plan(struct session *s, const struct session_request *req, tf_err *e
     s->req = *req;
     s->warn = req->warn;
     s->backend = req->backend;
-    s->d.wsfd = s->d.logdir = -1;
+    diag_init(&s->d);
     s->ruleset_fd = -1;
     places_init(&s->places);
     struct plan_request pr = req->plan;

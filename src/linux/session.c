@@ -120,7 +120,7 @@ int session_plan(struct session *s, const struct session_request *req, tf_err *e
     memset(s, 0, sizeof *s);
     s->req = *req;
     s->warn = req->warn;
-    s->d.wsfd = s->d.logdir = -1;
+    diag_init(&s->d);
     s->ruleset_fd = -1;
     channel_init(&s->ch);
     report_outputs_init(&s->outs);

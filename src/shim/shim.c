@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -83,18 +84,21 @@ void *shim_real(void **slot, const char *name)
 }
 
 /* Load the configuration CONF names and look with it from now on; a CONF already in force is
- * not read again. 0, or -1 (nothing changed). */
-static char loading; /* one load at a time: a second caller meanwhile changes nothing */
+ * not read again. 0, or -1 (nothing changed): a CONF that is no absolute path the shim can
+ * hold fails even while another is in force, so its caller knows its own is not. */
+static char loading; /* one load at a time: a second caller waits for the first */
 
 static int attach(const char *conf)
 {
-    const struct shimstate *now = state();
-    if (!conf || conf[0] != '/' || strlen(conf) >= sizeof now->from)
-        return now ? 0 : -1;
-    if (now && strcmp(now->from, conf) == 0)
-        return 0;
-    if (__atomic_test_and_set(&loading, __ATOMIC_ACQUIRE))
+    if (!conf || conf[0] != '/' || strlen(conf) >= sizeof current->from)
         return -1;
+    while (__atomic_test_and_set(&loading, __ATOMIC_ACQUIRE))
+        sched_yield(); /* a load is a file read: short */
+    const struct shimstate *now = state();
+    if (now && strcmp(now->from, conf) == 0) {
+        __atomic_clear(&loading, __ATOMIC_RELEASE);
+        return 0;
+    }
     busy++;
     int rc = -1;
     tf_err err;

@@ -10,6 +10,8 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -508,6 +510,37 @@ static void test_chroot(void)
     reap(&k);
 }
 
+/* A bind mount of / inside the tree (a container's /host): it has the root's inode, but its
+ * ".." leads to the directory it is mounted on, not to itself. */
+static void kid_bind_root(void)
+{
+    char p[PATH_MAX];
+    at(p, "host");
+    if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+        mount("/", p, NULL, MS_BIND, NULL) < 0)
+        _exit(1);
+}
+
+static void test_bind_of_root(void)
+{
+    if (getuid() != 0)
+        return;
+    mk("host");
+    touch("x");
+    struct kid k = spawn_kid(kid_bind_root);
+    if (k.pid <= 0) { /* no mount namespace here (the suite under testfence run itself) */
+        fprintf(stderr, "test_path: bind of /: skipped, cannot mount here\n");
+        return;
+    }
+    struct path_ctx ctx = {k.pid};
+    char in[PATH_MAX];
+    at(in, "host/../x");
+    expect_ctx(&ctx, AT_FDCWD, in, 0, "x", __LINE__);
+    at(in, "host/tmp/../../x");
+    expect_ctx(&ctx, AT_FDCWD, in, 0, "x", __LINE__);
+    reap(&k);
+}
+
 /* path_open_at: every symlink followed is shown first (by its absolute name), a refusal
  * stops the walk, and a directory reached is handed back open. */
 struct seen {
@@ -569,6 +602,7 @@ int main(void)
     test_other_deep_cwd();
     test_undumpable();
     test_chroot();
+    test_bind_of_root();
     test_open_at();
 
     CHECK(path_is_within("/a/b", "/a"));

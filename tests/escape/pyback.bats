@@ -26,9 +26,10 @@ declare -gA HOLES=(
     [hole_child_python_isolated]="a child Python started with -I (or -E, -S) ignores PYTHONPATH: no guard; and no shim without LD_PRELOAD"
     [hole_state_tamper]="the hook reads the plugin's module state (_testfence.state._state.policy, .session): a test that changes it turns the fence off (as ctypes can)"
     [hole_audit_hook_toctou]="the verdict is taken before the call: a link swapped in between (here by the test's own audit hook, run after the fence's; a thread racing does it too) is followed by the kernel unjudged"
-    [hole_shelve]="shelve.open and dbm.open create the file in C (dbm.ndbm, dbm.gnu: no audit event); only dbm.dumb and dbm.sqlite3 (3.13) go through open/sqlite3.connect"
+    [hole_dbm_c_direct]="_dbm.open (or _gdbm.open) called directly creates the file in C with no audit event; dbm.ndbm.open and dbm.gnu.open are wrapped"
     [hole_sqlite_attach]="SQLite's ATTACH DATABASE (and VACUUM INTO) creates a file in C: only sqlite3.connect raises an event"
     [hole_child_shim_conf_dropped]="a child whose environment lost TESTFENCE_SHIM_CONF (LD_PRELOAD kept): the shim does nothing without its configuration"
+    [hole_child_conf_rewritten]="a test rewrites the shim's configuration in the workspace (mode diagnose), then starts a child: the shim there does not refuse. Found at the end: the run fails, 120, saying so"
     [hole_child_python_shadowed]="a child Python with another sitecustomize ahead of the guard's on PYTHONPATH, and no LD_PRELOAD: no guard, no shim"
 )
 
@@ -81,6 +82,8 @@ PY
 
 # The corpus: CASE -> the body of its test (ROOT, TESTS; T the file t.CASE, N the new name
 # n.CASE, D the directory d.CASE with d.CASE/f and the empty d.CASE/e; S a file in tests/).
+# hole_child_conf_rewritten stays last: every child started after it runs with its shim
+# configuration, so it would hide what the cases after it test.
 corpus() {
     cat <<'PY'
 open_w: open(T, "w").write("x")
@@ -150,10 +153,13 @@ open_nested_in_hook: fd = os.open(TESTS, os.O_RDONLY); sys.addaudithook(lambda e
 link_through_symlink: os.symlink(T, TESTS / "ls.x"); os.link(TESTS / "ls.x", TESTS / "lh.x"); open(TESTS / "lh.x", "w").write("x")
 hole_state_tamper: st = sys.modules["_testfence.state"]._state; p = st.policy; st.policy = None; open(T, "w").write("x"); st.policy = p
 hole_audit_hook_toctou: os.symlink(TESTS, TESTS / "sw.x"); sys.addaudithook(lambda e, a: e == "open" and str(a[0]).endswith("sw.x/" + T.name) and os.readlink(TESTS / "sw.x") != str(ROOT) and (os.remove(TESTS / "sw.x"), os.symlink(ROOT, TESTS / "sw.x"))); open(TESTS / "sw.x" / T.name, "w").write("x")
-hole_shelve: shelve.open(str(N)).close()
+shelve_dbm: shelve.open(str(N)).close()
+dbm_ndbm_direct: import dbm.ndbm; dbm.ndbm.open(str(N), "c").close()
+hole_dbm_c_direct: import _dbm; _dbm.open(str(N), "c").close()
 hole_sqlite_attach: c = sqlite3.connect(":memory:"); c.execute("ATTACH DATABASE ? AS o", (str(N),)); c.execute("create table o.t(x)"); c.commit()
 hole_child_shim_conf_dropped: subprocess.run(["sh", "-c", "echo x > '%s'" % T], env={k: v for k, v in os.environ.items() if k != "TESTFENCE_SHIM_CONF"})
 hole_child_python_shadowed: (TESTS / "sc.x").mkdir(); (TESTS / "sc.x" / "sitecustomize.py").write_text(""); subprocess.run([sys.executable, "-c", "open(%r, 'w').write('x')" % str(T)], env=dict({k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}, PYTHONPATH=str(TESTS / "sc.x") + os.pathsep + os.environ.get("PYTHONPATH", "")))
+hole_child_conf_rewritten: c = os.environ.get("TESTFENCE_SHIM_CONF"); t = c and open(c).read().replace("mode\tblock", "mode\tdiagnose"); c and (os.chmod(c, 0o644), open(c, "w").write(t)); subprocess.run(["sh", "-c", "echo x > '%s'" % T])
 PY
 }
 

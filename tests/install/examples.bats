@@ -72,7 +72,8 @@ assert ET.parse("testfence-junit.xml").getroot().get("failures") == "0"'
     run run_steps "$TESTFENCE_SRC/examples/ci/gitlab-ci.yml" gitlab "$BATS_TEST_TMPDIR/c"
     [ "$output" = $'step 1: 1\nstep 2: 1' ] || { echo "$output"; cat "$BATS_TEST_TMPDIR"/step*.log; false; }
     cd "$BATS_TEST_TMPDIR/c"
-    /usr/bin/python3 -c 'import xml.etree.ElementTree as ET
+    /usr/bin/python3 -c 'import json, xml.etree.ElementTree as ET
+assert "TF101" in {i["check_name"] for i in json.load(open("gl-code-quality-report.json"))}
 fence = ET.parse("testfence-junit.xml").getroot()
 assert fence.get("failures") == "4", fence.attrib
 names = {c.get("name") for c in fence.iter("testcase")}
@@ -81,6 +82,7 @@ ET.parse("tests/artifacts/pytest-junit.xml")'
     cleanproject "$BATS_TEST_TMPDIR/p"
     run run_steps "$TESTFENCE_SRC/examples/ci/gitlab-ci.yml" gitlab "$BATS_TEST_TMPDIR/p"
     [ "$output" = $'step 1: 0\nstep 2: 0' ] || { echo "$output"; cat "$BATS_TEST_TMPDIR"/step*.log; false; }
+    [ "$(cat "$BATS_TEST_TMPDIR/p/gl-code-quality-report.json")" = "[]" ]
 }
 
 @test "pre-commit try-repo: the audit hook fails on careless tests, passes on clean ones" {

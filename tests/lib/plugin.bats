@@ -106,6 +106,27 @@ EOF
     assert_outside_unchanged
 }
 
+@test "a test that rewrites the shim's configuration fails the run: its children's refusals could go unrecorded" {
+    # Without its sink, a child's shim records nothing: the kernel refuses the write, the
+    # test swallows the error, and only the changed configuration can show it.
+    cat >tests/test_conf.py <<'EOF'
+import os, subprocess
+
+def test_hides_its_child():
+    conf = os.environ["TESTFENCE_SHIM_CONF"]
+    text = "".join(l for l in open(conf) if not l.startswith("sink"))
+    os.chmod(conf, 0o644)
+    open(conf, "w").write(text)
+    subprocess.run(["sh", "-c", "echo x > ../config.toml 2>/dev/null"], cwd=os.path.dirname(__file__))
+EOF
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+    run $PY -m pytest tests/test_conf.py
+    expect_status 120
+    expect_output_has "testfence-shim.conf was changed or removed while the command ran"
+    rm tests/test_conf.py
+    assert_outside_unchanged
+}
+
 @test "writes in a fixture fail its test's setup; at import time, the collector" {
     cat >tests/test_fixture.py <<'EOF'
 import pytest
@@ -197,6 +218,28 @@ for t in json.load(open(sys.argv[1]))["tests"]:
     run $PY -m pytest tests/test_settings.py -k tmp_path
     expect_status 120
     expect_output_has "(outside any test): 1 blocked write"
+    assert_outside_unchanged
+}
+
+@test "a pytest a test runs in its own process (pytester) does not take the test's name away: what the test writes after is still its own" {
+    cat >tests/test_inner.py <<'EOF'
+from pathlib import Path
+
+pytest_plugins = ["pytester"]
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_runs_pytest_inside(pytester):
+    pytester.makepyfile("def test_a():\n    pass\n")
+    pytester.runpytest_inprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
+    (ROOT / "presets.toml").write_text("clobbered")
+EOF
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+    run $PY -m pytest -p no:cacheprovider tests/test_inner.py
+    expect_status 1
+    expect_output_has "tests/test_inner.py::test_runs_pytest_inside: 1 blocked write"
+    expect_output_lacks "outside any test"
+    rm tests/test_inner.py
     assert_outside_unchanged
 }
 

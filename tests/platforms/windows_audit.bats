@@ -30,13 +30,13 @@ setup() { wine_skip_if_missing; }
     echo "# $n/$n golden cases identical under wine" >&3
 }
 
-@test "audit: --format json, sarif and github of a real file match Linux's" {
+@test "audit: --format json, sarif, github, gitlab and junit of a real file match Linux's" {
     local d="$BATS_TEST_TMPDIR/p" f a b
     mkdir -p "$d/.git" "$d/tests"
     printf 'x\n' >"$d/config.toml"
     printf 'def test_x():\n    open("config.toml", "w").write("x")\n    open("/etc/app.conf", "w")\n' >"$d/tests/test_x.py"
     cd "$d"
-    for f in json sarif github; do
+    for f in json sarif github gitlab junit; do
         a=$(NO_COLOR=1 "$TESTFENCE" audit --no-cache --format "$f" 2>&1 | sed "s|$d|<ROOT>|g")
         b=$(NO_COLOR=1 win audit --no-cache --format "$f" 2>&1 | sed -e "s|/Z:$d|<ROOT>|g" -e "s|Z:$d|<ROOT>|g")
         [ "$a" = "$b" ] || { diff <(echo "$a") <(echo "$b"); false; }
@@ -49,9 +49,28 @@ setup() { wine_skip_if_missing; }
     printf 'x\n' >"$d/config.toml"
     printf 'def test_x():\n    open("config.toml", "w")\n' >"$d/tests/test_x.py"
     cd "$d"
-    a=$(NO_COLOR=1 "$TESTFENCE" audit --no-cache tests/test_x.py 2>&1)
-    b=$(NO_COLOR=1 win audit --no-cache 'tests\test_x.py' 2>&1)
+    # --exit-zero: the finding is the point here, not the status (1 on findings)
+    a=$(NO_COLOR=1 "$TESTFENCE" audit --exit-zero --no-cache tests/test_x.py 2>&1)
+    b=$(NO_COLOR=1 win audit --exit-zero --no-cache 'tests\test_x.py' 2>&1)
     [ "$a" = "$b" ]
-    c=$(NO_COLOR=1 win audit --no-cache "Z:$d/tests" 2>&1)
-    [ "$(sed "s|Z:$d|<ROOT>|g" <<<"$c")" = "$(NO_COLOR=1 "$TESTFENCE" audit --no-cache "$d/tests" 2>&1 | sed "s|$d|<ROOT>|g")" ]
+    c=$(NO_COLOR=1 win audit --exit-zero --no-cache "Z:$d/tests" 2>&1)
+    [ "$(sed "s|Z:$d|<ROOT>|g" <<<"$c")" = "$(NO_COLOR=1 "$TESTFENCE" audit --exit-zero --no-cache "$d/tests" 2>&1 | sed "s|$d|<ROOT>|g")" ]
+}
+
+@test "audit: --output-file replaces the report whole, as on Linux (issue 29)" {
+    local d="$BATS_TEST_TMPDIR/p"
+    mkdir -p "$d/.git" "$d/tests"
+    printf 'x\n' >"$d/config.toml"
+    printf 'def test_x():\n    open("config.toml", "w")\n' >"$d/tests/test_x.py"
+    cd "$d"
+    run "$TESTFENCE" audit --no-cache --format gitlab -o linux.json
+    [ "$status" -eq 1 ]
+    printf 'old report\n' >win.json
+    run win audit --no-cache --format gitlab -o win.json
+    [ "$status" -eq 1 ]
+    cmp linux.json win.json
+    [ -z "$(ls -a | grep testfence-tmp)" ]
+    run win audit --no-cache -o tests/test_x.py
+    [ "$status" -eq 125 ]
+    grep -q 'open("config.toml", "w")' tests/test_x.py
 }

@@ -307,6 +307,9 @@ conf = os.path.abspath("tests/mine.conf")
 with open(conf, "w") as f:
     f.write("\n".join(keep) + "\n")
 assert ctypes.CDLL(None).testfence_shim_attach(conf.encode()) == 0
+# A configuration the shim cannot hold fails, though one is in force: its caller must know.
+assert ctypes.CDLL(None).testfence_shim_attach(b"/" + b"x" * 5000) == -1
+assert ctypes.CDLL(None).testfence_shim_attach(b"relative.conf") == -1
 try:
     with open("config.toml", "w") as f:
         f.write("clobbered\n")
@@ -442,4 +445,17 @@ except FileExistsError:
     [ "$(ls tests/artifacts/_isolation_workspace_*/report.json | wc -l)" -eq 2 ]
     run "$TESTFENCE" run -- true
     [[ "$output" != *"did not finish"* ]]
+}
+
+@test "HOME under /tmp (a CI container's): a write to ~/.x gets the home hint, not the /tmp one" {
+    home=$(mktemp -d /tmp/tf-somehome.XXXXXX)
+    HOME=$home PYTEST_CURRENT_TEST="tests/test_h.py::test_x (call)" \
+        run "$TESTFENCE" run -- sh -c "echo x > '$home/.apprc'; true"
+    rm -rf "$home"
+    expect_status 120
+    expect_output_has "attempted to write to $home/.apprc which is outside $P/tests/. How to fix: a file in your home directory: point the code at tmp_path"
+    [[ "$output" != *"hard-coded /tmp path"* ]]
+    HOME=$home run "$TESTFENCE" run -- sh -c "echo x > /tmp/tf-fixed-name-$$; true"
+    expect_status 120
+    expect_output_has "How to fix: a hard-coded /tmp path"
 }

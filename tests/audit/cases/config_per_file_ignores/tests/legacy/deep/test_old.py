@@ -1,0 +1,8 @@
+# tests/legacy/deep/test_old.py
+import os
+
+
+def test_writes():
+    open("config.toml", "w")
+    open("/tmp/fixed.log", "w")
+    open("out.log", "w")

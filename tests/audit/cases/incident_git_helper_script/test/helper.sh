@@ -1,0 +1,3 @@
+#!/bin/sh
+# https://github.com/crenv/crenv/pull/41
+git config --global user.name "crenv test"

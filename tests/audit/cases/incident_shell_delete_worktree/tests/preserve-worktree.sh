@@ -1,0 +1,3 @@
+#!/bin/bash
+here="$PWD"
+rm -rf "$here"
