@@ -70,14 +70,62 @@ static bool may_be_project(const char *name)
     return true;
 }
 
-static void record_call(apy *P, const char *name)
+/* The known arguments of a call (ARGS, an N_ARGS node), each evaluated, appended to the
+ * facts; the positional ones are counted. */
+static void record_args(apy *P, uint32_t args, tf_call *c)
+{
+    c->arg0 = (uint32_t)P->f->n_args;
+    int at = 0;
+    for (uint32_t a = apy_kind(P, args) == N_ARGS ? apy_node(P, args)->kid : 0; a && at < 255;
+         a = apy_node(P, a)->next) {
+        int k = apy_kind(P, a);
+        if (k == N_STARRED || k == N_DSTAR) {
+            c->flags |= CALL_STAR;
+            continue;
+        }
+        uint32_t v = k == N_KWARG ? apy_kid(P, a, 1) : a;
+        tf_arg x = {.pos = (uint16_t)(k == N_KWARG ? 0 : at)};
+        at += k != N_KWARG && !(c->flags & CALL_STAR);
+        tf_pathval pv;
+        bool none;
+        if (apy_falsy_literal(P, v, &none))
+            x.flags = (uint8_t)(ARG_FALSY | (none ? ARG_NONE : 0));
+        else if ((apy_kind(P, v) == N_CONST && apy_node(P, v)->op == KW_TRUE) ||
+                 apy_kind(P, v) == N_NUMBER)
+            x.flags = ARG_TRUE; /* if clean: ... runs */
+        apy_eval(P, v, 0, &pv);
+        if (pv.kind == TF_PATH_UNKNOWN && !x.flags)
+            continue;
+        apy_note_param(P, &pv);
+        x.value = tf_facts_path(P->f, &pv);
+        if (k == N_KWARG)
+            x.kw = tf_facts_str(P->f, apy_text(P, apy_kid(P, a, 0)), apy_len(P, apy_kid(P, a, 0)));
+        tf_facts_add_arg(P->f, &x); /* index 0 is a valid one: failure is f->oom */
+        c->n_args += !P->f->oom;
+    }
+    c->n_pos = (uint8_t)at;
+}
+
+/* Record a call of NAME at node AT; CALL (0 for a function passed as a value) gives its
+ * arguments, CTOR says the receiver is a new instance (Class().method()). */
+static void record_call(apy *P, const char *name, uint32_t at, uint32_t call, bool ctor)
 {
     if (P->in_main || !may_be_project(name))
         return;
-    tf_call c = {.callee = apy_pool(P, name), .func = P->w.func, .state = P->w.state};
+    tf_pos pos = apy_pos(P, at);
+    tf_call c = {.callee = apy_pool(P, name),
+                 .func = P->w.func,
+                 .state = P->w.state,
+                 .line = (uint32_t)pos.line,
+                 .col = (uint16_t)(pos.col < 65535 ? pos.col : 65535),
+                 .flags = ctor ? CALL_CTOR : 0};
+    if (call)
+        record_args(P, apy_kid(P, call, 1), &c);
     size_t n = P->f->n_calls;
-    if (n && !memcmp(&P->f->calls[n - 1], &c, sizeof c))
-        return;
+    const tf_call *last = n ? &P->f->calls[n - 1] : NULL;
+    if (!c.n_args && last && !last->n_args && last->n_pos == c.n_pos && last->flags == c.flags &&
+        last->callee == c.callee && last->func == c.func && last->state == c.state)
+        return; /* the same call again with nothing known to bind: the first one stands */
     tf_facts_add_call(P->f, &c);
 }
 
@@ -92,7 +140,7 @@ static void record_callbacks(apy *P, uint32_t args)
         if ((apy_kind(P, v) == N_NAME || apy_kind(P, v) == N_ATTR) &&
             !apy_lookup(P, apy_text(P, v), apy_len(P, v), &x) &&
             apy_canonical(P, v, name, sizeof name))
-            record_call(P, name);
+            record_call(P, name, v, 0, false);
     }
 }
 
@@ -112,6 +160,17 @@ void apy_call_effect(apy *P, uint32_t call)
                                              .a = P->w.state,
                                              .callee = apy_pool(P, name),
                                              .value = tf_facts_path(P->f, &v)});
+}
+
+/* monkeypatch.setattr, mock.patch(...), patch.object(...): a test that replaces code. */
+bool apy_is_patch(const char *name)
+{
+    const char *tail = apy_last_part(name);
+    size_t n = strlen(name);
+    return (!strcmp(tail, "setattr") && strncmp(name, "setattr", 7)) || !strcmp(tail, "patch") ||
+           (n > 13 && !strcmp(name + n - 13, ".patch.object")) ||
+           (n > 11 && !strcmp(name + n - 11, ".patch.dict")) || !strcmp(name, "patch.object") ||
+           !strcmp(name, "patch.dict");
 }
 
 /* Calls whose string arguments are messages for people, not paths. */
@@ -136,12 +195,23 @@ void apy_on_call(apy *P, uint32_t call)
     char name[APY_NAME_MAX * 2];
     bool named = apy_canonical(P, fn, name, sizeof name);
     if (named) {
+        if (P->w.func && apy_is_patch(name))
+            P->f->funcs[P->w.func].flags |= FN_PATCHES;
         on_chdir(P, call, fn, name);
         apy_on_env_removal(P, call, fn, name);
         apy_on_setenv(P, call, name);
         apy_on_subprocess(P, call, name);
         if (!apy_on_temp(P, call, name) && !apy_on_writer(P, call, name))
-            record_call(P, name);
+            record_call(P, name, call, call, false);
+    } else if (apy_kind(P, fn) == N_ATTR && apy_kind(P, apy_kid(P, fn, 0)) == N_CALL &&
+               apy_canonical(P, apy_kid(P, apy_kid(P, fn, 0), 0), name, sizeof name)) {
+        size_t have = strlen(name), l = apy_len(P, apy_kid(P, fn, 1)); /* App().run() */
+        if (have + 1 + l < sizeof name) {
+            name[have] = '.';
+            memcpy(name + have + 1, apy_text(P, apy_kid(P, fn, 1)), l);
+            name[have + 1 + l] = '\0';
+            record_call(P, name, call, call, true);
+        }
     }
     if (apy_kind(P, fn) == N_ATTR)
         apy_on_path_method(P, call, fn);

@@ -11,4 +11,7 @@ void apy_call_effect(apy *P, uint32_t call);
 /* A call in an expression: what it writes, changes or records; then its parts. */
 void apy_on_call(apy *P, uint32_t call);
 
+/* Does calling NAME replace code for the test (monkeypatch.setattr, mock.patch, ...)? */
+bool apy_is_patch(const char *name);
+
 #endif

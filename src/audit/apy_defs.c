@@ -1,6 +1,8 @@
 #include "apy_defs.h"
 
+#include "apy_calls.h"
 #include "apy_emit.h"
+#include "apy_eval.h"
 #include "apy_expr.h"
 #include "apy_scope.h"
 #include "apy_stmt.h"
@@ -40,6 +42,8 @@ static void decorators(apy *P, uint32_t decs, decor *d)
         if (!apy_canonical(P, callee, name, sizeof name))
             continue;
         const char *tail = apy_last_part(name);
+        if (apy_is_patch(name))
+            d->flags |= FN_PATCHES; /* @mock.patch("app.save") */
         if (!strcmp(name, "contextlib.contextmanager") || !strcmp(tail, "contextmanager") ||
             !strcmp(tail, "asynccontextmanager"))
             d->flags |= FN_CM;
@@ -71,20 +75,57 @@ static bool is_setup(const char *name)
     return apy_name_in(name, names);
 }
 
+/* Parameter P_NODE (the INDEXth named one) of the function being walked: remembered for the
+ * walk, and recorded at once when it has a default (evaluated where the def is: defaults are
+ * evaluated once, when the module is imported). */
+static void record_param(apy *P, uint32_t p_node, uint32_t nm, int index, bool kwonly)
+{
+    uint32_t def = apy_kid(P, p_node, 1);
+    int flavour = apy_node(P, p_node)->flags;
+    uint8_t flags = (uint8_t)((kwonly ? PA_KWONLY : 0) | (flavour != PARAM_PLAIN ? PA_STAR : 0));
+    if (index < 32) {
+        P->w.param_name[index] = nm;
+        P->w.param_flags[index] = flags;
+        P->w.n_params = index + 1;
+    }
+    if (apy_kind(P, def) == N_EMPTY)
+        return;
+    tf_param pa = {.func = P->w.func,
+                   .name = tf_facts_str(P->f, apy_text(P, nm), apy_len(P, nm)),
+                   .index = (uint16_t)index,
+                   .flags = flags};
+    tf_pathval v;
+    bool none;
+    apy_eval(P, def, 0, &v);
+    v.home_early = v.kind == TF_PATH_LITERAL && v.text[0] == '~';
+    pa.flags |= PA_DEFAULT | (apy_falsy_literal(P, def, &none) ? PA_FALSY : 0);
+    pa.dflt = tf_facts_path(P->f, &v);
+    tf_facts_add_param(P->f, &pa);
+}
+
 /* Parameter names, comma-separated; each bound to its parameter value. */
 static void bind_params(apy *P, uint32_t params, char *out, size_t len)
 {
     size_t have = 0;
     int i = 0;
+    bool kwonly = false;
     out[0] = '\0';
-    for (uint32_t p = apy_node(P, params)->kid; p; p = apy_node(P, p)->next, i++) {
+    for (uint32_t p = apy_node(P, params)->kid; p; p = apy_node(P, p)->next) {
         uint32_t nm = apy_kid(P, p, 0);
-        if (apy_kind(P, nm) != N_NAME)
+        if (apy_kind(P, nm) != N_NAME) { /* a bare * makes the rest keyword-only */
+            kwonly |= apy_node(P, p)->flags == PARAM_MARKER && apy_text(P, p)[0] == '*';
             continue;
+        }
+        if (i < 256)
+            record_param(P, p, nm, i, kwonly);
+        kwonly |= apy_node(P, p)->flags == PARAM_STAR;
         tf_pathval v;
         tf_pv_unknown(&v);
-        v.kind = TF_PATH_PARAM;
-        v.up = i;
+        if (i < 256) {
+            v.state = TF_PARAM_REF(P->w.func, i);
+            tf_pv_based(&v, TF_PATH_PARAM, false);
+        }
+        i++;
         apy_bind(P, apy_text(P, nm), apy_len(P, nm), &v);
         if (have + apy_len(P, nm) + 2 < len)
             have += (size_t)snprintf(out + have, len - have, "%s%.*s", have ? "," : "",

@@ -27,9 +27,15 @@ void apy_fact(apy *P, int k, int flags, uint32_t at, const char *op, const tf_pa
 {
     if (P->in_main)
         return;
+    if (P->w.guard) {
+        tf_pathval g = {.kind = TF_PATH_PARAM};
+        g.state = TF_PARAM_REF(P->w.func, P->w.guard - 1u);
+        apy_note_param(P, &g);
+    }
     tf_fact x = {.kind = (uint8_t)k,
                  .flags = (uint8_t)flags,
                  .pos = apy_pos(P, at),
+                 .guard = P->w.guard,
                  .op = op ? apy_pool(P, op) : 0,
                  .state = P->w.state};
     if (target)
@@ -37,11 +43,13 @@ void apy_fact(apy *P, int k, int flags, uint32_t at, const char *op, const tf_pa
     tf_facts_add_fact(P->f, &x);
 }
 
-/* A write of OP to the value of expression A (reported at node AT). */
+/* A write of OP to the value of expression A (reported at node AT). A parameter's is kept
+ * for the calls of its function to place. */
 void apy_write_to(apy *P, uint32_t at, const char *op, const tf_pathval *v, int flags)
 {
-    if (v->kind == TF_PATH_UNKNOWN || v->kind == TF_PATH_PARAM)
+    if (v->kind == TF_PATH_UNKNOWN)
         return;
+    apy_note_param(P, v);
     apy_fact(P, FACT_WRITE, flags, at, op, v);
 }
 

@@ -101,6 +101,7 @@ static bool eval_transform(apy *P, const char *name, uint32_t call, int depth, t
     } else if (!strcmp(name, "os.path.expanduser") && has0) {
         apy_eval(P, a, depth + 1, out);
         out->object = false;
+        out->home_early |= out->kind == TF_PATH_LITERAL && out->text[0] == '~' && P->w.func == 0;
     } else if (apy_name_in(name, same) && has0) {
         apy_eval(P, a, depth + 1, out);
         out->object = false;
@@ -108,6 +109,22 @@ static bool eval_transform(apy *P, const char *name, uint32_t call, int depth, t
         return false;
     }
     return true;
+}
+
+bool apy_falsy_literal(apy *P, uint32_t n, bool *is_none)
+{
+    int k = apy_kind(P, n), op = apy_node(P, n)->op;
+    *is_none = k == N_CONST && op == KW_NONE_;
+    return *is_none || (k == N_CONST && op == KW_FALSE) ||
+           (k == N_NUMBER && apy_text_is(P, n, "0")) ||
+           (k == N_STRING && (apy_text_is(P, n, "\"\"") || apy_text_is(P, n, "''")));
+}
+
+/* "~" read at module level: when the module is imported, before any test runs. */
+static void home_value(apy *P, tf_pathval *out, bool object)
+{
+    tf_pv_literal(out, "~", 1, object);
+    out->home_early = P->w.func == 0;
 }
 
 /* Functions of a dotted name that give a place: the working directory, home, temp. */
@@ -121,7 +138,7 @@ static bool eval_place(apy *P, const char *name, uint32_t call, tf_pathval *out)
         out->state = P->w.state;
         tf_pv_based(out, TF_PATH_CWD, true);
     } else if (!strcmp(name, "pathlib.Path.home")) {
-        tf_pv_literal(out, "~", 1, true);
+        home_value(P, out, true);
     } else if (!strcmp(name, "tempfile.gettempdir") || !strcmp(name, "tempfile.gettempdirb")) {
         tf_pv_based(out, TF_PATH_TEMP, false);
     } else if (apy_name_in(name, unique)) {
@@ -130,7 +147,7 @@ static bool eval_place(apy *P, const char *name, uint32_t call, tf_pathval *out)
         out->wild = true;
     } else if ((!strcmp(name, "os.getenv") || !strcmp(name, "os.environ.get")) &&
                is_home_env(P, call, true)) {
-        tf_pv_literal(out, "~", 1, false);
+        home_value(P, out, false);
     } else {
         return false;
     }
@@ -189,7 +206,7 @@ static void eval_method(apy *P, uint32_t call, uint32_t fn, int depth, tf_pathva
         format_template(&t, false, out);
         return;
     }
-    if (!out->object || out->kind == TF_PATH_UNKNOWN) {
+    if ((!out->object && out->kind != TF_PATH_PARAM) || out->kind == TF_PATH_UNKNOWN) {
         tf_pv_unknown(out);
         return;
     }
@@ -250,7 +267,7 @@ static void eval_attribute(apy *P, uint32_t n, int depth, tf_pathval *out)
         return;
     }
     apy_eval(P, apy_kid(P, n, 0), depth + 1, out);
-    if (out->object)
+    if (out->object || out->kind == TF_PATH_PARAM)
         tf_pv_parent(out);
     else
         tf_pv_unknown(out);
@@ -264,7 +281,7 @@ static void eval_subscript(apy *P, uint32_t n, int depth, tf_pathval *out)
     tf_pv_unknown(out);
     if (apy_canonical(P, value, name, sizeof name) && !strcmp(name, "os.environ") &&
         is_home_env(P, n, false)) {
-        tf_pv_literal(out, "~", 1, false);
+        home_value(P, out, false);
         return;
     }
     if (apy_kind(P, value) != N_ATTR || !apy_text_is(P, apy_kid(P, value, 1), "parents") ||
@@ -272,7 +289,7 @@ static void eval_subscript(apy *P, uint32_t n, int depth, tf_pathval *out)
         return;
     int levels = atoi(apy_text(P, sub)) + 1;
     apy_eval(P, apy_kid(P, value, 0), depth + 1, out);
-    if (!out->object) {
+    if (!out->object && out->kind != TF_PATH_PARAM) {
         tf_pv_unknown(out);
         return;
     }
@@ -292,10 +309,11 @@ static void eval_binop(apy *P, uint32_t n, int depth, tf_pathval *out)
         return;
     }
     apy_eval(P, apy_kid(P, n, 1), depth + 1, &r);
-    if (op == OP_SLASH && out->object) {
+    if (op == OP_SLASH && (out->object || out->kind == TF_PATH_PARAM)) {
         if (r.kind == TF_PATH_UNKNOWN && out->kind != TF_PATH_UNKNOWN)
             tf_pv_literal(&r, "*", 1, false), r.wild = true;
         apy_join_value(out, &r);
+        out->object = out->kind != TF_PATH_UNKNOWN; /* only a path object has "/" */
     } else if (op == OP_PLUS && !out->object && out->kind == TF_PATH_LITERAL) {
         const char *add = r.kind == TF_PATH_LITERAL ? r.text : "*";
         size_t have = strlen(out->text), more = strlen(add);
@@ -310,6 +328,69 @@ static void eval_binop(apy *P, uint32_t n, int depth, tf_pathval *out)
     } else {
         tf_pv_unknown(out);
     }
+}
+
+/* The parameter record of REF (a TF_PATH_PARAM's), or NULL. */
+static tf_param *param_of(apy *P, unsigned ref)
+{
+    for (size_t i = P->f->n_params; i-- > 0;) {
+        tf_param *pa = &P->f->params[i];
+        if (pa->func == TF_PARAM_FUNC(ref) && pa->index == TF_PARAM_INDEX(ref))
+            return pa;
+        if (pa->func < TF_PARAM_FUNC(ref))
+            break;
+    }
+    return NULL;
+}
+
+void apy_note_param(apy *P, const tf_pathval *v)
+{
+    unsigned i = TF_PARAM_INDEX(v->state);
+    if (v->kind != TF_PATH_PARAM || TF_PARAM_FUNC(v->state) != P->w.func ||
+        i >= (unsigned)P->w.n_params || param_of(P, v->state))
+        return;
+    uint32_t nm = P->w.param_name[i];
+    tf_param pa = {.func = P->w.func,
+                   .name = tf_facts_str(P->f, apy_text(P, nm), apy_len(P, nm)),
+                   .index = (uint16_t)i,
+                   .flags = P->w.param_flags[i]};
+    tf_facts_add_param(P->f, &pa);
+}
+
+void apy_param_fallback(apy *P, const tf_pathval *param, const tf_pathval *fallback)
+{
+    apy_note_param(P, param);
+    tf_param *pa = param->kind == TF_PATH_PARAM && !param->text[0] && param->up == 0 &&
+                           TF_PARAM_FUNC(param->state) == P->w.func
+                       ? param_of(P, param->state)
+                       : NULL;
+    if (!pa || (pa->flags & PA_FALLBACK) || fallback->kind == TF_PATH_UNKNOWN ||
+        fallback->kind == TF_PATH_PARAM)
+        return;
+    tf_fpath fp = tf_facts_path(P->f, fallback);
+    if ((pa = param_of(P, param->state))) { /* the pool may have grown; params did not move */
+        pa->fallback = fp;
+        pa->flags |= PA_FALLBACK;
+    }
+}
+
+/* "p or DEFAULT" on a parameter: the parameter, and DEFAULT where the argument is falsy. */
+static void eval_or(apy *P, uint32_t n, int depth, tf_pathval *out)
+{
+    uint32_t first = apy_node(P, n)->kid, second = first ? apy_node(P, first)->next : 0;
+    tf_pv_unknown(out);
+    if (apy_node(P, n)->op != KW_OR || !second || apy_node(P, second)->next)
+        return;
+    tf_pathval fb;
+    apy_eval(P, first, depth + 1, out);
+    apy_eval(P, second, depth + 1, &fb);
+    if (out->kind != TF_PATH_PARAM || out->text[0] || out->up || fb.kind == TF_PATH_UNKNOWN) {
+        tf_pv_unknown(out);
+        return;
+    }
+    apy_param_fallback(P, out, &fb);
+    out->or_default = true;
+    out->object |= fb.object;
 }
 
 void apy_eval(apy *P, uint32_t n, int depth, tf_pathval *out)
@@ -345,6 +426,9 @@ void apy_eval(apy *P, uint32_t n, int depth, tf_pathval *out)
         break;
     case N_NAMED:
         apy_eval(P, apy_kid(P, n, 1), depth + 1, out);
+        break;
+    case N_BOOLOP:
+        eval_or(P, n, depth, out);
         break;
     default:
         break;

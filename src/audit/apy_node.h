@@ -31,6 +31,11 @@ typedef struct apy_walk {
     bool dead;      /* after return/raise: the rest of the block is not reached */
     bool has_exit;
     uint32_t exit; /* the join of the states at its returns */
+    uint8_t guard; /* under "if p:": parameter guard - 1 (0: none) */
+    int n_params;  /* the function's named parameters: name nodes and PA_ flags, recorded
+                      in the facts only when a write, a call or a default needs them */
+    uint32_t param_name[32];
+    uint8_t param_flags[32];
     bool env_stripped;
     char stripped[8][APY_NAME_MAX]; /* env dicts that lost the bytecode settings */
     int n_stripped;

@@ -34,6 +34,33 @@ static bool is_main_guard(apy *P, uint32_t test)
             (apy_text_is(P, l, "\"__main__\"") || apy_text_is(P, l, "'__main__'")));
 }
 
+/* The bare parameter of the function being walked that expression N names, or false. */
+static bool own_param(apy *P, uint32_t n, tf_pathval *pv)
+{
+    return apy_kind(P, n) == N_NAME && apy_lookup(P, apy_text(P, n), apy_len(P, n), pv) &&
+           pv->kind == TF_PATH_PARAM && !pv->text[0] && !pv->up &&
+           TF_PARAM_FUNC(pv->state) == P->w.func && P->w.func;
+}
+
+/* "if p is None:" or "if not p:" on a parameter: the name node, else 0. */
+static uint32_t none_test(apy *P, uint32_t test)
+{
+    if (apy_kind(P, test) == N_NOT)
+        return apy_kid(P, test, 0);
+    if (apy_kind(P, test) != N_COMPARE || py_nkids(P->t, test) != 2)
+        return 0;
+    uint32_t l = apy_kid(P, test, 0), r = apy_kid(P, test, 1);
+    const char *t = apy_text(P, test);
+    bool is = false; /* "is" or "==", not "is not" or "!=" */
+    for (size_t i = apy_node(P, l)->end - apy_node(P, test)->start;
+         i + 1 < apy_node(P, r)->start - apy_node(P, test)->start; i++)
+        is |= (t[i] == 'i' && t[i + 1] == 's') || (t[i] == '=' && t[i + 1] == '=');
+    for (size_t i = apy_node(P, l)->end - apy_node(P, test)->start;
+         i + 2 < apy_node(P, r)->start - apy_node(P, test)->start; i++)
+        is &= !(t[i] == 'n' && t[i + 1] == 'o' && t[i + 2] == 't') && t[i] != '!';
+    return is && apy_kind(P, r) == N_CONST && apy_node(P, r)->op == KW_NONE_ ? l : 0;
+}
+
 static void on_if(apy *P, uint32_t n)
 {
     uint32_t test = apy_kid(P, n, 0), body = apy_kid(P, n, 1), orelse = apy_kid(P, n, 2);
@@ -41,8 +68,20 @@ static void on_if(apy *P, uint32_t n)
     uint32_t from = P->w.state;
     bool dead1, dead2 = false, was_main = P->in_main;
     P->in_main |= is_main_guard(P, test);
+    tf_pathval param, fb;
+    uint32_t checked = orelse ? 0 : none_test(P, test);
+    bool defaults = checked && own_param(P, checked, &param);
+    uint8_t guard = P->w.guard;
+    if (own_param(P, test, &param)) /* if clean: ... runs only when the argument is true */
+        P->w.guard = (uint8_t)(TF_PARAM_INDEX(param.state) + 1);
     uint32_t s1 = branch(P, body, from, &dead1);
+    P->w.guard = guard;
     P->in_main = was_main;
+    if (defaults && apy_lookup(P, apy_text(P, checked), apy_len(P, checked), &fb)) {
+        apy_param_fallback(P, &param, &fb); /* if p is None: p = DEFAULT */
+        param.or_default = true;
+        apy_bind(P, apy_text(P, checked), apy_len(P, checked), &param);
+    }
     uint32_t s2 = from;
     if (orelse)
         s2 = branch(P, orelse, from, &dead2);
@@ -206,8 +245,25 @@ static void on_annassign(apy *P, uint32_t n)
 }
 
 /* return and raise: the rest of the block is not reached. */
+/* A return that may give None: a fixture whose value may be None. */
+static bool may_be_none(apy *P, uint32_t value)
+{
+    char name[APY_NAME_MAX * 2];
+    bool none;
+    if (!value)
+        return true;
+    if (apy_falsy_literal(P, value, &none))
+        return none;
+    if (apy_kind(P, value) != N_CALL || !apy_canonical(P, apy_kid(P, value, 0), name, sizeof name))
+        return false;
+    return (!strcmp(name, "os.environ.get") || !strcmp(name, "os.getenv")) &&
+           apy_positional_count(P, apy_kid(P, value, 1)) == 1;
+}
+
 static void on_leave(apy *P, uint32_t n)
 {
+    if (apy_kind(P, n) == N_RETURN && P->w.func && may_be_none(P, apy_kid(P, n, 0)))
+        P->f->funcs[P->w.func].flags |= FN_MAY_NONE;
     apy_visit(P, apy_kid(P, n, 0));
     apy_visit(P, apy_kid(P, n, 1));
     if (apy_kind(P, n) == N_RETURN) { /* a raise leaves by the error path: no exit state */

@@ -258,7 +258,9 @@ void apy_on_path_method(apy *P, uint32_t call, uint32_t fn)
             continue;
         tf_pathval recv;
         apy_eval(P, apy_kid(P, fn, 0), 0, &recv);
-        if (!recv.object || recv.kind == TF_PATH_UNKNOWN || !mode_writes(P, args, w, 0))
+        /* a parameter of unknown type: only the methods no string has (write_text..) */
+        bool param = recv.kind == TF_PATH_PARAM && i < 8;
+        if ((!recv.object && !param) || recv.kind == TF_PATH_UNKNOWN || !mode_writes(P, args, w, 0))
             return;
         apy_write_to(P, call, w->name, &recv, 0);
         apy_write_arg(P, call, w->pos[0], w->kw[0], w->name, false);

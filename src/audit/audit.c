@@ -303,6 +303,206 @@ static int collect(const tf_audit_cfg *cfg, const tf_audit_lang *lang, char *con
     return 0;
 }
 
+/* ---- the project's own modules that tests call ---- */
+
+/* How many rounds of modules are read beyond the scanned paths: the modules tests call into,
+ * then the modules of the same package those import (app/__init__.py re-exporting
+ * app/config.py, a helper in app/io.py). docs/audit.md says why two. */
+#define LIBRARY_ROUNDS 2
+
+/* A set of strings (module names), open addressing; the strings are owned. */
+typedef struct strset {
+    char **v;
+    size_t cap, n;
+    bool oom;
+} strset;
+
+static uint64_t str_hash(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+/* Add S[0..N) unless present; true when it was new. */
+static bool strset_add(strset *set, const char *s, size_t n)
+{
+    if ((set->n + 1) * 2 > set->cap) {
+        size_t cap = set->cap ? set->cap * 2 : 256;
+        char **nv = calloc(cap, sizeof *nv);
+        if (!nv) {
+            set->oom = true;
+            return false;
+        }
+        for (size_t i = 0; i < set->cap; i++) {
+            if (!set->v[i])
+                continue;
+            size_t k = str_hash(set->v[i], strlen(set->v[i])) & (cap - 1);
+            while (nv[k])
+                k = (k + 1) & (cap - 1);
+            nv[k] = set->v[i];
+        }
+        free(set->v);
+        set->v = nv;
+        set->cap = cap;
+    }
+    size_t k = str_hash(s, n) & (set->cap - 1);
+    for (; set->v[k]; k = (k + 1) & (set->cap - 1))
+        if (!strncmp(set->v[k], s, n) && set->v[k][n] == '\0')
+            return false;
+    if (!(set->v[k] = strndup(s, n))) {
+        set->oom = true;
+        return false;
+    }
+    set->n++;
+    return true;
+}
+
+static bool strset_has(const strset *set, const char *s, size_t n)
+{
+    if (!set->cap)
+        return false;
+    for (size_t k = str_hash(s, n) & (set->cap - 1); set->v[k]; k = (k + 1) & (set->cap - 1))
+        if (!strncmp(set->v[k], s, n) && set->v[k][n] == '\0')
+            return true;
+    return false;
+}
+
+static void strset_free(strset *set)
+{
+    for (size_t i = 0; i < set->cap; i++)
+        free(set->v[i]);
+    free(set->v);
+}
+
+/* The module names a file answers to: its dotted name and each of its dotted tails
+ * ("test.support.os_helper", "support.os_helper", "os_helper"), as the project phase's
+ * module lookup matches them. */
+static void add_provided(strset *have, const char *module)
+{
+    for (const char *m = module; m; m = strchr(m, '.') ? strchr(m, '.') + 1 : NULL)
+        strset_add(have, m, strlen(m));
+}
+
+/* The first component of a dotted name, as a length. */
+static size_t top_len(const char *name)
+{
+    return strcspn(name, ".");
+}
+
+/* An import of F, made absolute (from ..x import y in a.b.c is a.x.y). */
+static bool absolute_import(const tf_audit_file *f, const tf_import *im, char *out, size_t len)
+{
+    const char *mod = tf_facts_get(&f->facts, im->module);
+    if (!im->level) {
+        snprintf(out, len, "%s", mod);
+        return *mod != '\0';
+    }
+    snprintf(out, len, "%s", f->module);
+    for (int i = strcmp(f->name, "__init__.py") ? 0 : 1; i < im->level; i++) {
+        char *dot = strrchr(out, '.');
+        if (!dot)
+            return false; /* above the top package */
+        *dot = '\0';
+    }
+    size_t n = strlen(out);
+    if (*mod)
+        snprintf(out + n, len - n, ".%s", mod);
+    return true;
+}
+
+/* Probe the files module NAME could be under the root (and its src/); add the first found. */
+static int probe_module(const tf_audit_cfg *cfg, file_list *fl, const char *name, tf_err *err)
+{
+    static const char *const forms[][2] = {
+        {"", ".py"}, {"", "/__init__.py"}, {"/src", ".py"}, {"/src", "/__init__.py"}};
+    char rel[PATH_MAX], path[PATH_MAX * 2];
+    snprintf(rel, sizeof rel, "%s", name);
+    for (char *c = rel; *c; c++)
+        if (*c == '.')
+            *c = '/';
+    for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) {
+        struct stat st;
+        snprintf(path, sizeof path, "%s%s/%s%s", cfg->root, forms[i][0], rel, forms[i][1]);
+        if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || is_excluded(cfg, path))
+            continue;
+        if (list_add(cfg, fl, path, false, false, err) < 0)
+            return -1;
+        tf_audit_file *f = &fl->v[fl->n - 1];
+        char *module = strdup(name); /* a namespace package has no __init__.py to tell */
+        if (!module)
+            return tf_errf(err, "audit: out of memory");
+        free(f->module);
+        f->module = module;
+        f->library = true;
+        return 0;
+    }
+    return 0;
+}
+
+typedef struct wantctx {
+    const tf_audit_cfg *cfg;
+    const tf_audit_lang *lang;
+    file_list *fl;
+    strset *have, *asked;
+    tf_err *err;
+} wantctx;
+
+/* WANT: a module name a file of the previous round needs; read it when no file has it. */
+static int want_module(const wantctx *w, const char *name, size_t n)
+{
+    char buf[PATH_MAX];
+    if (n == 0 || n >= sizeof buf)
+        return 0;
+    memcpy(buf, name, n);
+    buf[n] = '\0';
+    if (strset_has(w->have, buf, n) || !strset_add(w->asked, buf, n) || w->lang->external(buf))
+        return 0; /* a file answers to it, it was probed before, or it is not the project's */
+    size_t before = w->fl->n;
+    if (probe_module(w->cfg, w->fl, buf, w->err) < 0)
+        return -1;
+    for (size_t i = before; i < w->fl->n; i++)
+        add_provided(w->have, w->fl->v[i].module);
+    return 0;
+}
+
+/* Modules file F needs: for test code, the modules of the calls it makes (app.config for
+ * app.config.save(), through a name the file imports); for a module of the project, the
+ * modules of its own package it imports. */
+static int wants_of(const wantctx *w, size_t fi)
+{
+    file_list *fl = w->fl;
+    char name[PATH_MAX];
+    strset tops = {0};
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < fl->v[fi].facts.n_imports; i++) {
+        const tf_audit_file *f = &fl->v[fi];
+        if (!absolute_import(f, &f->facts.imports[i], name, sizeof name))
+            continue;
+        strset_add(&tops, name, top_len(name));
+        if (f->library && top_len(name) == top_len(f->module) &&
+            !strncmp(name, f->module, top_len(name)))
+            rc = want_module(w, name, strlen(name));
+    }
+    for (size_t i = 0; rc == 0 && !fl->v[fi].library && i < fl->v[fi].facts.n_calls; i++) {
+        const tf_facts *fa = &fl->v[fi].facts;
+        const char *callee = tf_facts_get(fa, fa->calls[i].callee);
+        size_t top = top_len(callee);
+        if (!callee[top] || !strset_has(&tops, callee, top))
+            continue; /* no module part, or one the file does not import */
+        char buf[PATH_MAX];
+        size_t len = strlen(callee);
+        if (len >= sizeof buf)
+            continue;
+        memcpy(buf, callee, len + 1); /* the pool may move as files are added */
+        for (const char *dot = strchr(buf, '.'); rc == 0 && dot; dot = strchr(dot + 1, '.'))
+            rc = want_module(w, buf, (size_t)(dot - buf));
+    }
+    strset_free(&tops);
+    return rc;
+}
+
 /* ---- reading and scanning ---- */
 
 typedef struct audit_job {
@@ -344,7 +544,7 @@ static void *worker(void *arg)
         size_t len;
         char *src = tf_audit_read(f->path, AUDIT_MAX_FILE, &len, msg, sizeof msg);
         if (!src) {
-            if (!f->context)
+            if (!f->context && !f->library)
                 tf_audit_error(&job->res, msg);
             continue;
         }
@@ -409,7 +609,7 @@ static void count_files(const file_list *fl, tf_audit_result *res)
 {
     for (size_t i = 0; i < fl->n; i++) {
         const tf_audit_file *f = &fl->v[i];
-        if (f->context || !f->scanned)
+        if (f->context || f->library || !f->scanned)
             continue;
         if (f->collected) {
             res->n_files++;
@@ -420,6 +620,51 @@ static void count_files(const file_list *fl, tf_audit_result *res)
     }
 }
 
+/* Scan files FROM.. of FL with JOBS threads; the workers' errors and counts go to RES. */
+static int scan_files(const tf_audit_cfg *cfg, const tf_audit_lang *lang, file_list *fl,
+                      size_t from, int jobs, const char *salt, tf_audit_result *res, tf_err *err)
+{
+    jobs = jobs < 1 ? 1 : jobs > 64 ? 64 : jobs;
+    if ((size_t)jobs > fl->n - from)
+        jobs = fl->n > from ? (int)(fl->n - from) : 1;
+    atomic_size_t next = from;
+    audit_job job[64];
+    for (int i = 0; i < jobs; i++)
+        job[i] = (audit_job){.cfg = cfg, .lang = lang, .files = fl, .salt = salt, .next = &next};
+    int rc = run_jobs(job, jobs, err);
+    for (int i = 0; i < jobs; i++) {
+        merge(res, &job[i].res);
+        tf_audit_result_free(&job[i].res);
+    }
+    return rc;
+}
+
+/* Read the project's own modules the scanned files call into, LIBRARY_ROUNDS deep. */
+static int add_libraries(const tf_audit_cfg *cfg, const tf_audit_lang *lang, file_list *fl,
+                         int jobs, const char *salt, tf_audit_result *res, tf_err *err)
+{
+    strset have = {0}, asked = {0};
+    wantctx w = {cfg, lang, fl, &have, &asked, err};
+    int rc = 0;
+    for (size_t i = 0; i < fl->n; i++)
+        add_provided(&have, fl->v[i].module);
+    for (size_t round = 0, from = 0; rc == 0 && round < LIBRARY_ROUNDS; round++) {
+        size_t before = fl->n;
+        for (size_t i = from; rc == 0 && i < before; i++)
+            if (fl->v[i].scanned)
+                rc = wants_of(&w, i);
+        if (rc == 0 && (have.oom || asked.oom))
+            rc = tf_errf(err, "audit: out of memory");
+        if (rc < 0 || fl->n == before)
+            break;
+        rc = scan_files(cfg, lang, fl, before, jobs, salt, res, err);
+        from = before;
+    }
+    strset_free(&have);
+    strset_free(&asked);
+    return rc;
+}
+
 int tf_audit_run(const tf_audit_cfg *cfg, const tf_audit_lang *lang, char *const *paths,
                  size_t n_paths, int jobs, tf_audit_result *res, tf_err *err)
 {
@@ -427,19 +672,10 @@ int tf_audit_run(const tf_audit_cfg *cfg, const tf_audit_lang *lang, char *const
     char salt[256];
     cache_salt(cfg, salt, sizeof salt);
     int rc = collect(cfg, lang, paths, n_paths, &fl, res, err);
-    jobs = jobs < 1 ? 1 : jobs > 64 ? 64 : jobs;
-    if ((size_t)jobs > fl.n)
-        jobs = fl.n ? (int)fl.n : 1;
-    atomic_size_t next = 0;
-    audit_job job[64];
-    for (int i = 0; i < jobs; i++)
-        job[i] = (audit_job){.cfg = cfg, .lang = lang, .files = &fl, .salt = salt, .next = &next};
     if (rc == 0)
-        rc = run_jobs(job, jobs, err);
-    for (int i = 0; i < jobs; i++) {
-        merge(res, &job[i].res);
-        tf_audit_result_free(&job[i].res);
-    }
+        rc = scan_files(cfg, lang, &fl, 0, jobs, salt, res, err);
+    if (rc == 0)
+        rc = add_libraries(cfg, lang, &fl, jobs, salt, res, err);
     if (rc == 0)
         rc = tf_audit_project(cfg, lang, fl.v, fl.n, res, err);
     if (rc == 0) {

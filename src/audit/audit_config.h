@@ -46,6 +46,8 @@ typedef struct tf_audit_lang {
     bool (*collected)(const char *name); /* is a file of this base name collected as tests? */
     /* Scan SRC (UTF-8) into OUT (initialised by the caller); -1 when out of memory. */
     int (*scan)(const char *src, size_t len, const char *artifacts, tf_facts *out);
+    /* Is the dotted module name someone else's (the standard library), never the project's? */
+    bool (*external)(const char *module);
 } tf_audit_lang;
 
 #endif

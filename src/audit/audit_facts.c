@@ -33,6 +33,8 @@ void tf_facts_free(tf_facts *f)
     free(f->exports);
     free(f->imports);
     free(f->supps);
+    free(f->args);
+    free(f->params);
     memset(f, 0, sizeof *f);
 }
 
@@ -138,16 +140,22 @@ ADDER(tf_call, call, calls)
 ADDER(tf_export, export, exports)
 ADDER(tf_import, import, imports)
 ADDER(tf_supp, supp, supps)
+ADDER(tf_arg, arg, args)
+ADDER(tf_param, param, params)
 #undef ADDER
 
 tf_fpath tf_facts_path(tf_facts *f, const tf_pathval *pv)
 {
-    tf_fpath fp = {
-        .kind = (uint8_t)pv->kind, .wild = pv->wild, .obj = pv->object, .up = (int16_t)pv->up};
+    tf_fpath fp = {.kind = (uint8_t)pv->kind,
+                   .wild = pv->wild,
+                   .obj = pv->object,
+                   .flags = (uint8_t)((pv->or_default ? FP_OR_DEFAULT : 0) |
+                                      (pv->home_early ? FP_HOME_EARLY : 0)),
+                   .up = (int16_t)pv->up};
     if (pv->up < -1 || pv->up > 1000)
         return (tf_fpath){.kind = TF_PATH_UNKNOWN};
     fp.text = tf_facts_str(f, pv->text, strlen(pv->text));
-    if (pv->kind == TF_PATH_CWD)
+    if (pv->kind == TF_PATH_CWD || pv->kind == TF_PATH_PARAM)
         fp.ref = pv->state;
     else if (pv->kind == TF_PATH_EXTERN)
         fp.ref = tf_facts_str(f, pv->ext, strlen(pv->ext));
@@ -164,8 +172,10 @@ void tf_facts_pathval(const tf_facts *f, const tf_fpath *fp, tf_pathval *out)
     out->wild = fp->wild;
     out->object = fp->obj;
     out->up = fp->up;
+    out->or_default = fp->flags & FP_OR_DEFAULT;
+    out->home_early = fp->flags & FP_HOME_EARLY;
     memcpy(out->text, text, strlen(text) + 1); /* fits: checked above */
-    if (fp->kind == TF_PATH_CWD)
+    if (fp->kind == TF_PATH_CWD || fp->kind == TF_PATH_PARAM)
         out->state = fp->ref;
     else if (fp->kind == TF_PATH_EXTERN)
         snprintf(out->ext, sizeof out->ext, "%s", tf_facts_get(f, fp->ref));
@@ -195,13 +205,15 @@ static size_t sections(const tf_facts *cf, section *s)
     SEC(exports);
     SEC(imports);
     SEC(supps);
+    SEC(args);
+    SEC(params);
 #undef SEC
     return k;
 }
 
 int tf_facts_save(const tf_facts *f, char **out, size_t *len)
 {
-    section s[8];
+    section s[10];
     size_t k = sections(f, s), total = 2 * sizeof(uint64_t) + f->n_pool;
     for (size_t i = 0; i < k; i++)
         total += sizeof(uint64_t) + *s[i].n * s[i].size;
@@ -242,7 +254,8 @@ static bool path_ok(const tf_facts *f, const tf_fpath *fp)
 {
     return fp->kind < TF_PATH_KIND_COUNT && str_ok(f, fp->text) &&
            (fp->kind != TF_PATH_CWD || fp->ref < f->n_states) &&
-           (fp->kind != TF_PATH_EXTERN || str_ok(f, fp->ref)) && fp->up >= -1;
+           (fp->kind != TF_PATH_EXTERN || str_ok(f, fp->ref)) &&
+           (fp->kind != TF_PATH_PARAM || TF_PARAM_FUNC(fp->ref) < f->n_funcs) && fp->up >= -1;
 }
 
 static bool state_ok(const tf_facts *f, const tf_state *s)
@@ -297,7 +310,15 @@ static bool facts_ok(const tf_facts *f)
             return false;
     for (size_t i = 0; i < f->n_calls; i++)
         if (!str_ok(f, f->calls[i].callee) || f->calls[i].func >= f->n_funcs ||
-            f->calls[i].state >= f->n_states)
+            f->calls[i].state >= f->n_states || f->calls[i].line < 1 ||
+            f->calls[i].arg0 > f->n_args || f->calls[i].n_args > f->n_args - f->calls[i].arg0)
+            return false;
+    for (size_t i = 0; i < f->n_args; i++)
+        if (!str_ok(f, f->args[i].kw) || !path_ok(f, &f->args[i].value))
+            return false;
+    for (size_t i = 0; i < f->n_params; i++)
+        if (f->params[i].func >= f->n_funcs || !str_ok(f, f->params[i].name) ||
+            !path_ok(f, &f->params[i].dflt) || !path_ok(f, &f->params[i].fallback))
             return false;
     for (size_t i = 0; i < f->n_exports; i++)
         if (!str_ok(f, f->exports[i].name) || !path_ok(f, &f->exports[i].value))
@@ -324,7 +345,7 @@ bool tf_facts_load(tf_facts *f, const char *data, size_t len)
     f->n_pool = f->cap_pool = n_pool;
     take(&p, end, f->pool, n_pool);
     f->module_usefixtures = (uint32_t)usefix;
-    section s[8];
+    section s[10];
     size_t k = sections(f, s);
     for (size_t i = 0; i < k; i++) {
         uint64_t n;

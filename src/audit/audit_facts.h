@@ -18,13 +18,16 @@ typedef struct tf_pos {
 
 /* A path value as stored: its text lives in the facts' string pool. */
 typedef struct tf_fpath {
-    uint8_t kind; /* tf_path_kind */
-    uint8_t wild; /* the text holds '*' for parts that are not known */
-    uint8_t obj;  /* a path object (pathlib), not a string */
+    uint8_t kind;  /* tf_path_kind */
+    uint8_t wild;  /* the text holds '*' for parts that are not known */
+    uint8_t obj;   /* a path object (pathlib), not a string */
+    uint8_t flags; /* FP_OR_DEFAULT, FP_HOME_EARLY */
     int16_t up;
     uint32_t text; /* string pool offset */
-    uint32_t ref;  /* TF_PATH_CWD: the state; TF_PATH_EXTERN: the dotted name (pool offset) */
+    uint32_t ref;  /* CWD: the state; EXTERN: the dotted name (pool offset); PARAM: its ref */
 } tf_fpath;
+
+enum { FP_OR_DEFAULT = 1, FP_HOME_EARLY = 2 }; /* tf_pathval's or_default, home_early */
 
 /* Kinds of facts that become findings once judged. */
 enum tf_fact_kind {
@@ -53,6 +56,7 @@ enum {
 
 typedef struct tf_fact {
     uint8_t kind, flags;
+    uint8_t guard; /* under "if p:" for parameter p - 1 of its function (0: none) */
     tf_pos pos;
     uint32_t op; /* pool: what writes ("open", "shell redirection", ...) or the message text */
     tf_fpath target;
@@ -90,6 +94,9 @@ enum {
     FN_SETS_XDG = 512,     /* XDG_CONFIG_HOME */
     FN_SETS_GITCFG = 1024, /* GIT_CONFIG_GLOBAL (or GIT_CONFIG) */
     FN_SETS_GITSYS = 2048, /* GIT_CONFIG_SYSTEM (or GIT_CONFIG) */
+    FN_MAY_NONE = 4096,    /* may return None (return, return None, os.environ.get(...)) */
+    FN_PATCHES = 8192,     /* replaces something (monkeypatch.setattr, mock.patch): what its
+                              calls reach is not what the project's code does */
 };
 
 typedef struct tf_func {
@@ -114,7 +121,46 @@ typedef struct tf_call {
     uint32_t callee; /* pool: canonical dotted name, "self.x" and "cls.x" kept as such */
     uint32_t func;   /* the calling function (0 = module level) */
     uint32_t state;
+    uint32_t line; /* where the call is (a finding through it is reported there) */
+    uint16_t col;
+    uint8_t n_pos; /* how many positional arguments it has (before any *args) */
+    uint8_t flags; /* CALL_STAR, CALL_CTOR */
+    uint32_t arg0; /* its known arguments: args[arg0 .. arg0 + n_args) */
+    uint32_t n_args;
 } tf_call;
+
+enum {
+    CALL_STAR = 1, /* a *args or **kwargs: which parameter gets what is not known */
+    CALL_CTOR = 2, /* the receiver is Class(): a method call on a new instance */
+};
+
+/* The argument is the literal None; None, False, 0 or ""; True or another number. */
+enum { ARG_NONE = 1, ARG_FALSY = 2, ARG_TRUE = 4 };
+
+/* One argument of a call whose value is known (a path, a parameter passed on, a literal
+ * None): positional (kw 0, at pos) or keyword. Arguments not known are not stored. */
+typedef struct tf_arg {
+    uint32_t kw; /* pool: the keyword, 0 for a positional argument */
+    uint16_t pos;
+    uint8_t flags;
+    tf_fpath value;
+} tf_arg;
+
+enum {
+    PA_DEFAULT = 1,  /* has a default value */
+    PA_FALSY = 2,    /* its default is None, False, 0 or "" */
+    PA_FALLBACK = 4, /* "p or X", "if p is None: p = X": X replaces a falsy argument */
+    PA_KWONLY = 8,   /* after * or *args: only a keyword reaches it */
+    PA_STAR = 16,    /* *args or **kwargs */
+};
+
+/* A named parameter of a function: its default and its fallback, for calls to follow. */
+typedef struct tf_param {
+    uint32_t func, name; /* name: pool */
+    uint16_t index;      /* its place among the function's named parameters */
+    uint8_t flags;
+    tf_fpath dflt, fallback;
+} tf_param;
 
 /* A module constant: NAME = value at module level, for other modules' imports. */
 typedef struct tf_export {
@@ -154,6 +200,8 @@ typedef struct tf_facts {
     TF_FACTS_ARRAY(tf_export, exports)
     TF_FACTS_ARRAY(tf_import, imports)
     TF_FACTS_ARRAY(tf_supp, supps)
+    TF_FACTS_ARRAY(tf_arg, args)
+    TF_FACTS_ARRAY(tf_param, params)
 #undef TF_FACTS_ARRAY
     uint32_t module_usefixtures; /* pool: pytestmark = pytest.mark.usefixtures(...) */
     uint32_t *interned;          /* hash set over pool offsets (not saved): one copy a string */
@@ -180,6 +228,8 @@ uint32_t tf_facts_add_call(tf_facts *f, const tf_call *x);
 uint32_t tf_facts_add_export(tf_facts *f, const tf_export *x);
 uint32_t tf_facts_add_import(tf_facts *f, const tf_import *x);
 uint32_t tf_facts_add_supp(tf_facts *f, const tf_supp *x);
+uint32_t tf_facts_add_arg(tf_facts *f, const tf_arg *x);
+uint32_t tf_facts_add_param(tf_facts *f, const tf_param *x);
 
 /* Store a working path value / bring one back (texts through the pool). */
 tf_fpath tf_facts_path(tf_facts *f, const tf_pathval *pv);

@@ -6,7 +6,7 @@
 void tf_pv_unknown(tf_pathval *pv)
 {
     pv->kind = TF_PATH_UNKNOWN;
-    pv->object = pv->wild = false;
+    pv->object = pv->wild = pv->or_default = pv->home_early = false;
     pv->up = 0;
     pv->state = 0;
     pv->ext[0] = '\0';
@@ -44,11 +44,11 @@ void tf_pv_based(tf_pathval *pv, tf_path_kind kind, bool object)
     memcpy(pv->ext, ext, sizeof ext);
 }
 
-/* Values with a base and components below it (all but LITERAL, UNKNOWN and PARAM). */
+/* Values with a base and components below it (all but LITERAL and UNKNOWN). */
 static bool is_based(const tf_pathval *pv)
 {
     return pv->kind == TF_PATH_FILE || pv->kind == TF_PATH_CWD || pv->kind == TF_PATH_TEMP ||
-           pv->kind == TF_PATH_EXTERN;
+           pv->kind == TF_PATH_EXTERN || pv->kind == TF_PATH_PARAM;
 }
 
 bool tf_path_is_absolute(const char *s)
@@ -133,7 +133,7 @@ static void join_literal(tf_pathval *pv, const char *comp, size_t len)
 
 void tf_pv_join(tf_pathval *pv, const char *comp, size_t len)
 {
-    if (pv->kind == TF_PATH_UNKNOWN || pv->kind == TF_PATH_PARAM) {
+    if (pv->kind == TF_PATH_UNKNOWN) {
         tf_pv_unknown(pv);
         return;
     }
@@ -174,7 +174,7 @@ void tf_pv_parent(tf_pathval *pv)
 
 void tf_pv_set_name(tf_pathval *pv, const char *name, size_t len)
 {
-    if (pv->kind == TF_PATH_UNKNOWN || pv->kind == TF_PATH_PARAM)
+    if (pv->kind == TF_PATH_UNKNOWN)
         return;
     if (pv->kind == TF_PATH_FILE && pv->up < 0) {
         pv->up = 0;
@@ -191,8 +191,7 @@ void tf_pv_set_name(tf_pathval *pv, const char *name, size_t len)
 void tf_pv_set_suffix(tf_pathval *pv, const char *suffix, size_t len)
 {
     /* __file__ with another suffix stays next to the file: nothing to track. */
-    if (pv->kind == TF_PATH_UNKNOWN || pv->kind == TF_PATH_PARAM ||
-        (pv->kind == TF_PATH_FILE && pv->up < 0))
+    if (pv->kind == TF_PATH_UNKNOWN || (pv->kind == TF_PATH_FILE && pv->up < 0))
         return;
     char *base = pv->text;
     for (char *p = pv->text; *p; p++)

@@ -38,11 +38,20 @@ typedef struct cval {
 
 enum { M_NONE, M_BUSY, M_DONE };
 
+/* A file's facts, calls and parameters grouped by function (built when first followed). */
+typedef struct byfunc {
+    uint32_t *start; /* n_funcs + 1 offsets into idx */
+    uint32_t *idx;
+} byfunc;
+
 typedef struct fmemo {
     sval *sym;
     cval *conc, *entry;
     sval *fixture;
     uint8_t *sym_m, *conc_m, *entry_m, *fixture_m;
+    bool grouped;
+    byfunc facts, calls, params;
+    uint32_t (*callee)[2]; /* each call's resolved function (file, index); file UINT32_MAX: none */
 } fmemo;
 
 /* (tag, file, a, b) -> index: functions, fixtures, classes, modules by base name. */
@@ -302,7 +311,8 @@ static void collect(proj *P, const tf_audit_lang *lang)
     }
     for (uint32_t f = 0; f < P->n; f++) {
         tf_audit_file *file = &P->files[f];
-        file->collected = file->scanned && (file->named || lang->collected(file->name));
+        file->collected =
+            file->scanned && !file->library && (file->named || lang->collected(file->name));
         if (file->collected)
             queue[tail++] = f;
     }
@@ -317,7 +327,8 @@ static void collect(proj *P, const tf_audit_lang *lang)
                 absolute_module(&P->files[f], mod, fa->imports[i].level, name, sizeof name);
             else
                 snprintf(name, sizeof name, "%s", mod);
-            if (find_module(P, f, name, &to) && !P->files[to].collected && P->files[to].scanned) {
+            if (find_module(P, f, name, &to) && !P->files[to].collected && P->files[to].scanned &&
+                !P->files[to].library) {
                 P->files[to].collected = true;
                 queue[tail++] = to;
             }
@@ -367,6 +378,36 @@ static bool resolve_class(const proj *P, uint32_t file, const char *name, uint32
     return find_module(P, file, mod, cf) && map_get(P, K_CLASS, *cf, "", dot + 1, ci);
 }
 
+/* NAME as module file MF defines it: a function, a class (its __init__: App(...)), or a name
+ * the module imports from another module of the project (app/__init__.py re-exporting
+ * app/config.py's save_config). */
+static bool module_func(const proj *P, uint32_t mf, const char *name, int hops, uint32_t *gf,
+                        uint32_t *g)
+{
+    uint32_t ci;
+    if (map_get(P, K_FUNC, mf, "", name, g)) {
+        *gf = mf;
+        return true;
+    }
+    if (map_get(P, K_CLASS, mf, "", name, &ci))
+        return find_method(P, mf, name, "__init__", 0, gf, g);
+    const tf_facts *fa = &P->files[mf].facts;
+    size_t n = strlen(name);
+    for (size_t i = 0; hops < 2 && i < fa->n_imports; i++) {
+        char full[PATH_MAX];
+        uint32_t to;
+        absolute_module(&P->files[mf], S(P, mf, fa->imports[i].module), fa->imports[i].level, full,
+                        sizeof full);
+        size_t len = strlen(full);
+        if (len <= n + 1 || strcmp(full + len - n, name) || full[len - n - 1] != '.')
+            continue;
+        full[len - n - 1] = '\0';
+        if (find_module(P, mf, full, &to) && to != mf && module_func(P, to, name, hops + 1, gf, g))
+            return true;
+    }
+    return false;
+}
+
 /* The project function NAME (canonical, as called from function CALLER of FILE). */
 static bool resolve_callee(const proj *P, uint32_t file, uint32_t caller, const char *name,
                            uint32_t *gf, uint32_t *g)
@@ -383,8 +424,23 @@ static bool resolve_callee(const proj *P, uint32_t file, uint32_t caller, const 
         return map_get(P, K_FUNC, file, "", name, g);
     }
     char mod[PATH_MAX];
-    snprintf(mod, sizeof mod, "%.*s", (int)(dot - name), name);
-    return find_module(P, file, mod, gf) && *gf != file && map_get(P, K_FUNC, *gf, "", dot + 1, g);
+    uint32_t mf, ci;
+    if ((size_t)(dot - name) >= sizeof mod)
+        return false;
+    memcpy(mod, name, (size_t)(dot - name));
+    mod[dot - name] = '\0';
+    if (find_module(P, file, mod, &mf) && mf != file && module_func(P, mf, dot + 1, 0, gf, g))
+        return true;
+    /* Class.method, or module.Class.method (App().run()): a class's name is capitalised */
+    char *cls = strrchr(mod, '.');
+    if (!((cls ? cls[1] : mod[0]) >= 'A' && (cls ? cls[1] : mod[0]) <= 'Z'))
+        return false;
+    if (!cls)
+        return map_get(P, K_CLASS, file, "", mod, &ci) &&
+               find_method(P, file, mod, dot + 1, 0, gf, g);
+    *cls++ = '\0';
+    return find_module(P, file, mod, &mf) && map_get(P, K_CLASS, mf, "", cls, &ci) &&
+           find_method(P, mf, cls, dot + 1, 0, gf, g);
 }
 
 /* Callers of every function: from the call records of every file, resolved once. */
@@ -392,10 +448,14 @@ static int build_edges(proj *P)
 {
     for (uint32_t f = 0; f < P->n; f++) {
         const tf_facts *fa = &P->files[f].facts;
+        if (P->files[f].scanned && !(P->m[f].callee = malloc((fa->n_calls + 1) * 2 * 4)))
+            return -1;
         for (size_t i = 0; P->files[f].scanned && i < fa->n_calls; i++) {
             uint32_t gf, g;
+            P->m[f].callee[i][0] = UINT32_MAX;
             if (!resolve_callee(P, f, fa->calls[i].func, S(P, f, fa->calls[i].callee), &gf, &g))
                 continue;
+            P->m[f].callee[i][0] = gf, P->m[f].callee[i][1] = g;
             edge *nv = vec_grow(P->edges, &P->cap_edges, P->n_edges, sizeof *nv);
             if (!nv)
                 return -1;
@@ -499,8 +559,11 @@ static sval effect(proj *P, uint32_t gf, uint32_t g, bool in_with, int depth)
 /* An argument passed where the callee's effect is "my parameter". */
 static sval arg_value(proj *P, uint32_t file, const tf_fpath *arg, int depth)
 {
+    if (arg->kind == TF_PATH_PARAM && !S(P, file, arg->text)[0] && arg->up == 0)
+        return (sval){
+            .kind = S_PARAM, .param = (uint16_t)TF_PARAM_INDEX(arg->ref), .certain = true};
     if (arg->kind == TF_PATH_PARAM)
-        return (sval){.kind = S_PARAM, .param = (uint16_t)arg->up, .certain = true};
+        return s_away(); /* somewhere below a parameter */
     if (arg->kind == TF_PATH_CWD && !S(P, file, arg->text)[0])
         return sym(P, file, arg->ref, depth + 1);
     if (arg->kind == TF_PATH_UNKNOWN || arg->kind == TF_PATH_TEMP)
@@ -648,6 +711,8 @@ static cval place(proj *P, uint32_t file, const tf_pathval *pv, cval base, int d
         return (cval){C_AWAY, false, NULL};
     if (!strcmp(norm, P->cfg->root))
         return (cval){C_ROOT, base.certain, NULL};
+    if (!strcmp(norm, ".") || !strcmp(norm, ".."))
+        return (cval){C_AWAY, false, NULL}; /* a relative base left: nowhere known */
     const char *d = intern(P, norm);
     return d ? (cval){C_DIR, base.certain, d} : (cval){C_AWAY, false, NULL};
 }
@@ -1097,7 +1162,9 @@ static void show_dest(const proj *P, const char *abs, char *out, size_t len)
 {
     size_t n = strlen(P->cfg->root);
     const char *home = P->cfg->home;
-    if (tf_path_within(abs, P->cfg->root) && abs[n] == '/')
+    if (!strcmp(abs, P->cfg->root))
+        display(out, len, "."); /* the project root itself */
+    else if (tf_path_within(abs, P->cfg->root) && abs[n] == '/')
         display(out, len, abs + n + 1);
     else if (home && home[1] && tf_path_within(abs, home)) {
         char buf[PATH_MAX + 2];
@@ -1573,6 +1640,425 @@ static void judge_fact(proj *P, tf_audit_result *res, uint32_t file, const tf_fa
     }
 }
 
+/* ---- calls followed into the project's functions ---- */
+
+/* Call I of FILE's function, as build_edges resolved it. */
+static bool callee_of(const proj *P, uint32_t file, size_t i, uint32_t *gf, uint32_t *g)
+{
+    const uint32_t *r = P->m[file].callee ? P->m[file].callee[i] : NULL;
+    if (!r || r[0] == UINT32_MAX)
+        return false;
+    *gf = r[0], *g = r[1];
+    return true;
+}
+
+/* How deep calls are followed from test code: the test's call, and the calls that function
+ * makes (save_config() -> _write(path)). docs/audit.md says why two. */
+#define FOLLOW_DEPTH 2
+#define MAX_PARAMS 32
+
+static uint32_t fact_func(const tf_facts *fa, size_t i)
+{
+    return fa->states[fa->facts[i].state].func;
+}
+static uint32_t call_func(const tf_facts *fa, size_t i)
+{
+    return fa->calls[i].func;
+}
+static uint32_t param_func(const tf_facts *fa, size_t i)
+{
+    return fa->params[i].func;
+}
+
+/* Group N elements by their function (a counting sort): out->idx[start[f]..start[f+1]). */
+static int group(const tf_facts *fa, size_t n, uint32_t (*func)(const tf_facts *, size_t),
+                 byfunc *out)
+{
+    out->start = calloc(fa->n_funcs + 2, sizeof *out->start);
+    out->idx = malloc((n ? n : 1) * sizeof *out->idx);
+    if (!out->start || !out->idx)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        out->start[func(fa, i) + 2]++;
+    for (size_t f = 2; f < fa->n_funcs + 2; f++)
+        out->start[f] += out->start[f - 1];
+    for (size_t i = 0; i < n; i++)
+        out->idx[out->start[func(fa, i) + 1]++] = (uint32_t)i;
+    return 0;
+}
+
+static bool grouped(proj *P, uint32_t file)
+{
+    fmemo *m = &P->m[file];
+    const tf_facts *fa = &P->files[file].facts;
+    if (!m->grouped) {
+        m->grouped = true;
+        if (group(fa, fa->n_facts, fact_func, &m->facts) < 0 ||
+            group(fa, fa->n_calls, call_func, &m->calls) < 0 ||
+            group(fa, fa->n_params, param_func, &m->params) < 0)
+            P->oom = true;
+    }
+    return !P->oom;
+}
+
+/* What one parameter of a followed call gets. */
+enum { A_ABSENT, A_VALUE };
+typedef struct actual {
+    uint8_t how;
+    bool from_site;  /* the test's own argument decides it */
+    bool falsy;      /* a literal None, False, 0 or "" */
+    bool maybe_none; /* a fixture that may return None */
+    uint32_t file;   /* the file pv belongs to */
+    tf_pathval pv;
+} actual;
+
+/* One followed call: function G of file GF and what its parameters get. */
+typedef struct frame {
+    uint32_t gf, g;
+    uint32_t bound; /* bit i: a[i] is set; else the parameter got nothing (A_ABSENT) */
+    bool told;      /* some argument is known, None, or a fixture that may give None */
+    actual a[MAX_PARAMS];
+    const struct frame *init; /* Class().method(): what __init__ got */
+} frame;
+
+/* The test's call being followed, and what was reported for it. */
+typedef struct site {
+    uint32_t file, func, state;
+    const tf_call *call;
+    tf_audit_result *res;
+    unsigned rules; /* reported already: one finding a call and rule (the output keeps one) */
+} site;
+
+/* Parameter INDEX of function G of GF, or NULL. */
+static const tf_param *param_rec(proj *P, uint32_t gf, uint32_t g, unsigned index)
+{
+    const fmemo *m = &P->m[gf];
+    const tf_facts *fa = &P->files[gf].facts;
+    for (uint32_t k = m->params.start[g]; k < m->params.start[g + 1]; k++)
+        if (fa->params[m->params.idx[k]].index == index)
+            return &fa->params[m->params.idx[k]];
+    return NULL;
+}
+
+/* The value parameter INDEX of FR stands for. OR_DEFAULT: the use is "p or FALLBACK". False
+ * when nothing is known or nothing is written (None given: a join with None raises). */
+static bool param_value(proj *P, const frame *fr, unsigned index, bool or_default, tf_pathval *pv,
+                        uint32_t *file, bool *certain, bool *from_site, char *note, size_t len)
+{
+    const tf_param *pr = param_rec(P, fr->gf, fr->g, index);
+    if (!pr || index >= MAX_PARAMS)
+        return false;
+    static const actual absent = {.how = A_ABSENT};
+    const actual *a = fr->bound & (1u << index) ? &fr->a[index] : &absent;
+    const char *name = S(P, fr->gf, pr->name);
+    bool fallback = or_default && (pr->flags & PA_FALLBACK);
+    *from_site = a->how == A_VALUE && a->from_site;
+    if (a->how == A_VALUE && !a->falsy && a->pv.kind != TF_PATH_UNKNOWN) {
+        *pv = a->pv;
+        *file = a->file;
+        return pv->kind != TF_PATH_PARAM;
+    }
+    if (a->how == A_VALUE && !a->falsy && !(a->maybe_none && fallback))
+        return false; /* not known */
+    if (a->how == A_ABSENT && !(pr->flags & PA_DEFAULT))
+        return false;
+    bool falsy_default = a->how == A_ABSENT && (pr->flags & PA_FALSY);
+    if ((a->how == A_VALUE || falsy_default) && !fallback)
+        return false;
+    const tf_fpath *fp = (a->how == A_VALUE || falsy_default) ? &pr->fallback : &pr->dflt;
+    tf_facts_pathval(&P->files[fr->gf].facts, fp, pv);
+    *file = fr->gf;
+    *certain &= !a->maybe_none;
+    snprintf(note, len, ", %s %s%s", fp == &pr->dflt ? "the default of" : "the fallback of", name,
+             a->maybe_none ? " when its fixture gives None" : "");
+    return pv->kind != TF_PATH_UNKNOWN && pv->kind != TF_PATH_PARAM;
+}
+
+/* Apply what a use did below a parameter (UP levels, then TEXT) to the value it got. */
+static void below(tf_pathval *pv, const tf_pathval *use)
+{
+    bool wild = pv->wild || use->wild;
+    for (int k = 0; k < use->up; k++)
+        tf_pv_parent(pv);
+    if (use->text[0])
+        tf_pv_join(pv, use->text, strlen(use->text));
+    pv->wild = wild && pv->kind != TF_PATH_UNKNOWN;
+}
+
+/* Is fixture NAME, as test FUNC of FILE requests it, one that may give None? */
+static bool fixture_may_none(proj *P, uint32_t file, uint32_t func, const char *name)
+{
+    uint32_t ff, fi;
+    const char *cls = S(P, file, P->files[file].facts.funcs[func].cls);
+    return find_fixture(P, file, cls, name, &ff, &fi) &&
+           (P->files[ff].facts.funcs[fi].flags & FN_MAY_NONE);
+}
+
+/* What argument X of a call in CF (made by CALLER, the frame it runs in, NULL for test code)
+ * gives its parameter. */
+static void actual_of(proj *P, uint32_t cf, uint32_t func, const frame *caller, const tf_arg *x,
+                      actual *out)
+{
+    *out = (actual){.how = A_VALUE, .from_site = !caller, .file = cf};
+    out->falsy = x->flags & ARG_FALSY;
+    tf_facts_pathval(&P->files[cf].facts, &x->value, &out->pv);
+    if (out->pv.kind != TF_PATH_PARAM || TF_PARAM_FUNC(out->pv.state) != func)
+        return;
+    tf_pathval use = out->pv;
+    unsigned index = TF_PARAM_INDEX(use.state);
+    tf_pv_unknown(&out->pv);
+    if (!caller) { /* a test's parameter is a fixture's value */
+        const tf_func *fn = &P->files[cf].facts.funcs[func];
+        const tf_param *pr = grouped(P, cf) ? param_rec(P, cf, func, index) : NULL;
+        out->maybe_none = pr && (fn->flags & (FN_TEST | FN_FIXTURE)) && !use.up && !use.text[0] &&
+                          fixture_may_none(P, cf, func, S(P, cf, pr->name));
+        return;
+    }
+    bool certain = true, from_site;
+    char note[8];
+    if (index < MAX_PARAMS && (caller->bound & (1u << index)) && caller->a[index].how == A_VALUE &&
+        caller->a[index].maybe_none && !use.up && !use.text[0]) {
+        *out = caller->a[index]; /* passed on as it came */
+        out->from_site = true;
+        return;
+    }
+    if (param_value(P, caller, index, use.or_default, &out->pv, &out->file, &certain, &from_site,
+                    note, sizeof note)) {
+        below(&out->pv, &use);
+        out->from_site = from_site;
+    } else {
+        tf_pv_unknown(&out->pv);
+    }
+}
+
+/* Bind the arguments of call C (of CF, in frame CALLER) to the parameters of G of GF. */
+static void bind_frame(proj *P, uint32_t cf, const tf_call *c, const frame *caller, uint32_t gf,
+                       uint32_t g, frame *out)
+{
+    const tf_facts *ca = &P->files[cf].facts, *fa = &P->files[gf].facts;
+    const fmemo *m = &P->m[gf];
+    int shift = *S(P, gf, fa->funcs[g].cls) ? 1 : 0; /* a method: self comes first */
+    out->gf = gf, out->g = g, out->init = NULL, out->bound = 0, out->told = false;
+    for (uint32_t k = m->params.start[g]; k < m->params.start[g + 1]; k++) {
+        const tf_param *pr = &fa->params[m->params.idx[k]];
+        const tf_arg *found = NULL;
+        int pos = pr->flags & (PA_KWONLY | PA_STAR) ? -1 : (int)pr->index - shift;
+        if (pr->index >= MAX_PARAMS || (shift && pr->index == 0))
+            continue;
+        for (uint32_t i = c->arg0; !found && i < c->arg0 + c->n_args; i++) {
+            const tf_arg *x = &ca->args[i];
+            if (x->kw ? !strcmp(S(P, cf, x->kw), S(P, gf, pr->name)) : x->pos == pos)
+                found = x;
+        }
+        if (found)
+            actual_of(P, cf, c->func, caller, found, &out->a[pr->index]);
+        else if ((c->flags & CALL_STAR) || (pr->flags & PA_STAR) || (pos >= 0 && pos < c->n_pos))
+            out->a[pr->index] = (actual){.how = A_VALUE}; /* given, but not known */
+        else
+            continue;
+        out->bound |= 1u << pr->index;
+        const actual *a = &out->a[pr->index];
+        out->told |= a->pv.kind != TF_PATH_UNKNOWN || a->falsy || a->maybe_none;
+    }
+}
+
+/* Judge value PV (of file VF), written by a function called from state ST of test file SF. */
+static bool judge_followed(proj *P, uint32_t sf, uint32_t st, uint32_t vf, tf_pathval *pv,
+                           bool certain, judged *j)
+{
+    if (pv->kind == TF_PATH_EXTERN && !resolve_extern(P, &vf, pv, 0))
+        return false;
+    j->where = "";
+    if (pv->kind == TF_PATH_TEMP) {
+        if (!pv->text[0] || pv->wild || strchr(pv->text, '*'))
+            return false;
+        char shown[sizeof pv->text + 8];
+        snprintf(shown, sizeof shown, "<tmp>/%s", pv->text);
+        display(j->dest, sizeof j->dest, shown);
+        j->rule = TF_RULE_SYSTEMP;
+        j->sev = TF_SEV_WARNING;
+        return true;
+    }
+    if (pv->kind == TF_PATH_LITERAL &&
+        (is_windows_device(pv->text) ||
+         (tf_path_is_absolute(pv->text) && pv->text[0] != '/' && pv->text[0] != '~')))
+        return false; /* a device, or another OS's path in the project's code */
+    bool library = P->files[vf].library;
+    enum origin origin = pv->kind == TF_PATH_FILE && !library                           ? O_FILE
+                         : pv->kind == TF_PATH_FILE                                     ? O_ABS
+                         : pv->kind == TF_PATH_LITERAL && tf_path_is_absolute(pv->text) ? O_ABS
+                                                                                        : O_REL;
+    cval cwd = c_default(P);
+    if (origin == O_REL && pv->kind == TF_PATH_LITERAL)
+        cwd = conc(P, sf, st, 0);
+    if (pv->kind == TF_PATH_LITERAL && pv->text[0] == '~' && !pv->home_early &&
+        redirected(P, sf, func_of_state(P, sf, st), FN_SETS_HOME))
+        return false; /* read at call time, and the test points HOME elsewhere */
+    cval d = place(P, vf, pv, cwd, 0);
+    if (d.kind == C_AWAY || !judge_dest(P, &P->files[sf], d.kind == C_ROOT ? P->cfg->root : d.dir,
+                                        origin, d.certain && certain, j))
+        return false;
+    if (origin == O_REL && pv->kind == TF_PATH_LITERAL)
+        describe_cwd(P, cwd, j);
+    return true;
+}
+
+/* Report write X of FR's function at the test's call. */
+static void report_followed(proj *P, site *s, const frame *fr, const tf_fact *x, judged *j,
+                            const char *note)
+{
+    char callee[160], op[64], at[PATH_MAX + 64];
+    const char *name = S(P, s->file, s->call->callee);
+    if (s->call->flags & CALL_CTOR) { /* app.App.run -> app.App().run */
+        const char *dot = strrchr(name, '.');
+        snprintf(callee, sizeof callee, "%.*s()%s", (int)(dot - name), name, dot);
+    } else {
+        snprintf(callee, sizeof callee, "%s", name);
+    }
+    snprintf(op, sizeof op, "%s", S(P, fr->gf, x->op));
+    const tf_audit_file *wf = &P->files[fr->gf];
+    snprintf(at, sizeof at, "%s%s at %s:%d%s", op, strchr(op, ' ') ? "" : "()",
+             wf->rel ? wf->rel : wf->path, x->pos.line, note);
+    tf_fact where = {.pos = {(int)s->call->line, s->call->col, (int)s->call->line}};
+    if (j->rule == TF_RULE_PROTECTED)
+        finding(P, s->res, s->file, &where, j->rule, j->sev,
+                "writes to protected root file \"%s\" (via %s(): %s)%s", j->dest, callee, at,
+                j->where);
+    else if (j->rule == TF_RULE_SYSTEMP)
+        finding(P, s->res, s->file, &where, j->rule, j->sev,
+                "%s() writes the fixed name \"%s\" in the system temp directory (%s)", callee,
+                j->dest, at);
+    else if (j->rule == TF_RULE_CLIMB)
+        finding(P, s->res, s->file, &where, j->rule, j->sev,
+                "%s() writes to \"%s\": a path from __file__ that climbs out of tests/ (%s)",
+                callee, j->dest, at);
+    else if (j->rule == TF_RULE_ABSOLUTE)
+        finding(P, s->res, s->file, &where, j->rule, j->sev,
+                "%s() writes to absolute path \"%s\" outside tests/ (%s)", callee, j->dest, at);
+    else
+        finding(P, s->res, s->file, &where, j->rule, j->sev,
+                "%s() writes to relative path \"%s\" outside tests/ (%s)%s", callee, j->dest, at,
+                j->where);
+}
+
+/* Is the guard of X ("if clean:") false for what FR's parameters got? *CERTAIN: known true. */
+static bool guard_off(proj *P, const frame *fr, const tf_fact *x, bool *certain)
+{
+    if (!x->guard || x->guard > MAX_PARAMS)
+        return false;
+    static const actual absent = {.how = A_ABSENT};
+    const actual *a = fr->bound & (1u << (x->guard - 1)) ? &fr->a[x->guard - 1] : &absent;
+    const tf_param *pr = param_rec(P, fr->gf, fr->g, x->guard - 1u);
+    if (a->how == A_ABSENT)
+        return !pr || !(pr->flags & PA_DEFAULT) || (pr->flags & PA_FALSY);
+    if (a->falsy)
+        return true;
+    *certain &= a->pv.kind != TF_PATH_UNKNOWN || a->from_site;
+    return false;
+}
+
+/* Has FR's function a parameter with a default? */
+static bool has_default(proj *P, const frame *fr)
+{
+    const fmemo *m = &P->m[fr->gf];
+    for (uint32_t k = m->params.start[fr->g]; k < m->params.start[fr->g + 1]; k++)
+        if (P->files[fr->gf].facts.params[m->params.idx[k]].flags & PA_DEFAULT)
+            return true;
+    return false;
+}
+
+/* Write X of FR's function: where it lands for this call, reported at the test's call.
+ * THROUGH_TESTS: FR was called by test code (a helper in tests/), so only what the test's
+ * own arguments decide is reported here; the rest is at the helper's own call. */
+static void follow_write(proj *P, site *s, const frame *fr, uint32_t xi, bool through_tests,
+                         int pass)
+{
+    const tf_fact *x = &P->files[fr->gf].facts.facts[xi];
+    bool certain = !(x->flags & FF_LIKELY), from_site = false;
+    char note[96] = "";
+    tf_pathval use, pv;
+    uint32_t vf = fr->gf;
+    if (x->kind != FACT_WRITE || guard_off(P, fr, x, &certain))
+        return;
+    tf_facts_pathval(&P->files[fr->gf].facts, &x->target, &use);
+    if ((use.up > 0) != (pass == 1))
+        return; /* the file itself first, then its parent directories (mkdir) */
+    if (use.kind == TF_PATH_PARAM) {
+        const frame *owner = TF_PARAM_FUNC(use.state) == fr->g ? fr : fr->init;
+        if (!owner || TF_PARAM_FUNC(use.state) != owner->g ||
+            !param_value(P, owner, TF_PARAM_INDEX(use.state), use.or_default, &pv, &vf, &certain,
+                         &from_site, note, sizeof note))
+            return;
+        below(&pv, &use);
+    } else if (P->files[fr->gf].library) {
+        pv = use;
+    } else {
+        return; /* test code's own write: judged where it is */
+    }
+    if ((through_tests && !from_site) || pv.kind == TF_PATH_UNKNOWN || pv.kind == TF_PATH_PARAM)
+        return;
+    judged j;
+    if (!judge_followed(P, s->file, s->state, vf, &pv, certain, &j) || (s->rules & (1u << j.rule)))
+        return;
+    s->rules |= 1u << j.rule;
+    report_followed(P, s, fr, x, &j, note);
+}
+
+static void follow(proj *P, site *s, const frame *fr, int depth, bool through_tests)
+{
+    if (!grouped(P, fr->gf))
+        return;
+    /* Test code called with nothing known: its writes to parameters land nowhere known
+     * (defaults aside), its own writes are judged where they are, and what it calls with
+     * nothing from here is reported at its own calls. Most calls of a suite stop here. */
+    bool tests = P->files[fr->gf].collected;
+    if (tests && !fr->told && !has_default(P, fr))
+        return;
+    const fmemo *m = &P->m[fr->gf];
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t k = m->facts.start[fr->g]; k < m->facts.start[fr->g + 1]; k++)
+            follow_write(P, s, fr, m->facts.idx[k], through_tests, pass);
+    const tf_facts *fa = &P->files[fr->gf].facts;
+    for (uint32_t k = m->calls.start[fr->g]; depth < FOLLOW_DEPTH && k < m->calls.start[fr->g + 1];
+         k++) {
+        const tf_call *c = &fa->calls[m->calls.idx[k]];
+        uint32_t hf, h;
+        if ((tests && !fr->told) || !callee_of(P, fr->gf, m->calls.idx[k], &hf, &h) ||
+            (hf == fr->gf && h == fr->g) || !grouped(P, hf))
+            continue;
+        frame next;
+        bind_frame(P, fr->gf, c, fr, hf, h, &next);
+        follow(P, s, &next, depth + 1, through_tests || P->files[fr->gf].collected);
+    }
+}
+
+/* Every call test code makes into a function of the project, followed; not from a function
+ * that patches code (the call may reach a mock, not the project). */
+static void follow_calls(proj *P, tf_audit_result *res, uint32_t f)
+{
+    const tf_facts *fa = &P->files[f].facts;
+    for (size_t i = 0; i < fa->n_calls && !P->oom; i++) {
+        const tf_call *c = &fa->calls[i];
+        uint32_t gf, g, inf, in;
+        if ((fa->funcs[c->func].flags & FN_PATCHES) || !callee_of(P, f, i, &gf, &g) ||
+            !grouped(P, gf) || !grouped(P, f))
+            continue;
+        site s = {.file = f, .func = c->func, .state = c->state, .call = c, .res = res};
+        frame fr, init;
+        bind_frame(P, f, c, NULL, gf, g, &fr);
+        const char *dot = strrchr(S(P, f, c->callee), '.');
+        if ((c->flags & CALL_CTOR) && i + 1 < fa->n_calls &&
+            dot && /* App(x).run(): App(x) is recorded next */
+            !strncmp(S(P, f, fa->calls[i + 1].callee), S(P, f, c->callee),
+                     (size_t)(dot - S(P, f, c->callee))) &&
+            callee_of(P, f, i + 1, &inf, &in) && grouped(P, inf)) {
+            bind_frame(P, f, &fa->calls[i + 1], NULL, inf, in, &init);
+            fr.init = &init;
+        }
+        follow(P, &s, &fr, 1, false);
+    }
+}
+
 static int memo_alloc(proj *P)
 {
     if (!(P->m = calloc(P->n ? P->n : 1, sizeof *P->m)))
@@ -1601,6 +2087,8 @@ static void proj_free(proj *P)
         fmemo *m = &P->m[f];
         free(m->sym), free(m->conc), free(m->entry), free(m->fixture);
         free(m->sym_m), free(m->conc_m), free(m->entry_m), free(m->fixture_m);
+        free(m->facts.start), free(m->facts.idx), free(m->calls.start), free(m->calls.idx);
+        free(m->params.start), free(m->params.idx), free(m->callee);
     }
     for (size_t i = 0; i < P->n_dirs; i++)
         free(P->dirs[i]);
@@ -1628,6 +2116,7 @@ int tf_audit_project(const tf_audit_cfg *cfg, const tf_audit_lang *lang, tf_audi
                 continue;
             for (size_t i = 0; i < files[f].facts.n_facts; i++)
                 judge_fact(&P, res, f, &files[f].facts.facts[i]);
+            follow_calls(&P, res, f);
         }
         rc = P.oom ? -1 : 0;
     }

@@ -22,6 +22,8 @@ typedef struct tf_audit_file {
     bool named;     /* given on the command line: judged whatever its name */
     bool context;   /* a conftest.py above the scanned paths: read for fixtures, not judged */
     bool collected; /* a test runner collects or imports it: judged */
+    bool library;   /* the project's own module outside the scanned paths, read because tests
+                       call into it: its writes are judged at the tests' calls only */
     size_t bytes;
 } tf_audit_file;
 

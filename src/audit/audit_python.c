@@ -1,5 +1,7 @@
 #include "audit_python.h"
 
+#include "py_stdlib.h"
+
 #include "apy_assign.h"
 #include "apy_emit.h"
 #include "apy_scope.h"
@@ -197,4 +199,5 @@ static bool py_collected(const char *name)
             !strcmp(name, "conftest.py"));
 }
 
-const tf_audit_lang tf_audit_python = {"python", py_matches, py_collected, py_scan};
+const tf_audit_lang tf_audit_python = {"python", py_matches, py_collected, py_scan,
+                                       py_stdlib_module};
