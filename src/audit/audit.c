@@ -311,11 +311,11 @@ static int collect(const tf_audit_cfg *cfg, const tf_audit_lang *lang, char *con
 #define LIBRARY_ROUNDS 2
 
 /* A set of strings (module names), open addressing; the strings are owned. */
-typedef struct strset {
+typedef struct name_set {
     char **v;
     size_t cap, n;
     bool oom;
-} strset;
+} name_set;
 
 static uint64_t str_hash(const char *s, size_t n)
 {
@@ -326,7 +326,7 @@ static uint64_t str_hash(const char *s, size_t n)
 }
 
 /* Add S[0..N) unless present; true when it was new. */
-static bool strset_add(strset *set, const char *s, size_t n)
+static bool name_set_add(name_set *set, const char *s, size_t n)
 {
     if ((set->n + 1) * 2 > set->cap) {
         size_t cap = set->cap ? set->cap * 2 : 256;
@@ -359,7 +359,7 @@ static bool strset_add(strset *set, const char *s, size_t n)
     return true;
 }
 
-static bool strset_has(const strset *set, const char *s, size_t n)
+static bool name_set_has(const name_set *set, const char *s, size_t n)
 {
     if (!set->cap)
         return false;
@@ -369,7 +369,7 @@ static bool strset_has(const strset *set, const char *s, size_t n)
     return false;
 }
 
-static void strset_free(strset *set)
+static void name_set_free(name_set *set)
 {
     for (size_t i = 0; i < set->cap; i++)
         free(set->v[i]);
@@ -379,10 +379,10 @@ static void strset_free(strset *set)
 /* The module names a file answers to: its dotted name and each of its dotted tails
  * ("test.support.os_helper", "support.os_helper", "os_helper"), as the project phase's
  * module lookup matches them. */
-static void add_provided(strset *have, const char *module)
+static void add_provided(name_set *have, const char *module)
 {
     for (const char *m = module; m; m = strchr(m, '.') ? strchr(m, '.') + 1 : NULL)
-        strset_add(have, m, strlen(m));
+        name_set_add(have, m, strlen(m));
 }
 
 /* The first component of a dotted name, as a length. */
@@ -445,7 +445,7 @@ typedef struct wantctx {
     const tf_audit_cfg *cfg;
     const tf_audit_lang *lang;
     file_list *fl;
-    strset *have, *asked;
+    name_set *have, *asked;
     tf_err *err;
 } wantctx;
 
@@ -457,7 +457,7 @@ static int want_module(const wantctx *w, const char *name, size_t n)
         return 0;
     memcpy(buf, name, n);
     buf[n] = '\0';
-    if (strset_has(w->have, buf, n) || !strset_add(w->asked, buf, n) || w->lang->external(buf))
+    if (name_set_has(w->have, buf, n) || !name_set_add(w->asked, buf, n) || w->lang->external(buf))
         return 0; /* a file answers to it, it was probed before, or it is not the project's */
     size_t before = w->fl->n;
     if (probe_module(w->cfg, w->fl, buf, w->err) < 0)
@@ -474,13 +474,13 @@ static int wants_of(const wantctx *w, size_t fi)
 {
     file_list *fl = w->fl;
     char name[PATH_MAX];
-    strset tops = {0};
+    name_set tops = {0};
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < fl->v[fi].facts.n_imports; i++) {
         const tf_audit_file *f = &fl->v[fi];
         if (!absolute_import(f, &f->facts.imports[i], name, sizeof name))
             continue;
-        strset_add(&tops, name, top_len(name));
+        name_set_add(&tops, name, top_len(name));
         if (f->library && top_len(name) == top_len(f->module) &&
             !strncmp(name, f->module, top_len(name)))
             rc = want_module(w, name, strlen(name));
@@ -489,7 +489,7 @@ static int wants_of(const wantctx *w, size_t fi)
         const tf_facts *fa = &fl->v[fi].facts;
         const char *callee = tf_facts_get(fa, fa->calls[i].callee);
         size_t top = top_len(callee);
-        if (!callee[top] || !strset_has(&tops, callee, top))
+        if (!callee[top] || !name_set_has(&tops, callee, top))
             continue; /* no module part, or one the file does not import */
         char buf[PATH_MAX];
         size_t len = strlen(callee);
@@ -499,7 +499,7 @@ static int wants_of(const wantctx *w, size_t fi)
         for (const char *dot = strchr(buf, '.'); rc == 0 && dot; dot = strchr(dot + 1, '.'))
             rc = want_module(w, buf, (size_t)(dot - buf));
     }
-    strset_free(&tops);
+    name_set_free(&tops);
     return rc;
 }
 
@@ -643,7 +643,7 @@ static int scan_files(const tf_audit_cfg *cfg, const tf_audit_lang *lang, file_l
 static int add_libraries(const tf_audit_cfg *cfg, const tf_audit_lang *lang, file_list *fl,
                          int jobs, const char *salt, tf_audit_result *res, tf_err *err)
 {
-    strset have = {0}, asked = {0};
+    name_set have = {0}, asked = {0};
     wantctx w = {cfg, lang, fl, &have, &asked, err};
     int rc = 0;
     for (size_t i = 0; i < fl->n; i++)
@@ -660,8 +660,8 @@ static int add_libraries(const tf_audit_cfg *cfg, const tf_audit_lang *lang, fil
         rc = scan_files(cfg, lang, fl, before, jobs, salt, res, err);
         from = before;
     }
-    strset_free(&have);
-    strset_free(&asked);
+    name_set_free(&have);
+    name_set_free(&asked);
     return rc;
 }
 
