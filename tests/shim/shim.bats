@@ -448,7 +448,9 @@ except FileExistsError:
 }
 
 @test "HOME under /tmp (a CI container's): a write to ~/.x gets the home hint, not the /tmp one" {
-    home=$(mktemp -d /tmp/tf-somehome.XXXXXX)
+    # Under /tmp, made where this test may write (TMPDIR lies under /tmp under testfence run).
+    home=$(mktemp -d "${TMPDIR:-/tmp}/tf-somehome.XXXXXX")
+    [[ $home == /tmp/* ]] || skip "TMPDIR is not under /tmp"
     HOME=$home PYTEST_CURRENT_TEST="tests/test_h.py::test_x (call)" \
         run "$TESTFENCE" run -- sh -c "echo x > '$home/.apprc'; true"
     rm -rf "$home"
