@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <windows.h>
 
-/* The first sub-authority of every run SID (S-1-9-1952867939-...: "tfnc"), under the
+/* The first sub-authority of every run SID (S-1-9-1952869987-...: "tfnc"), under the
  * resource manager authority (9), which no account or group of Windows uses. */
 #define WINACL_MAGIC 0x74666e63u
 

@@ -163,11 +163,16 @@ int osfence_probe(char *layer, size_t len, tf_err *err)
     int rc = restricted_token(&s, &rt, err);
     if (rc == 0)
         rc = make_job(&job, err);
-    if (rc == 0)
+    if (rc == 0) {
+        char run[96], logon[96] = "none";
+        winacl_sid_text(s.run, run, sizeof run);
+        if (s.logon)
+            winacl_sid_text(s.logon, logon, sizeof logon);
         snprintf(layer, len,
-                 "a write-restricted token (restricting SIDs: the run's, %s RESTRICTED) and a "
-                 "Job Object (kill on close, no breakaway)",
-                 s.logon ? "the logon SID," : "(no logon SID)");
+                 "a write-restricted token (restricting SIDs: %s the run's, %s the logon SID, "
+                 "S-1-5-12 RESTRICTED) and a Job Object (kill on close, no breakaway)",
+                 run, logon);
+    }
     if (rt)
         CloseHandle(rt);
     if (job)
