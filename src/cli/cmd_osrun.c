@@ -117,7 +117,7 @@ static void print_dry_run(const struct session *s, char **cmd)
 static int launch(const struct opts *o, struct session *s, char **cmd, int *status, tf_err *err)
 {
     size_t n = 0;
-    int left = 0;
+    struct osfence_result res = {.status = *status};
     struct osfence_path *paths = fence_paths(&s->pl, &n);
     char **env = paths ? command_env(&s->pl, err) : NULL;
     int rc = -1;
@@ -125,14 +125,15 @@ static int launch(const struct opts *o, struct session *s, char **cmd, int *stat
         tf_errf(err, "out of memory");
     if (env) {
         struct osfence_run r = {paths, n, cmd, env, stderr};
-        rc = osfence_launch(&r, status, &left, err);
+        rc = osfence_launch(&r, &res, err);
     }
-    if (rc == 0 && left > 0) {
-        fprintf(stderr, "testfence: the command left %d process%s running: killed\n", left,
-                left == 1 ? "" : "es");
-        if (*status == 0 && !o->allow_violations)
-            *status = TF_EXIT_VIOLATIONS;
-    }
+    if (rc == 0)
+        *status = res.status;
+    if (rc == 0 && res.left > 0)
+        fprintf(stderr, "testfence: the command left %d process%s running: killed\n", res.left,
+                res.left == 1 ? "" : "es");
+    if (rc == 0 && (res.left > 0 || res.seen > 0) && *status == 0 && !o->allow_violations)
+        *status = TF_EXIT_VIOLATIONS;
     envplan_free_env(env);
     free(paths);
     return rc;

@@ -39,10 +39,17 @@ extern const char osfence_note[];
  * with why not in ERR (nothing was changed either way). */
 int osfence_probe(char *layer, size_t len, tf_err *err);
 
+/* What a run in the fence came to. */
+struct osfence_result {
+    int status; /* the command's exit status (126 it cannot be executed, 127 not found) */
+    int left;   /* processes it left running, killed (at least this many) */
+    int seen;   /* writes the fence refused and saw itself, said on warn (macOS: the unified
+                 * log's Seatbelt denials; Windows: none, it cannot see them) */
+};
+
 /* Run R's command in the fence to its end, and take the fence down (also when the command
- * failed). *STATUS: its exit status (126 it cannot be executed, 127 not found); *LEFT: how
- * many processes it left running, killed. 0, or -1 with ERR when the fence cannot be set up
- * (nothing was run then) or taken down. */
-int osfence_launch(const struct osfence_run *r, int *status, int *left, tf_err *err);
+ * failed). 0 with RES filled, or -1 with ERR when the fence cannot be set up (nothing was
+ * run then). */
+int osfence_launch(const struct osfence_run *r, struct osfence_result *res, tf_err *err);
 
 #endif

@@ -231,12 +231,12 @@ static int kill_left(HANDLE job)
     return (int)info.ActiveProcesses;
 }
 
-int osfence_launch(const struct osfence_run *r, int *status, int *left, tf_err *err)
+int osfence_launch(const struct osfence_run *r, struct osfence_result *res, tf_err *err)
 {
     struct sids s;
     HANDLE rt = NULL, job = NULL;
     size_t granted = 0;
-    *left = 0;
+    *res = (struct osfence_result){0};
     int rc = restricted_token(&s, &rt, err);
     if (rc == 0)
         rc = make_job(&job, err);
@@ -245,9 +245,9 @@ int osfence_launch(const struct osfence_run *r, int *status, int *left, tf_err *
         rc = grant_all(r, s.run, &granted, err);
     }
     if (rc == 0)
-        rc = winspawn_run(rt, job, r->argv, r->envp, status, err);
+        rc = winspawn_run(rt, job, r->argv, r->envp, &res->status, err);
     if (job) {
-        *left = kill_left(job);
+        res->left = kill_left(job);
         CloseHandle(job);
     }
     revoke_all(r, s.run, granted);
