@@ -16,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef environ /* macOS: src/macos/posix.h names it through _NSGetEnviron() */
 extern char **environ;
+#endif
 
 static const char run_head[] =
     "usage: testfence run [OPTIONS] [--] COMMAND [ARG...]\n"
@@ -250,9 +252,13 @@ int cmd_doctor(int argc, char **argv)
     bool project = doctor_project(&o, &err) == 0;
     if (!project)
         printf("project:   none usable from here: %s\n", err.msg);
-    printf("verdict:   %s\n", fence && project ? "testfence run would work here"
-                              : fence          ? "testfence run would refuse here (the project)"
-                                               : "testfence run would refuse here (no fence)");
+    const char *verdict = !project ? "testfence run would refuse here (the project)"
+                          : fence  ? "testfence run would work here"
+                          : osfence_falls_back
+                              ? "testfence run would fall back to the plugin's guard here "
+                                "(WEAKER: only a pytest with the plugin is fenced)"
+                              : "testfence run would refuse here (no fence)";
+    printf("verdict:   %s\n", verdict);
     opts_free(&o);
     return fence && project ? 0 : 1;
 }

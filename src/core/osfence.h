@@ -35,6 +35,10 @@ extern const char osfence_about[];
  * refused unrecorded), lines each starting "testfence: ". */
 extern const char osfence_note[];
 
+/* Where the fence cannot be set up, does run go on without it (macOS, inside another sandbox:
+ * the plugin's guard, said loudly) rather than refuse (Windows)? */
+extern const bool osfence_falls_back;
+
 /* Can the fence be set up here? 0 with the layer in force in LAYER (one line: doctor), or -1
  * with why not in ERR (nothing was changed either way). */
 int osfence_probe(char *layer, size_t len, tf_err *err);

@@ -36,12 +36,15 @@ const char osfence_about[] =
     "with the plugin only.\n";
 
 const char osfence_note[] =
-    "testfence: the writes a pytest with the testfence plugin refused itself are listed here;\n"
-    "           Seatbelt refused every other write outside the fence, and those the unified\n"
-    "           log gave back are printed above, so this list may be incomplete.\n";
+    "testfence: listed: the writes a pytest with the testfence plugin refused itself; the\n"
+    "           unified log's Seatbelt denials are printed above; any other write Seatbelt\n"
+    "           refused is not, so this list may be incomplete (fallen back to the plugin's\n"
+    "           guard, other processes' writes were not refused at all).\n";
 
-/* Run ARGV (with ENVP) to its end in a new process group; its status as a shell gives it,
- * and its group in *PGID. -1 with ERR when it cannot be started. */
+const bool osfence_falls_back = true;
+
+/* Run ARGV (with ENVP; found on PATH) to its end in a new process group; its status as a
+ * shell gives it (127 not found, 126 cannot be executed, said), its group in *PGID (0: none). */
 static int spawn_wait(char *const *argv, char *const *envp, int *status, pid_t *pgid, tf_err *err)
 {
     posix_spawnattr_t at;
@@ -50,10 +53,16 @@ static int spawn_wait(char *const *argv, char *const *envp, int *status, pid_t *
     posix_spawnattr_init(&at);
     posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
     posix_spawnattr_setpgroup(&at, 0);
-    int e = posix_spawn(&pid, argv[0], NULL, &at, argv, envp);
+    int e = posix_spawnp(&pid, argv[0], NULL, &at, argv, envp);
     posix_spawnattr_destroy(&at);
-    if (e != 0)
-        return tf_errnof(err, e, "cannot start %s", argv[0]);
+    *pgid = 0;
+    (void)err;
+    if (e != 0) {
+        fprintf(stderr, "testfence: %s: %s\n", argv[0],
+                e == ENOENT ? "command not found" : strerror(e));
+        *status = e == ENOENT ? 127 : 126;
+        return 0;
+    }
     *pgid = pid;
     while (waitpid(pid, &w, 0) < 0 && errno == EINTR)
         ;
@@ -132,7 +141,7 @@ static int log_denials(time_t start, FILE *warn)
 /* Anything of the command's process group still running: killed; whether there was. */
 static int kill_group(pid_t pgid)
 {
-    if (kill(-pgid, 0) != 0)
+    if (pgid <= 0 || kill(-pgid, 0) != 0)
         return 0;
     kill(-pgid, SIGKILL);
     return 1;

@@ -34,6 +34,8 @@ const char osfence_note[] =
     "           denied) without a record (no LD_PRELOAD shim there), so this list may be\n"
     "           incomplete.\n";
 
+const bool osfence_falls_back = false;
+
 /* The restricting SIDs: the run's, the logon SID (the session's desktop, window station and
  * the console), RESTRICTED (device objects such as NUL grant it). *N: how many. */
 struct sids {
