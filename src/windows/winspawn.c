@@ -107,6 +107,20 @@ static BOOL WINAPI keep_going(DWORD type)
     return type == CTRL_C_EVENT || type == CTRL_BREAK_EVENT;
 }
 
+/* The command's standard handles are testfence's own, made inheritable (a pipe from a shell
+ * may not be), and named in SI so the command gets exactly these. */
+static void std_handles(STARTUPINFOW *si)
+{
+    HANDLE *to[3] = {&si->hStdInput, &si->hStdOutput, &si->hStdError};
+    const DWORD which[3] = {STD_INPUT_HANDLE, STD_OUTPUT_HANDLE, STD_ERROR_HANDLE};
+    for (int i = 0; i < 3; i++) {
+        *to[i] = GetStdHandle(which[i]);
+        if (*to[i] && *to[i] != INVALID_HANDLE_VALUE)
+            SetHandleInformation(*to[i], HANDLE_FLAG_INHERIT, HANDLE_FLAG_INHERIT);
+    }
+    si->dwFlags |= STARTF_USESTDHANDLES;
+}
+
 static int wait_for(PROCESS_INFORMATION *pi, int *status)
 {
     DWORD code = 1;
@@ -126,6 +140,7 @@ int winspawn_run(HANDLE token, HANDLE job, char *const *argv, char *const *envp,
     STARTUPINFOW si = {.cb = sizeof si};
     PROCESS_INFORMATION pi = {0};
     int rc = 0;
+    std_handles(&si);
     if (!line || !env)
         rc = tf_errf(err, "cannot convert the command or its environment to UTF-16");
     else if (!CreateProcessAsUserW(token, NULL, line, NULL, NULL, TRUE,
