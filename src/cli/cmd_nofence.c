@@ -13,6 +13,9 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A build with the OS's own fence (TESTFENCE_OSFENCE: Windows) has cmd_osrun.c's run and
+ * doctor instead. */
+#ifndef TESTFENCE_OSFENCE
 static const struct opts_command run_command = {
     .name = "run",
     .cmd = CMD_RUN,
@@ -94,6 +97,7 @@ int cmd_doctor(int argc, char **argv)
     opts_free(&o);
     return 1;
 }
+#endif
 
 #ifndef _WIN32
 /* macOS: explain and clean answer for runs, and core's resolver and workspace code are not

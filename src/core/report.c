@@ -337,7 +337,7 @@ void report_print(FILE *f, const struct report *r, const struct report_run *run)
                 REPORT_MAX_LOG >> 20);
     if (r->log_unreadable)
         fprintf(f, "testfence: %s\n", r->log_error);
-    fputs(run->weak ? weak_note : unshimmed_note, f);
+    fputs(run->note ? run->note : run->weak ? weak_note : unshimmed_note, f);
     if (run->status != run->command_status && run->fails_why)
         fprintf(f, "testfence: the command exited %d; exiting %d because %s\n", run->command_status,
                 run->status, run->fails_why);

@@ -49,6 +49,8 @@ struct report_run {
     int command_status;    /* the command's own */
     int status;            /* what testfence exits with */
     bool weak;             /* --backend preload: say loudly what escapes it */
+    const char *note;      /* what the list leaves out, in place of the shim's note (an OS's
+                            * own fence: what it refuses unrecorded); NULL: the shim's */
     bool colour;           /* the summary goes to a terminal that wants colour */
     const char *fails_why; /* why the run fails whatever the log says (NULL: it does not) */
     const struct report_outputs *outs; /* NULL: none */

@@ -151,11 +151,12 @@ int session_finish(struct session *s, FILE *out, char *const *argv, int command_
     struct report_run run = {.run_id = s->pl.ws.run_id,
                              .root = s->pl.root,
                              .workspace = s->pl.ws.dir,
-                             .backend = "python",
+                             .backend = s->req.report_backend ? s->req.report_backend : "python",
                              .home = getenv("HOME"),
                              .argv = argv,
                              .command_status = command_status,
-                             .status = command_status};
+                             .status = command_status,
+                             .note = s->req.report_note};
     s->reported = true;
     return diag_finish(&s->d, out, &run, s->req.allow_violations, planted);
 }
@@ -186,7 +187,8 @@ void session_free(struct session *s)
         struct report_run run = {.run_id = s->pl.ws.run_id,
                                  .root = s->pl.root,
                                  .workspace = s->pl.ws.dir,
-                                 .backend = "python",
+                                 .backend =
+                                     s->req.report_backend ? s->req.report_backend : "python",
                                  .command_status = -1,
                                  .status = TF_EXIT_OWN_ERROR};
         memset(&r, 0, sizeof r);

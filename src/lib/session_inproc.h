@@ -30,6 +30,9 @@ struct session_request {
     bool allow_violations;
     enum session_keep_tmp keep_tmp;
     FILE *warn;
+    const char *report_backend; /* report.json's "backend": NULL is "python" (the plugin's);
+                                 * testfence run in an OS's fence names that fence */
+    const char *report_note;    /* the summary's note of what it leaves out (report.h) */
 };
 
 struct session {
