@@ -146,6 +146,8 @@ static struct session_request request_of(const struct opts *o, char **cmd)
         .test_env = o->test_env,
         .retain = o->retain,
         .require_namespace = o->require_namespace,
+        .protect_set = o->update_snapshots,
+        .protect = CONFIG_PROTECT_NONE,
         .allow_hazards = o->allow_hazards,
         .hazard_override = "pass --allow-hazards to run anyway",
         .allow_violations = o->allow_violations,

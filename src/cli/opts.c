@@ -106,6 +106,13 @@ static int set_require(struct opts *o, const char *v, tf_err *err)
     return 0;
 }
 
+static int set_update_snapshots(struct opts *o, const char *v, tf_err *err)
+{
+    (void)v, (void)err;
+    o->update_snapshots = true;
+    return 0;
+}
+
 static int set_test_env(struct opts *o, const char *v, tf_err *err)
 {
     if (!valid_env_name(v))
@@ -340,6 +347,9 @@ static const struct opt table[] = {
      "refuse to run (125) rather than fall back to the seccomp guard\n"
      "where the namespace layer cannot be had (as the config's\n"
      "require = [\"namespace\"])"},
+    {"--update-snapshots", 0, NULL, CMD_RUN, set_update_snapshots,
+     "this run may rewrite your test files on purpose (syrupy\n"
+     "--snapshot-update, Jest -u): protect = \"none\" for this run"},
     {"--test-env", 0, "NAME", CMD_RUN, set_test_env,
      "the variable naming the running test in the violation report\n"
      "(default: the config's [report] test_env, PYTEST_CURRENT_TEST)"},

@@ -63,6 +63,7 @@ struct opts {
     const char *backend;    /* "landlock", "preload" or "none" */
     bool allow_violations;  /* --allow-violations: keep the command's status */
     bool require_namespace; /* --require namespace: refuse rather than fall back to the guard */
+    bool update_snapshots;  /* --update-snapshots: protect = "none" for this run */
     const char *test_env;   /* --test-env: the variable naming the current test, or NULL */
     bool dry_run;
     bool allow_hazards;

@@ -15,7 +15,7 @@
 /* The keys each table accepts; anything else is a typo worth an error. */
 static const char *const keys_top[] = {"writable",  "artifacts", "outputs", "retain",
                                        "workspace", "env",       "pytest",  "audit",
-                                       "report",    "require",   NULL};
+                                       "report",    "require",   "protect", NULL};
 static const char *const keys_workspace[] = {"files", NULL};
 static const char *const keys_pytest[] = {"basetemp", "cache_dir", NULL};
 static const char *const keys_audit[] = {"include", "exclude", "protected",        "cwd",
@@ -227,6 +227,24 @@ static int load_require(struct config *c, const struct scope *s, const toml_valu
         c->require_namespace = true;
     }
     return r < 0 ? -1 : 0;
+}
+
+/* protect: which of the user's files under the writable set the run may not change. */
+static int load_protect(struct config *c, const struct scope *s, const toml_value *t, tf_err *err)
+{
+    static const char *const names[] = {"none", "tracked", "existing"};
+    const char *v = NULL;
+    int r = toml_get_string(s->doc, t, "protect", &v, err);
+    if (r != 1)
+        return r < 0 ? -1 : 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(v, names[i])) {
+            c->protect = (enum config_protect)i;
+            return 0;
+        }
+    return toml_errf(s->doc, toml_pos_of(toml_get(t, "protect")), err,
+                     "%sprotect must be \"tracked\", \"existing\" or \"none\", not \"%s\"",
+                     s->prefix, v);
 }
 
 static bool is_env_name(const char *s)
@@ -495,7 +513,8 @@ static int load_table(struct config *c, const toml_doc *doc, const toml_value *t
     if (check_keys(&s, t, prefix[0] ? "[tool.testfence]" : "the top level", keys_top, err) < 0)
         return -1;
     return load_paths(c, &s, t, err) < 0 || load_retain(c, &s, t, err) < 0 ||
-                   load_require(c, &s, t, err) < 0 || load_tables(c, &s, t, err) < 0
+                   load_require(c, &s, t, err) < 0 || load_protect(c, &s, t, err) < 0 ||
+                   load_tables(c, &s, t, err) < 0
                ? -1
                : 0;
 }
@@ -672,4 +691,11 @@ void config_free(struct config *c)
     free(c->artifacts);
     free(c->test_env);
     memset(c, 0, sizeof *c);
+}
+
+const char *config_protect_name(enum config_protect p)
+{
+    return p == CONFIG_PROTECT_TRACKED    ? "tracked"
+           : p == CONFIG_PROTECT_EXISTING ? "existing"
+                                          : "none";
 }

@@ -35,6 +35,14 @@ struct config_file_ignore {
     struct config_codes codes;
 };
 
+/* protect: the user's files under the writable set the run may not change (in this order:
+ * config_protect_name). */
+enum config_protect {
+    CONFIG_PROTECT_NONE,     /* as before: the writable set is the run's */
+    CONFIG_PROTECT_TRACKED,  /* what git tracks there */
+    CONFIG_PROTECT_EXISTING, /* every regular file there before the run */
+};
+
 struct config {
     char source[PATH_MAX + 64];  /* "/p/pyproject.toml [tool.testfence]" or "built-in defaults" */
     struct config_list writable; /* relative to the root; default {"tests"} */
@@ -54,8 +62,9 @@ struct config {
     struct config_codes audit_select, audit_ignore; /* [audit] select, ignore */
     struct config_file_ignore *audit_per_file;      /* [audit] per-file-ignores, in order */
     size_t n_audit_per_file;
-    char *test_env;         /* [report] test_env; default PYTEST_CURRENT_TEST */
-    bool require_namespace; /* require = ["namespace"]: refuse rather than fall back */
+    char *test_env;              /* [report] test_env; default PYTEST_CURRENT_TEST */
+    bool require_namespace;      /* require = ["namespace"]: refuse rather than fall back */
+    enum config_protect protect; /* default CONFIG_PROTECT_NONE */
 };
 
 /* Load the configuration for ROOT: OPT_CONFIG (--config) when not NULL, else
@@ -75,5 +84,8 @@ int config_expand(const char *template, const struct config_vars *vars, char *ou
                   tf_err *err);
 
 void config_free(struct config *c);
+
+/* "none", "tracked" or "existing". */
+const char *config_protect_name(enum config_protect p);
 
 #endif

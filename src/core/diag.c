@@ -70,6 +70,7 @@ int diag_prepare(struct diag *d, const struct plan *pl, const struct diag_shim *
     const char *te = sh->test_env && sh->test_env[0] ? sh->test_env : SHIMCONF_DEFAULT_TEST_ENV;
     struct shimconf conf = {.mode = sh->mode,
                             .precheck_meta = sh->precheck_meta,
+                            .protect = sh->protect,
                             .sink_socket = sh->sink_socket,
                             .policy = pl->policy};
     if (strlen(te) >= sizeof conf.test_env)

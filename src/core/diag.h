@@ -30,6 +30,7 @@ void diag_init(struct diag *d);
 struct diag_shim {
     enum shim_mode mode;  /* diagnose behind the kernel fence, block for --backend preload */
     bool precheck_meta;   /* refuse metadata changes itself: no seccomp guard watches */
+    bool protect;         /* protected files are bound read-only in the writable set */
     const char *test_env; /* the variable naming the current test */
     int conf_dirfd;       /* its configuration goes there: the channel's directory or the
                              workspace (a process that fences itself has no other place) */

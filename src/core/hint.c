@@ -131,6 +131,39 @@ const char *hint_for(const char *op, const char *resolved, const char *root, con
     return pytest ? pytest_hint(resolved, root, home) : command_hint(resolved, root, home);
 }
 
+/* The program's name without its directory. */
+static const char *base_name(const char *exe)
+{
+    const char *b = exe ? strrchr(exe, '/') : NULL;
+    return b ? b + 1 : exe ? exe : "";
+}
+
+const char *hint_protected(const char *exe)
+{
+    const char *b = base_name(exe);
+    if (!strcmp(b, "git"))
+        return "git (clean, checkout, reset, stash, rm) run by a test reached your own test "
+               "files: a test that needs a repository makes one of its own under tmp_path "
+               "(git init there), never in the project.";
+    return "this is one of your own test files (protect in the config): a test may create new "
+           "files beside it, and write under tmp_path or $TESTFENCE_WORKSPACE, not change, "
+           "truncate, rename or delete it. To rewrite snapshots or golden files on purpose, run "
+           "with testfence run --update-snapshots.";
+}
+
+/* The line for a protected file: what was changed, by which program. */
+static int protected_line(char *out, size_t len, const struct hint_who *who, const char *name,
+                          const char *path)
+{
+    char prog[256];
+    vlog_printable(prog, sizeof prog, base_name(who->exe));
+    return snprintf(out, len,
+                    "TEST_SANDBOX_VIOLATION: %s attempted to change %s, a test file protected "
+                    "from the run%s%s%s. How to fix: %s",
+                    name, path, who->test ? " (by " : "", who->test ? prog : "",
+                    who->test ? ")" : "", hint_protected(who->exe));
+}
+
 int hint_violation_line(char *out, size_t len, const struct hint_who *who, const char *resolved,
                         const char *fence, const char *root, const char *home)
 {
@@ -145,6 +178,8 @@ int hint_violation_line(char *out, size_t len, const struct hint_who *who, const
         snprintf(name, sizeof name, "%s (pid %ld, outside any test)", printable, who->pid);
     }
     vlog_printable(path, sizeof path, resolved);
+    if (who->protected)
+        return protected_line(out, len, who, name, path);
     /* The fence names paths too (the writable set's), as untrusted as the target's. */
     vlog_printable(fence_shown, sizeof fence_shown, fence);
     return snprintf(out, len,

@@ -3,6 +3,7 @@
 #ifndef TESTFENCE_HINT_H
 #define TESTFENCE_HINT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* A hint for a write OP (the record's, "open", "mount_setattr"...; may be NULL) to RESOLVED
@@ -22,7 +23,12 @@ struct hint_who {
     const char *exe;
     long pid;
     const char *op; /* the record's ("open", "tmpfile"...); NULL: not known */
+    bool protected; /* the target is a protected file of the user's (blocked_by "protect") */
 };
+
+/* The hint for a change to a protected file (protect in the config) made by the program EXE
+ * (may be NULL): a known tool that rewrites files on purpose is named. Static text. */
+const char *hint_protected(const char *exe);
 
 /* The seed's line, without a newline, every field made printable:
  * "TEST_SANDBOX_VIOLATION: WHO attempted to write to RESOLVED which is outside

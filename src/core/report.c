@@ -220,8 +220,11 @@ static const char leftover_hint[] =
 
 const char *report_hint(const struct report_entry *e, const struct report_run *run)
 {
-    return report_outlived(e) ? leftover_hint
-                              : hint_for(e->op, e->resolved, run->root, run->home, e->test);
+    if (report_outlived(e))
+        return leftover_hint;
+    if (!strcmp(e->blocked_by, "protect"))
+        return hint_protected(e->exe);
+    return hint_for(e->op, e->resolved, run->root, run->home, e->test);
 }
 
 static void print_entry(FILE *f, const struct report_entry *e, const struct report_run *run)
@@ -236,7 +239,9 @@ static void print_entry(FILE *f, const struct report_entry *e, const struct repo
     vlog_printable(path, sizeof path, e->resolved);
     fprintf(f, "    %-10s %s%s%s (%s%s)", e->op, colour_if(run->colour, COLOUR_BOLD), path,
             colour_if(run->colour, COLOUR_OFF), vlog_errname(e->err, en, sizeof en),
-            strcmp(e->blocked_by, "shim") ? "" : ", refused by the shim");
+            !strcmp(e->blocked_by, "shim")      ? ", refused by the shim"
+            : !strcmp(e->blocked_by, "protect") ? ", a protected test file"
+                                                : "");
     if (e->count > 1)
         fprintf(f, " x%zu", e->count);
     if (!e->test) {

@@ -42,6 +42,8 @@ static void put_conf(FILE *f, const struct shimconf *c)
     put_field(f, c->mode == SHIM_BLOCK ? "block" : "diagnose");
     fputs("\nprecheck_meta", f);
     put_field(f, c->precheck_meta ? "1" : "0");
+    if (c->protect)
+        fputs("\nprotect\t1", f);
     fputs("\ntest_env", f);
     put_field(f, c->test_env);
     if (c->sink[0]) {
@@ -142,6 +144,8 @@ static int parse_line(char *line, struct shimconf *c, tf_err *err)
         c->mode = !strcmp(f[1], "block") ? SHIM_BLOCK : SHIM_DIAGNOSE;
     else if (n == 2 && !strcmp(f[0], "precheck_meta") && (!strcmp(f[1], "0") || !strcmp(f[1], "1")))
         c->precheck_meta = f[1][0] == '1';
+    else if (n == 2 && !strcmp(f[0], "protect") && !strcmp(f[1], "1"))
+        c->protect = true;
     else if (n == 2 && !strcmp(f[0], "test_env") && strlen(f[1]) < sizeof c->test_env)
         snprintf(c->test_env, sizeof c->test_env, "%s", f[1]);
     else if (n == 3 && !strcmp(f[0], "sink"))

@@ -27,6 +27,8 @@ struct shimconf {
     enum shim_mode mode;
     bool precheck_meta; /* refuse chmod/chown/utime/xattr outside the set beforehand: nothing
                            in the kernel blocks them (no seccomp guard) */
+    bool protect;       /* files under the writable set are protected (bound read-only onto
+                           themselves): an EROFS or EBUSY on one is a refusal too */
     char test_env[128]; /* the variable naming the current test */
     /* Where records go: a datagram socket testfence run listens on (outside the writable
      * set: the command cannot erase what was sent), or, for a process that fences itself,

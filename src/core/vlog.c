@@ -327,7 +327,7 @@ static int validate(const struct vlog_record *r, unsigned seen, long long versio
     if (!op_name_ok(r->op) || (!platform_is_absolute(r->resolved) && !own))
         return -1;
     if (strcmp(r->blocked_by, "kernel") && strcmp(r->blocked_by, "shim") &&
-        strcmp(r->blocked_by, "guard") && !own)
+        strcmp(r->blocked_by, "guard") && strcmp(r->blocked_by, "protect") && !own)
         return -1;
     return 0;
 }

@@ -28,8 +28,10 @@ struct vlog_record {
     const char *resolved;   /* absolute, symlinks resolved */
     int err;                /* the errno the program saw */
     const char *blocked_by; /* "kernel" (Landlock refused), "shim" (the shim refused), "guard"
-                               (the seccomp guard refused a program the shim is not in), or
-                               "testfence" (op "outlived": a process it killed after the command) */
+                               (the seccomp guard refused a program the shim is not in),
+                               "protect" (a protected file of the user's: its read-only mount
+                               refused), or "testfence" (op "outlived": a process it killed
+                               after the command) */
     const char *exe;        /* /proc/self/exe */
     const char *cmdline;    /* argv joined with spaces */
     bool truncated;         /* some field was cut to keep the record under VLOG_MAX */

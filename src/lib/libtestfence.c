@@ -54,8 +54,8 @@ struct tf_session {
     FILE *warn;     /* the session's warnings as they are made (a memory stream, or NULL) */
     char *wbuf;     /* its text so far, and how much of it is in warnings already */
     size_t wlen, wseen;
-    bool loaded;   /* tf_load: ses is valid */
-    bool attached; /* tf_attach: conf and d are valid */
+    bool loaded;    /* tf_load: ses is valid */
+    bool attached;  /* tf_attach: conf and d are valid */
     bool shim_only; /* tf_set_backend(TF_BACKEND_SHIM): the caller fences itself, no kernel */
     struct session ses;
     struct shimconf conf;
@@ -733,7 +733,8 @@ TF_PUBLIC const char *tf_violation_line(tf_session *s, size_t i)
     if (i >= s->nv)
         return NULL;
     const struct tf_viol *v = &s->v[i];
-    struct hint_who who = {v->test, v->exe, v->pid, v->op};
+    struct hint_who who = {v->test, v->exe, v->pid, v->op,
+                           v->blocked_by && !strcmp(v->blocked_by, "protect")};
     int k = hint_violation_line(s->line, sizeof s->line, &who, v->resolved, s->fence_dir,
                                 tf_root(s), getenv("HOME"));
     if (k < 0)

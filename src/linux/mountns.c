@@ -197,6 +197,30 @@ static int rebind_writable(const struct mountns *m, const char **step)
     return 0;
 }
 
+/* Each protected file bound onto itself, then made read-only: writing or truncating it fails
+ * with EROFS, removing or renaming it (or onto it) with EBUSY, while its directory stays
+ * writable (new files beside it). The command cannot undo it: the mount calls are refused
+ * to it (linux/guard's filter). A file gone since it was listed is passed over. */
+static int protect_files(const struct mountns *m, const char **step)
+{
+    static char what[160];
+    struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
+    const char *p = m->protect;
+    for (size_t i = 0; i < m->nprotect; i++, p += strlen(p) + 1) {
+        if (mount(p, p, NULL, MS_BIND, NULL) == 0 &&
+            mount_setattr(AT_FDCWD, p, AT_SYMLINK_NOFOLLOW, &ro, sizeof ro) == 0)
+            continue;
+        int e = errno;
+        if (e == ENOENT)
+            continue;
+        snprintf(what, sizeof what, "cannot protect %.100s%s (protect in the config)", p,
+                 strlen(p) > 100 ? "..." : "");
+        *step = what;
+        return e;
+    }
+    return 0;
+}
+
 /* The old cwd is on the mount that is now read-only; its name leads to the copy on top. */
 static int reenter_cwd(const struct mountns *m, const struct stat *was)
 {
@@ -277,6 +301,10 @@ int mountns_enter(const struct mountns *m, const int *fds, size_t nfds, const ch
         return errno;
     if ((e = rebind_writable(m, step)))
         return e;
+    if ((e = protect_files(m, step))) {
+        *fatal = true; /* asked for, and not given: refuse rather than run unprotected */
+        return e;
+    }
     /* The inherited fds once the writable set is back (a file in tests/ is then reached on
      * its writable copy), by the names the first /proc gives them, before the new one. */
     for (size_t i = 0; i < nfds; i++)

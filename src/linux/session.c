@@ -264,6 +264,7 @@ static int start_diag(struct session *s, tf_err *err)
     char log[PATH_MAX];
     struct diag_shim sh = {.mode = block ? SHIM_BLOCK : SHIM_DIAGNOSE,
                            .precheck_meta = !s->guard,
+                           .protect = s->prot.n > 0,
                            .test_env = s->test_env,
                            .conf_dirfd = s->places.wsfd.dir,
                            .log_dirfd = s->places.wsfd.dir,
@@ -296,6 +297,35 @@ static void say_unfenced(const struct session *s)
                          "chmod/chown/utime/xattr outside the writable set are not blocked\n");
 }
 
+enum config_protect session_protect(const struct session *s)
+{
+    return s->req.protect_set ? s->req.protect : s->pl.cfg.protect;
+}
+
+/* The one line a run says when protect is asked for and cannot be given (WHY). */
+static void say_unprotected(const struct session *s, const char *why)
+{
+    fprintf(s->warn,
+            "testfence: warning: protect = \"%s\" is not enforced %s: your files under the "
+            "writable set can be changed by this run (docs/security.md)\n",
+            config_protect_name(session_protect(s)), why);
+}
+
+/* The files the view binds read-only, listed now: before the command exists. */
+static int start_protect(struct session *s, tf_err *err)
+{
+    enum config_protect mode = session_protect(s);
+    if (mode == CONFIG_PROTECT_NONE)
+        return 0;
+    if (protect_collect(&s->prot, mode, &s->pl, err) < 0)
+        return -1;
+    if (s->prot.note[0])
+        fprintf(s->warn, "testfence: warning: %s\n", s->prot.note);
+    s->ns.protect = s->prot.buf;
+    s->ns.nprotect = s->prot.n;
+    return 0;
+}
+
 int session_start(struct session *s, tf_err *err)
 {
     bool fenced = s->backend == SESSION_LANDLOCK, in_process = s->req.in_process;
@@ -313,9 +343,12 @@ int session_start(struct session *s, tf_err *err)
         return -1;
     /* After the temp dir and the outputs exist: they are mount points of the view. */
     if (fenced && !in_process) {
-        if (mountns_plan(&s->ns, &s->pl.policy, err) < 0)
+        if (mountns_plan(&s->ns, &s->pl.policy, err) < 0 || start_protect(s, err) < 0)
             return -1;
         s->ns_on = true;
+    } else if (session_protect(s) != CONFIG_PROTECT_NONE) {
+        say_unprotected(s, in_process ? "in process, without the namespace layer"
+                                      : "without the kernel fence");
     }
     if (in_process)
         return session_ready(s, err);
@@ -535,6 +568,8 @@ int session_launch(struct session *s, struct spawn_opts *so, int *status, tf_err
                 "testfence: warning: %s: metadata outside the writable set is refused by the "
                 "seccomp guard alone (weaker: see docs/security.md); %s\n",
                 s->ns_why, mountns_advice);
+    if (s->prot.n > 0)
+        say_unprotected(s, "without the namespace layer");
     so->ns = NULL;
     so->refuse_uring = s->backend == SESSION_LANDLOCK && reaches_outside(s, so); /* no view */
     return spawn_run(so, status, err);
@@ -750,6 +785,7 @@ void session_free(struct session *s)
         close(s->ruleset_fd);
     s->ruleset_fd = -1;
     mountns_free(&s->ns);
+    protect_free(&s->prot);
     hazard_known_free(&s->known);
     diag_close(&s->d);
     channel_close(&s->ch);

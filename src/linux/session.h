@@ -13,6 +13,7 @@
 #include "core/session_names.h"
 #include "fence.h"
 #include "mountns.h"
+#include "protect.h"
 #include "spawn.h"
 
 #include <pthread.h>
@@ -30,9 +31,11 @@ struct session_request {
     unsigned retain;
     /* run workspaces kept: req's or the config's (session_plan) */ /* run workspaces to keep;
                                                                        0: the config's */
-    const char *test_env;           /* the variable naming the current test; NULL: the config's */
-    bool require_namespace;         /* refuse rather than run without the namespace layer (or
-                                       the config's require = ["namespace"]) */
+    const char *test_env;   /* the variable naming the current test; NULL: the config's */
+    bool require_namespace; /* refuse rather than run without the namespace layer (or
+                               the config's require = ["namespace"]) */
+    bool protect_set;       /* --protect: PROTECT for this run, not the config's */
+    enum config_protect protect;
     bool allow_hazards;             /* run despite hazards in the writable set, warning */
     const char *hazard_override;    /* how the user chooses that ("pass --allow-hazards to run
                                        anyway"), for the refusal; NULL: say nothing */
@@ -65,12 +68,13 @@ struct session {
     bool guard;                   /* a seccomp guard watches the command's metadata calls */
     int ruleset_fd;               /* the Landlock ruleset (-1: none yet, or not fenced) */
     struct mountns ns;
-    bool ns_on;           /* the command runs in the namespace layer (read-only mounts) */
-    char ns_why[1024];    /* why it does not, when it was tried and failed ("" otherwise) */
-    const char *test_env; /* the variable naming the current test: req's or the config's */
-    FILE *warn;           /* req.warn */
-    size_t leftovers;     /* processes still running when the command exited, killed */
-    int fence_off;        /* what would switch a fence off, in the writable set before the run */
+    struct protect_list prot; /* the files the view binds read-only (protect) */
+    bool ns_on;               /* the command runs in the namespace layer (read-only mounts) */
+    char ns_why[1024];        /* why it does not, when it was tried and failed ("" otherwise) */
+    const char *test_env;     /* the variable naming the current test: req's or the config's */
+    FILE *warn;               /* req.warn */
+    size_t leftovers;         /* processes still running when the command exited, killed */
+    int fence_off; /* what would switch a fence off, in the writable set before the run */
     struct hazard_known known; /* module-named entries there before the run (hazard.h) */
     /* Old runs are pruned while the command runs, off its critical path: pending until it
      * has started, then in a thread of ours, joined before anything looks at tests/ again. */
@@ -92,6 +96,9 @@ struct session {
 /* Where in the workspace what a run made that would switch the next run's fence off is
  * moved (session_left_hazards). */
 #define SESSION_QUARANTINE "quarantine"
+
+/* Which of the user's files the run protects: --protect's, else the config's protect. */
+enum config_protect session_protect(const struct session *s);
 
 /* What a run prints when it is not fenced by the kernel; run and doctor say it alike. */
 extern const char session_weak_label[];

@@ -24,7 +24,7 @@
 struct child_failure {
     int err;
     bool ns; /* the namespace layer could not be set up: nothing ran, the run may fall back */
-    char step[96];
+    char step[192];
 };
 
 /* What the namespace's init tells testfence on the status pipe. */

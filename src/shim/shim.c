@@ -23,6 +23,9 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -213,7 +216,7 @@ static void live_line(const struct shimstate *st, const struct vlog_record *r)
                                      : "";
     char line[VLOG_MAX];
     size_t room = sizeof line - strlen(more) - 2; /* the suffix and "\n" always fit */
-    struct hint_who who = {r->test, r->exe, r->pid, r->op};
+    struct hint_who who = {r->test, r->exe, r->pid, r->op, !strcmp(r->blocked_by, "protect")};
     int k = hint_violation_line(line, room, &who, r->resolved, st->fence, st->conf.policy.root,
                                 getenv("HOME"));
     if (k < 0)
@@ -332,6 +335,58 @@ static bool record_layers(const struct shimstate *top, const char *op, unsigned 
         any |= given != NULL;
     }
     return any;
+}
+
+/* Is the target of PATH at DIRFD (the open file DIRFD with PATH NULL) a protected file: a
+ * regular file that is the root of a read-only mount? Under the writable set only testfence's
+ * init makes such mounts (the command may not mount). Only asked when a call failed. */
+static bool protected_file(int dirfd, const char *path, unsigned how)
+{
+    struct statx sx;
+    struct statfs sf;
+    int flags = (how & (SHIM_NOFOLLOW | SHIM_REMOVES) ? AT_SYMLINK_NOFOLLOW : 0) |
+                (path ? 0 : AT_EMPTY_PATH);
+    if (syscall(SYS_statx, dirfd, path ? path : "", flags, STATX_TYPE, &sx) < 0 ||
+        !S_ISREG(sx.stx_mode) || !(sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) ||
+        !(sx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
+        return false;
+    long fd = path ? syscall(SYS_openat, dirfd, path,
+                             O_PATH | O_CLOEXEC | (flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW : 0))
+                   : dirfd;
+    if (fd < 0)
+        return false;
+    bool ro = syscall(SYS_fstatfs, (int)fd, &sf) == 0 && (sf.f_flags & ST_RDONLY);
+    if (path)
+        syscall(SYS_close, (int)fd);
+    return ro;
+}
+
+/* A call that failed with EROFS or EBUSY on a protected file (either of a rename's names):
+ * recorded as refused (ERR), blocked_by "protect", for every layer that protects files. True
+ * when it was one. */
+static bool record_protected(const struct shimstate *top, const char *op, unsigned how, int dirfd,
+                             const char *path, int dirfd2, const char *path2, int err)
+{
+    bool any = false;
+    for (const struct shimstate *st = top; st && !any; st = st->replaced)
+        any = st->conf.protect;
+    if (!any)
+        return false;
+    const char *given;
+    int at;
+    if (path2 && protected_file(dirfd2, path2, how | SHIM_NOFOLLOW))
+        given = path2, at = dirfd2;
+    else if ((path || dirfd >= 0) && protected_file(dirfd, path, how))
+        given = path, at = dirfd;
+    else
+        return false;
+    struct path_res res;
+    char resolved[PATH_MAX];
+    target_name(&res, resolve_at(at, given, how, &res), given, resolved);
+    for (const struct shimstate *st = top; st; st = st->replaced)
+        if (st->conf.protect)
+            record(st, op, given ? given : "", resolved, err, "protect");
+    return true;
 }
 
 /* Does layer ST refuse such calls itself (block mode; metadata where no guard does)? */
@@ -535,7 +590,7 @@ void shim_post(const char *op, unsigned how, int dirfd, const char *path, int di
 {
     int e = errno;
     const struct shimstate *top = state();
-    if (!top || busy || (how & SHIM_SKIP) || !fence_errno(e))
+    if (!top || busy || (how & SHIM_SKIP) || !(fence_errno(e) || e == EBUSY))
         return;
     char copy[PATH_MAX], copy2[PATH_MAX];
     path = snap(path, copy);
@@ -550,8 +605,11 @@ void shim_post(const char *op, unsigned how, int dirfd, const char *path, int di
      * EACCES, and code that expects PermissionError for a refused write would change
      * course. The write is outside the writable set either way: say EACCES. Harmless tool
      * state (git's index lock) is refused like the rest, without a record. */
-    int said = e == EROFS ? EACCES : e;
-    if (record_layers(top, op, how, dirfd, path, dirfd2, path2, false, said, "kernel"))
+    int said = e == EROFS || e == EBUSY ? EACCES : e;
+    if ((e != EBUSY &&
+         record_layers(top, op, how, dirfd, path, dirfd2, path2, false, said, "kernel")) ||
+        ((e == EROFS || e == EBUSY) &&
+         record_protected(top, op, how, dirfd, path, dirfd2, path2, said)))
         e = said;
     busy--;
     errno = e;

@@ -1,0 +1,287 @@
+/* The protected files: listed before the command starts, so nothing it does decides what is
+ * protected. The namespace's init binds each read-only onto itself (linux/mountns). */
+#include "protect.h"
+
+#include "core/gitdir.h"
+#include "core/oscalls.h"
+#include "core/path.h"
+#include "core/policy.h"
+#include "core/walk.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* What git prints for a large tests/ (10k files: about 500 KiB) and more: a bound, so a
+ * runaway answer cannot eat the memory. */
+#define PROTECT_GIT_MAX (64u << 20)
+
+void protect_free(struct protect_list *l)
+{
+    free(l->buf);
+    memset(l, 0, sizeof *l);
+}
+
+static int add_path(struct protect_list *l, const char *path, tf_err *err)
+{
+    size_t k = strlen(path) + 1;
+    if (l->n == PROTECT_MAX)
+        return tf_errf(err,
+                       "more than %d files to protect: each is a mount of its own; use protect "
+                       "= \"tracked\" or narrow the writable set",
+                       PROTECT_MAX);
+    if (l->len + k > l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 64 * 1024;
+        while (cap < l->len + k)
+            cap *= 2;
+        char *nb = realloc(l->buf, cap);
+        if (!nb)
+            return tf_errf(err, "out of memory");
+        l->buf = nb;
+        l->cap = cap;
+    }
+    memcpy(l->buf + l->len, path, k);
+    l->len += k;
+    l->n++;
+    return 0;
+}
+
+/* Is PATH one the run owns: the artifacts dir, the run's temp dir? */
+static bool runs_own(const struct plan *pl, const char *path)
+{
+    const char *tmp = policy_tmp_dir(&pl->policy);
+    return path_is_within(path, pl->ws.artifacts) || (tmp && path_is_within(path, tmp));
+}
+
+/* Is PATH beneath a project directory of the writable set, and not the run's own? */
+static bool in_scope(const struct plan *pl, const char *path)
+{
+    if (runs_own(pl, path))
+        return false;
+    for (size_t i = 0; i < pl->policy.n; i++) {
+        const struct policy_entry *e = &pl->policy.entries[i];
+        if (e->origin == POLICY_PROJECT && e->is_dir && path_is_within(path, e->path) &&
+            strcmp(path, e->path))
+            return true;
+    }
+    return false;
+}
+
+/* ---- existing: every regular file there now ----------------------------------------------- */
+
+struct walk_ctx {
+    struct protect_list *l;
+    const struct plan *pl;
+    tf_err *err;
+};
+
+static int visit(void *ctx, struct walk_entry *e)
+{
+    struct walk_ctx *c = ctx;
+    struct stat st;
+    if (runs_own(c->pl, e->path))
+        return 0;
+    if (e->type == DT_DIR)
+        return 1;
+    if (e->type != DT_REG && e->type != DT_UNKNOWN)
+        return 0;
+    if (walk_stat(e, false, &st) < 0)
+        return 0;
+    if (S_ISDIR(st.st_mode))
+        return 1;
+    if (!S_ISREG(st.st_mode))
+        return 0;
+    return add_path(c->l, e->path, c->err) < 0 ? -1 : 0;
+}
+
+static int collect_existing(struct protect_list *l, const struct plan *pl, tf_err *err)
+{
+    struct walk_ctx c = {l, pl, err};
+    struct walk_ops ops = {.visit = visit, .max_depth = 256};
+    for (size_t i = 0; i < pl->policy.n; i++) {
+        const struct policy_entry *e = &pl->policy.entries[i];
+        if (e->origin != POLICY_PROJECT || !e->is_dir || runs_own(pl, e->path))
+            continue;
+        int rc = walk_path(e->path, 0, &ops, &c);
+        if (rc == -1)
+            return -1;
+    }
+    return 0;
+}
+
+/* ---- tracked: what git tracks there ------------------------------------------------------- */
+
+/* The work tree around ROOT: the nearest directory upward holding a ".git" (ROOT is resolved
+ * and outside the writable set's project directories, so nothing a test wrote is looked at
+ * on the way up but the root's own .git). 0 when there is none. */
+static int find_work_tree(const char *root, char *out, size_t len)
+{
+    struct stat st;
+    char dir[PATH_MAX], probe[PATH_MAX + 8];
+    snprintf(dir, sizeof dir, "%s", root);
+    for (;;) {
+        snprintf(probe, sizeof probe, "%s/.git", strcmp(dir, "/") ? dir : "");
+        if (lstat(probe, &st) == 0) {
+            snprintf(out, len, "%s", dir);
+            return 1;
+        }
+        char *slash = strrchr(dir, '/');
+        if (!slash || !strcmp(dir, "/"))
+            return 0;
+        if (slash == dir)
+            slash[1] = '\0';
+        else
+            *slash = '\0';
+    }
+}
+
+/* The environment for git: the caller's, with the repository named (no discovery through
+ * the writable set), no optional lock taken, pathspecs taken literally. */
+static char **git_env(const char *gitdir, const char *tree, char *buf1, char *buf2, tf_err *err)
+{
+    size_t n = 0;
+    while (environ[n])
+        n++;
+    char **env = calloc(n + 5, sizeof *env);
+    if (!env) {
+        tf_errf(err, "out of memory");
+        return NULL;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], "GIT_", 4))
+            env[k++] = environ[i]; /* GIT_INDEX_FILE, GIT_DIR of the caller: not for this */
+    snprintf(buf1, PATH_MAX + 16, "GIT_DIR=%s", gitdir);
+    snprintf(buf2, PATH_MAX + 16, "GIT_WORK_TREE=%s", tree);
+    env[k++] = buf1;
+    env[k++] = buf2;
+    static char locks[] = "GIT_OPTIONAL_LOCKS=0", literal[] = "GIT_LITERAL_PATHSPECS=1";
+    env[k++] = locks;
+    env[k++] = literal;
+    return env;
+}
+
+/* Run git ls-files in TREE; its NUL-separated output into *OUT (*N bytes). */
+static int run_git(const char *gitdir, const char *tree, char **out, size_t *n, tf_err *err)
+{
+    char b1[PATH_MAX + 16], b2[PATH_MAX + 16];
+    static char a0[] = "git", a1[] = "-c", a2[] = "core.fsmonitor=false", a3[] = "ls-files",
+                a4[] = "-z";
+    char *argv[] = {a0, a1, a2, a3, a4, NULL};
+    char **env = git_env(gitdir, tree, b1, b2, err);
+    int p[2];
+    if (!env)
+        return -1;
+    if (pipe2(p, O_CLOEXEC) < 0) {
+        free(env);
+        return tf_errf(err, "pipe: %s", strerror(errno));
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+    posix_spawn_file_actions_addchdir_np(&fa, tree);
+    pid_t pid;
+    int e = posix_spawnp(&pid, "git", &fa, NULL, argv, env);
+    posix_spawn_file_actions_destroy(&fa);
+    free(env);
+    close(p[1]);
+    if (e) {
+        close(p[0]);
+        return tf_errf(err, "protect = \"tracked\" needs git to list the tracked files: %s",
+                       strerror(e));
+    }
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    ssize_t r = 1;
+    while (buf && r > 0) {
+        char *nb = len < cap ? buf : cap < PROTECT_GIT_MAX ? realloc(buf, cap * 2) : NULL;
+        if (!nb) {
+            r = -1;
+            break;
+        }
+        cap = nb == buf && len < cap ? cap : cap * 2;
+        buf = nb;
+        while ((r = read(p[0], buf + len, cap - len)) < 0 && errno == EINTR)
+            ;
+        len += r > 0 ? (size_t)r : 0;
+    }
+    close(p[0]);
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (!buf || r != 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+        free(buf);
+        return tf_errf(err, "protect = \"tracked\": git ls-files in %s failed", tree);
+    }
+    *out = buf;
+    *n = len;
+    return 0;
+}
+
+/* Add the tracked name REL (relative to TREE, open on TREEFD) when it is a regular file in
+ * scope, reached without a link. */
+static int add_tracked(struct protect_list *l, const struct plan *pl, const char *tree, int treefd,
+                       const char *rel, tf_err *err)
+{
+    char abs[PATH_MAX];
+    struct stat st;
+    int k = snprintf(abs, sizeof abs, "%s/%s", strcmp(tree, "/") ? tree : "", rel);
+    if (k < 0 || (size_t)k >= sizeof abs || !in_scope(pl, abs))
+        return 0;
+    int fd = os_open_no_links(treefd, rel, O_NOFOLLOW);
+    if (fd < 0)
+        return 0; /* gone, or a link on the way: nothing of the user's to keep there */
+    bool reg = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    close(fd);
+    return reg ? add_path(l, abs, err) : 0;
+}
+
+static int collect_tracked(struct protect_list *l, const struct plan *pl, tf_err *err)
+{
+    char tree[PATH_MAX], gitdir[PATH_MAX];
+    if (find_work_tree(pl->root, tree, sizeof tree) != 1 ||
+        gitdir_find(&pl->policy, pl->root, gitdir, sizeof gitdir) != 1) {
+        snprintf(l->note, sizeof l->note,
+                 "protect = \"tracked\": %.300s is not in a git repository, nothing is "
+                 "protected (protect = \"existing\" protects every file there before the run)",
+                 pl->root);
+        return 0;
+    }
+    char *out = NULL;
+    size_t n = 0;
+    if (run_git(gitdir, tree, &out, &n, err) < 0)
+        return -1;
+    int treefd = open(tree, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int rc = treefd < 0 ? tf_errf(err, "%s: %s", tree, strerror(errno)) : 0;
+    for (size_t i = 0; rc == 0 && i < n;) {
+        const char *rel = out + i;
+        size_t k = strnlen(rel, n - i);
+        if (k == n - i)
+            break; /* no NUL at the end: cut short */
+        rc = add_tracked(l, pl, tree, treefd, rel, err);
+        i += k + 1;
+    }
+    if (treefd >= 0)
+        close(treefd);
+    free(out);
+    return rc;
+}
+
+int protect_collect(struct protect_list *l, enum config_protect mode, const struct plan *pl,
+                    tf_err *err)
+{
+    memset(l, 0, sizeof *l);
+    if (mode == CONFIG_PROTECT_TRACKED)
+        return collect_tracked(l, pl, err);
+    if (mode == CONFIG_PROTECT_EXISTING)
+        return collect_existing(l, pl, err);
+    return 0;
+}

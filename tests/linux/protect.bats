@@ -1,0 +1,151 @@
+#!/usr/bin/env bats
+# protect: the user's own files under tests/ (what git tracks, or every file there before the
+# run) are bound read-only onto themselves in the namespace layer: a test that empties tests/,
+# runs git clean there, truncates a fixture or renames a test file changes none of them, each
+# attempt is reported, exit 120; new files and artifacts are written as before.
+
+load ../support/helpers
+
+setup() {
+    [ -z "${TESTFENCE_RUN_ID:-}" ] || skip "nested under testfence: the outer run forbids mounts"
+    mkproject
+    rm -rf .git
+    git init -q .
+    mkdir -p tests/fixtures tests/sub
+    printf 'def test_a():\n    pass\n' >tests/test_a.py
+    printf 'golden\n' >tests/fixtures/golden.txt
+    printf 'deep\n' >tests/sub/test_deep.py
+    git add tests
+    git -c user.email=t@t -c user.name=t commit -qm tests
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+}
+
+# sums: the tracked files under tests/, byte for byte.
+sums() { git -c safe.directory='*' ls-files -z tests | xargs -0 sha256sum; }
+
+# as_user WHO CMD...: CMD as root, or as nobody with a testfence of its own that nobody may
+# run (the build dir may be out of its reach) and a TMPDIR it may write.
+as_user() {
+    local who=$1
+    shift
+    if [ "$who" = root ]; then
+        "$TESTFENCE" "$@"
+        return
+    fi
+    setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME=/nonexistent \
+        TMPDIR="$BATS_TEST_TMPDIR/tmp" "$BATS_TEST_TMPDIR/testfence" "$@"
+}
+
+prepare_user() {
+    [ "$1" = root ] && return
+    reachable_by_others
+    install -m 755 "$TESTFENCE" "$BATS_TEST_TMPDIR/testfence"
+    install -m 755 "$(dirname "$TESTFENCE")/libtestfence_preload.so" "$BATS_TEST_TMPDIR/"
+    mkdir -p -m 1777 "$BATS_TEST_TMPDIR/tmp"
+    chown -R nobody:nogroup "$P"
+}
+
+# attack WHO MODE SCRIPT: SCRIPT run as a test under protect = MODE by WHO; tracked files
+# unchanged, the attempt reported as a protected test file, exit 120, new files written.
+attack() {
+    local who=$1 mode=$2 script=$3
+    printf 'protect = "%s"\n' "$mode" >testfence.toml
+    prepare_user "$who"
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+    sums >"$BATS_TEST_TMPDIR/sums"
+    PYTEST_CURRENT_TEST="tests/test_a.py::test_attack (call)" run as_user "$who" run -- sh -c "
+        $script
+        echo new >tests/new-file.txt && echo new-ok
+        mkdir -p tests/artifacts/out && echo a >tests/artifacts/out/a.txt && echo artifact-ok
+        exit 0"
+    expect_status 120
+    expect_output_has "(EACCES, a protected test file)"
+    expect_output_has "tests/test_a.py::test_attack: "
+    expect_output_has new-ok
+    expect_output_has artifact-ok
+    sums | diff -u "$BATS_TEST_TMPDIR/sums" -
+    [ "$(cat tests/new-file.txt)" = new ]
+    assert_outside_unchanged
+}
+
+case_rm() {
+    attack "$1" tracked 'rm -rf tests/*'
+    expect_output_has "unlinkat   $P/tests/test_a.py (EACCES, a protected test file)"
+    expect_output_has "unlinkat   $P/tests/fixtures/golden.txt (EACCES, a protected test file)"
+}
+
+case_truncate() {
+    attack "$1" tracked 'true >tests/fixtures/golden.txt || echo refused
+        truncate -s 0 tests/fixtures/golden.txt || echo refused2'
+    expect_output_has refused
+    expect_output_has refused2
+    expect_output_has "attempted to change $P/tests/fixtures/golden.txt, a test file protected from the run"
+}
+
+case_rename() {
+    attack "$1" tracked 'mv tests/test_a.py tests/test_b.py || echo refused
+        echo x >tests/x.py; mv tests/x.py tests/sub/test_deep.py || echo refused2'
+    expect_output_has refused
+    expect_output_has refused2
+    [ ! -e tests/test_b.py ]
+}
+
+case_git_clean() {
+    printf 'uncommitted\n' >tests/test_new.py
+    attack "$1" existing 'git clean -fdx tests || true'
+    [ "$(cat tests/test_new.py)" = uncommitted ]
+    expect_output_has "$P/tests/test_new.py, a test file protected from the run (by git)"
+}
+
+@test "rm -rf tests/* as root: every tracked file stays, each removal reported, 120" { case_rm root; }
+@test "rm -rf tests/* as nobody: every tracked file stays, each removal reported, 120" { case_rm nobody; }
+@test "truncating a tracked fixture as root: refused, unchanged, reported" { case_truncate root; }
+@test "truncating a tracked fixture as nobody: refused, unchanged, reported" { case_truncate nobody; }
+@test "renaming a test file (and onto one) as root: refused, reported" { case_rename root; }
+@test "renaming a test file (and onto one) as nobody: refused, reported" { case_rename nobody; }
+@test "git clean -fdx tests as root under protect = existing: the uncommitted test stays" { case_git_clean root; }
+@test "git clean -fdx tests as nobody under protect = existing: the uncommitted test stays" { case_git_clean nobody; }
+
+@test "protect = none (the default) behaves as before: the test may empty tests/" {
+    run "$TESTFENCE" run -- sh -c 'rm -rf tests/fixtures; echo gone'
+    expect_status 0
+    expect_output_has gone
+    [ ! -e tests/fixtures/golden.txt ]
+    [[ "$output" != *TEST_SANDBOX_VIOLATION* ]]
+}
+
+@test "--update-snapshots: protection off for the run, a snapshot may be rewritten" {
+    printf 'protect = "tracked"\n' >testfence.toml
+    run "$TESTFENCE" run --update-snapshots -- sh -c 'echo new >tests/fixtures/golden.txt'
+    expect_status 0
+    [ "$(cat tests/fixtures/golden.txt)" = new ]
+}
+
+@test "report.json says blocked_by protect" {
+    printf 'protect = "tracked"\n' >testfence.toml
+    run "$TESTFENCE" run -- sh -c 'echo x >>tests/test_a.py; exit 0'
+    expect_status 120
+    grep -q '"blocked_by": "protect"' tests/artifacts/_isolation_workspace_*/report.json
+}
+
+@test "protect = tracked outside a git repository says so and protects nothing" {
+    rm -rf .git
+    printf 'protect = "tracked"\n' >testfence.toml
+    run "$TESTFENCE" run -- true
+    expect_status 0
+    expect_output_has "is not in a git repository, nothing is protected"
+}
+
+@test "without the namespace layer, one line says protect is not enforced" {
+    printf 'protect = "tracked"\n' >testfence.toml
+    run "$TF_NONS" "$TESTFENCE" run -- true
+    expect_status 0
+    expect_output_has 'protect = "tracked" is not enforced without the namespace layer'
+}
+
+@test "a bad protect value is a config error with its place, 125" {
+    printf 'retain = 3\nprotect = "all"\n' >testfence.toml
+    run "$TESTFENCE" run -- true
+    expect_status 125
+    expect_output_has 'testfence.toml:2:11: protect must be "tracked", "existing" or "none", not "all"'
+}
