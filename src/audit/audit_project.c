@@ -443,27 +443,81 @@ static bool resolve_callee(const proj *P, uint32_t file, uint32_t caller, const 
            find_method(P, mf, cls, dot + 1, 0, gf, g);
 }
 
+/* A file's calls resolved so far, by callee name (and the caller's class for self.x and
+ * cls.x): a suite calls the same names over and over, and resolving one walks imports and
+ * class bases. The pool interns strings, so a name is its offset. */
+typedef struct rmemo {
+    uint64_t *key; /* callee << 32 | class, +1 so that 0 is empty */
+    uint32_t (*val)[2];
+    size_t cap, size; /* allocated; in use for this file (a power of two) */
+} rmemo;
+
+static bool rmemo_reset(rmemo *r, size_t n_calls)
+{
+    size_t cap = 64;
+    while (cap < n_calls * 2)
+        cap *= 2;
+    if (cap > r->cap) {
+        free(r->key), free(r->val);
+        r->key = malloc(cap * sizeof *r->key);
+        r->val = malloc(cap * sizeof *r->val);
+        r->cap = cap;
+        if (!r->key || !r->val)
+            return false;
+    }
+    r->size = cap;
+    memset(r->key, 0, cap * sizeof *r->key);
+    return true;
+}
+
+/* Call I of file F resolved: (file, function), file UINT32_MAX when not the project's. */
+static void resolve_call(const proj *P, rmemo *r, uint32_t f, size_t i, uint32_t out[2])
+{
+    const tf_facts *fa = &P->files[f].facts;
+    const tf_call *c = &fa->calls[i];
+    const char *name = S(P, f, c->callee);
+    bool self = !strncmp(name, "self.", 5) || !strncmp(name, "cls.", 4);
+    uint64_t k = ((uint64_t)c->callee << 32 | (self ? fa->funcs[c->func].cls : 0)) + 1;
+    size_t h = (size_t)(((k ^ k >> 32) * 0x9e3779b97f4a7c15ull) >> 32) & (r->size - 1);
+    for (; r->key[h]; h = (h + 1) & (r->size - 1))
+        if (r->key[h] == k) {
+            out[0] = r->val[h][0], out[1] = r->val[h][1];
+            return;
+        }
+    out[0] = UINT32_MAX;
+    if (!resolve_callee(P, f, c->func, name, &out[0], &out[1]))
+        out[0] = UINT32_MAX;
+    r->key[h] = k;
+    r->val[h][0] = out[0], r->val[h][1] = out[1];
+}
+
 /* Callers of every function: from the call records of every file, resolved once. */
 static int build_edges(proj *P)
 {
-    for (uint32_t f = 0; f < P->n; f++) {
+    rmemo r = {0};
+    int rc = 0;
+    for (uint32_t f = 0; rc == 0 && f < P->n; f++) {
         const tf_facts *fa = &P->files[f].facts;
-        if (P->files[f].scanned && !(P->m[f].callee = malloc((fa->n_calls + 1) * 2 * 4)))
-            return -1;
-        for (size_t i = 0; P->files[f].scanned && i < fa->n_calls; i++) {
-            uint32_t gf, g;
-            P->m[f].callee[i][0] = UINT32_MAX;
-            if (!resolve_callee(P, f, fa->calls[i].func, S(P, f, fa->calls[i].callee), &gf, &g))
+        if (!P->files[f].scanned)
+            continue;
+        if (!(P->m[f].callee = malloc((fa->n_calls + 1) * 2 * 4)) || !rmemo_reset(&r, fa->n_calls))
+            rc = -1;
+        for (size_t i = 0; rc == 0 && i < fa->n_calls; i++) {
+            uint32_t *to = P->m[f].callee[i];
+            resolve_call(P, &r, f, i, to);
+            if (to[0] == UINT32_MAX)
                 continue;
-            P->m[f].callee[i][0] = gf, P->m[f].callee[i][1] = g;
             edge *nv = vec_grow(P->edges, &P->cap_edges, P->n_edges, sizeof *nv);
-            if (!nv)
-                return -1;
+            if (!nv) {
+                rc = -1;
+                break;
+            }
             P->edges = nv;
-            P->edges[P->n_edges++] = (edge){gf, g, f, fa->calls[i].state};
+            P->edges[P->n_edges++] = (edge){to[0], to[1], f, fa->calls[i].state};
         }
     }
-    return 0;
+    free(r.key), free(r.val);
+    return rc;
 }
 
 static int cmp_edge(const void *pa, const void *pb)
