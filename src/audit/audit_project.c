@@ -61,8 +61,9 @@ typedef struct fent {
     uint32_t tag, file, idx;
 } fent;
 
+/* A call of a project function: from state cstate of file cfile. */
 typedef struct edge {
-    uint32_t tfile, tfunc, cfile, cstate;
+    uint32_t cfile, cstate;
 } edge;
 
 typedef struct proj {
@@ -72,8 +73,10 @@ typedef struct proj {
     fmemo *m;
     fent *map;
     size_t cap_map;
+    /* The callers of function g of file f: edges[first[base[f] + g] .. first[base[f] + g + 1]),
+     * in (cfile, cstate) order. */
     edge *edges;
-    size_t n_edges, cap_edges;
+    uint32_t *base, *first;
     char **dirs; /* interned directory strings */
     size_t n_dirs, cap_dirs;
     char root_tests[PATH_MAX];
@@ -491,8 +494,9 @@ static void resolve_call(const proj *P, rmemo *r, uint32_t f, size_t i, uint32_t
     r->val[h][0] = out[0], r->val[h][1] = out[1];
 }
 
-/* Callers of every function: from the call records of every file, resolved once. */
-static int build_edges(proj *P)
+/* Resolve every call of every file once, into m[f].callee; count the callers of each
+ * function in first[] (shifted by two, for the prefix sums and the fill). */
+static int resolve_calls(proj *P)
 {
     rmemo r = {0};
     int rc = 0;
@@ -505,34 +509,51 @@ static int build_edges(proj *P)
         for (size_t i = 0; rc == 0 && i < fa->n_calls; i++) {
             uint32_t *to = P->m[f].callee[i];
             resolve_call(P, &r, f, i, to);
-            if (to[0] == UINT32_MAX)
-                continue;
-            edge *nv = vec_grow(P->edges, &P->cap_edges, P->n_edges, sizeof *nv);
-            if (!nv) {
-                rc = -1;
-                break;
-            }
-            P->edges = nv;
-            P->edges[P->n_edges++] = (edge){to[0], to[1], f, fa->calls[i].state};
+            if (to[0] != UINT32_MAX)
+                P->first[P->base[to[0]] + to[1] + 2]++;
         }
     }
     free(r.key), free(r.val);
     return rc;
 }
 
-static int cmp_edge(const void *pa, const void *pb)
+/* Callers of every function, grouped by callee with a counting sort (no comparison sort:
+ * the calls of a suite are many). Filled in file order; within a file, calls come in source
+ * order and states need not, so each group's run of one file is put in state order. */
+static int build_edges(proj *P)
 {
-    const edge *a = pa, *b = pb;
-    if (a->tfile != b->tfile)
-        return a->tfile < b->tfile ? -1 : 1;
-    if (a->tfunc != b->tfunc)
-        return a->tfunc < b->tfunc ? -1 : 1;
-    if (a->cfile != b->cfile)
-        return a->cfile < b->cfile ? -1 : 1;
-    return a->cstate < b->cstate ? -1 : a->cstate > b->cstate;
+    size_t n_funcs = 0;
+    if (!(P->base = malloc((P->n + 1) * sizeof *P->base)))
+        return -1;
+    for (uint32_t f = 0; f < P->n; f++) {
+        P->base[f] = (uint32_t)n_funcs;
+        n_funcs += P->files[f].facts.n_funcs;
+    }
+    if (!(P->first = calloc(n_funcs + 2, sizeof *P->first)) || resolve_calls(P) < 0)
+        return -1;
+    for (size_t k = 1; k <= n_funcs + 1; k++)
+        P->first[k] += P->first[k - 1];
+    if (!(P->edges = malloc((P->first[n_funcs + 1] + 1) * sizeof *P->edges)))
+        return -1;
+    for (uint32_t f = 0; f < P->n; f++) /* first[k + 1]: where group k's next edge goes */
+        for (size_t i = 0; P->files[f].scanned && i < P->files[f].facts.n_calls; i++) {
+            const uint32_t *to = P->m[f].callee[i];
+            if (to[0] != UINT32_MAX)
+                P->edges[P->first[P->base[to[0]] + to[1] + 1]++] =
+                    (edge){f, P->files[f].facts.calls[i].state};
+        }
+    for (size_t k = 0; k < n_funcs; k++) /* files ascend already: an insertion sort is short */
+        for (uint32_t i = P->first[k] + 1; i < P->first[k + 1]; i++) {
+            edge e = P->edges[i];
+            uint32_t at = i;
+            for (; at > P->first[k] && P->edges[at - 1].cfile == e.cfile &&
+                   P->edges[at - 1].cstate > e.cstate;
+                 at--)
+                P->edges[at] = P->edges[at - 1];
+            P->edges[at] = e;
+        }
+    return 0;
 }
-
-/* ---- symbolic working directories ---- */
 
 static sval s_none(void)
 {
@@ -1061,19 +1082,10 @@ static cval test_entry(proj *P, uint32_t file, uint32_t func, int depth)
 /* Where a helper starts: wherever its callers are when they call it. */
 static cval helper_entry(proj *P, uint32_t file, uint32_t func, int depth)
 {
-    edge probe = {file, func, 0, 0};
-    size_t lo = 0, hi = P->n_edges;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (cmp_edge(&P->edges[mid], &probe) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
     bool any = false;
     cval r = c_default(P);
-    for (size_t i = lo; i < P->n_edges && P->edges[i].tfile == file && P->edges[i].tfunc == func;
-         i++) {
+    uint32_t k = P->base[file] + func;
+    for (uint32_t i = P->first[k]; i < P->first[k + 1]; i++) {
         if (P->edges[i].cfile == file && func_of_state(P, file, P->edges[i].cstate) == func)
             continue; /* recursion */
         cval c = conc(P, P->edges[i].cfile, P->edges[i].cstate, depth + 1);
@@ -2150,6 +2162,8 @@ static void proj_free(proj *P)
     free(P->m);
     free(P->map);
     free(P->edges);
+    free(P->base);
+    free(P->first);
 }
 
 int tf_audit_project(const tf_audit_cfg *cfg, const tf_audit_lang *lang, tf_audit_file *files,
@@ -2162,8 +2176,6 @@ int tf_audit_project(const tf_audit_cfg *cfg, const tf_audit_lang *lang, tf_audi
         snprintf(P.root_tests, sizeof P.root_tests, "%s", cfg->root);
     int rc = -1;
     if (memo_alloc(&P) == 0 && build_map(&P) == 0 && build_edges(&P) == 0) {
-        if (P.n_edges)
-            qsort(P.edges, P.n_edges, sizeof *P.edges, cmp_edge);
         collect(&P, lang);
         for (uint32_t f = 0; f < n && !P.oom; f++) {
             if (!files[f].collected || files[f].context)
