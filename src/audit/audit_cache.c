@@ -129,15 +129,33 @@ bool tf_cache_usable(const char *dir, const char *root, char *why, size_t whylen
     return true;
 }
 
+/* Append S[0..N) to OUT at *AT, cut to fit OUT[LEN] as snprintf cuts (no snprintf: this runs
+ * for every file of a warm run). */
+static void put(char *out, size_t len, size_t *at, const char *s, size_t n)
+{
+    if (n > len - 1 - *at)
+        n = len - 1 - *at;
+    memcpy(out + *at, s, n);
+    *at += n;
+    out[*at] = '\0';
+}
+
 static void entry_path(const char *dir, const tf_cache_key *key, char *out, size_t len, bool sub)
 {
+    static const char digits[] = "0123456789abcdef";
     char hex[33];
-    snprintf(hex, sizeof hex, "%016llx%016llx", (unsigned long long)key->h[0],
-             (unsigned long long)key->h[1]);
-    if (sub)
-        snprintf(out, len, "%s/%.2s", dir, hex);
-    else
-        snprintf(out, len, "%s/%.2s/%s", dir, hex, hex + 2);
+    for (int i = 0; i < 32; i++)
+        hex[i] = digits[(key->h[i / 16] >> (60 - 4 * (i % 16))) & 15];
+    hex[32] = '\0';
+    size_t at = 0;
+    out[0] = '\0';
+    put(out, len, &at, dir, strlen(dir));
+    put(out, len, &at, "/", 1);
+    put(out, len, &at, hex, 2);
+    if (!sub) {
+        put(out, len, &at, "/", 1);
+        put(out, len, &at, hex + 2, 30);
+    }
 }
 
 bool tf_cache_get(const char *dir, const tf_cache_key *key, tf_facts *out)

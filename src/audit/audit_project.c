@@ -93,6 +93,17 @@ static const char *S(const proj *P, uint32_t file, uint32_t off)
     return tf_facts_get(&P->files[file].facts, off);
 }
 
+/* S into OUT[LEN] (LEN > 0), cut to fit as snprintf cuts it, without its cost: module and
+ * class names are copied for every call resolved. Returns the length copied. */
+static size_t copy_str(char *out, size_t len, const char *s, size_t n)
+{
+    if (n >= len)
+        n = len - 1;
+    memcpy(out, s, n);
+    out[n] = '\0';
+    return n;
+}
+
 static const char *intern(proj *P, const char *s)
 {
     for (size_t i = P->n_dirs; i-- > 0 && i + 16 >= P->n_dirs;) /* recent repeats */
@@ -287,7 +298,7 @@ static bool find_module(const proj *P, uint32_t from, const char *name, uint32_t
 static void absolute_module(const tf_audit_file *f, const char *name, int level, char *out,
                             size_t len)
 {
-    snprintf(out, len, "%s", f->module);
+    copy_str(out, len, f->module, strlen(f->module));
     bool package = !strcmp(f->name, "__init__.py");
     for (int i = package ? 1 : 0; i < level; i++) {
         char *dot = strrchr(out, '.');
@@ -299,8 +310,10 @@ static void absolute_module(const tf_audit_file *f, const char *name, int level,
     if (level == 0)
         out[0] = '\0';
     size_t n = strlen(out);
+    if (*name && n && n + 1 < len)
+        out[n++] = '.', out[n] = '\0';
     if (*name)
-        snprintf(out + n, len - n, "%s%s", n ? "." : "", name);
+        copy_str(out + n, len - n, name, strlen(name));
 }
 
 /* Tests (and conftest.py files) are collected; what they import is too, transitively. */
@@ -329,7 +342,7 @@ static void collect(proj *P, const tf_audit_lang *lang)
             if (fa->imports[i].level)
                 absolute_module(&P->files[f], mod, fa->imports[i].level, name, sizeof name);
             else
-                snprintf(name, sizeof name, "%s", mod);
+                copy_str(name, sizeof name, mod, strlen(mod));
             if (find_module(P, f, name, &to) && !P->files[to].collected && P->files[to].scanned &&
                 !P->files[to].library) {
                 P->files[to].collected = true;
@@ -357,7 +370,8 @@ static bool find_method(const proj *P, uint32_t file, const char *cls, const cha
     if (depth > 8 || !map_get(P, K_CLASS, file, "", cls, &ci))
         return false;
     char bases[512];
-    snprintf(bases, sizeof bases, "%s", S(P, file, P->files[file].facts.classes[ci].bases));
+    const char *all = S(P, file, P->files[file].facts.classes[ci].bases);
+    copy_str(bases, sizeof bases, all, strlen(all));
     for (char *save = NULL, *b = strtok_r(bases, ",", &save); b; b = strtok_r(NULL, ",", &save)) {
         uint32_t bf, bi;
         if (resolve_class(P, file, b, &bf, &bi) &&
@@ -377,7 +391,7 @@ static bool resolve_class(const proj *P, uint32_t file, const char *name, uint32
         return map_get(P, K_CLASS, file, "", name, ci);
     }
     char mod[PATH_MAX];
-    snprintf(mod, sizeof mod, "%.*s", (int)(dot - name), name);
+    copy_str(mod, sizeof mod, name, (size_t)(dot - name));
     return find_module(P, file, mod, cf) && map_get(P, K_CLASS, *cf, "", dot + 1, ci);
 }
 
@@ -479,7 +493,8 @@ static void resolve_call(const proj *P, rmemo *r, uint32_t f, size_t i, uint32_t
     const tf_facts *fa = &P->files[f].facts;
     const tf_call *c = &fa->calls[i];
     const char *name = S(P, f, c->callee);
-    bool self = !strncmp(name, "self.", 5) || !strncmp(name, "cls.", 4);
+    bool self = (name[0] == 's' && !strncmp(name, "self.", 5)) ||
+                (name[0] == 'c' && !strncmp(name, "cls.", 4));
     uint64_t k = ((uint64_t)c->callee << 32 | (self ? fa->funcs[c->func].cls : 0)) + 1;
     size_t h = (size_t)(((k ^ k >> 32) * 0x9e3779b97f4a7c15ull) >> 32) & (r->size - 1);
     for (; r->key[h]; h = (h + 1) & (r->size - 1))
