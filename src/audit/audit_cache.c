@@ -37,18 +37,23 @@ static uint64_t rd64(const unsigned char *p)
     return v;
 }
 
-static uint64_t lane(const unsigned char *p, size_t len, uint64_t seed, const uint64_t s[4])
+/* Two lanes over the same bytes, one pass: each word is read once and the two multiply
+ * chains run side by side (the values are those of two separate passes). */
+static void lanes(const unsigned char *p, size_t len, const uint64_t seed[2], const uint64_t s1[4],
+                  const uint64_t s2[4], uint64_t out[2])
 {
-    uint64_t a, b;
-    seed ^= mix(seed ^ s[0], s[1]) ^ len;
+    uint64_t x = seed[0] ^ mix(seed[0] ^ s1[0], s1[1]) ^ len;
+    uint64_t y = seed[1] ^ mix(seed[1] ^ s2[0], s2[1]) ^ len;
     size_t i = 0;
-    for (; i + 16 <= len; i += 16)
-        seed = mix(rd64(p + i) ^ s[1], rd64(p + i + 8) ^ seed);
+    for (; i + 16 <= len; i += 16) {
+        uint64_t lo = rd64(p + i), hi = rd64(p + i + 8);
+        x = mix(lo ^ s1[1], hi ^ x);
+        y = mix(lo ^ s2[1], hi ^ y);
+    }
     unsigned char tail[16] = {0};
     memcpy(tail, p + i, len - i);
-    a = rd64(tail) ^ s[2];
-    b = rd64(tail + 8) ^ seed;
-    return mix(s[3] ^ len, mix(a, b) ^ s[0]);
+    out[0] = mix(s1[3] ^ len, mix(rd64(tail) ^ s1[2], rd64(tail + 8) ^ x) ^ s1[0]);
+    out[1] = mix(s2[3] ^ len, mix(rd64(tail) ^ s2[2], rd64(tail + 8) ^ y) ^ s2[0]);
 }
 
 void tf_hash128(const void *data, size_t len, uint64_t seed, uint64_t out[2])
@@ -57,8 +62,8 @@ void tf_hash128(const void *data, size_t len, uint64_t seed, uint64_t out[2])
                                    0x8ebc6af09c88c6e3ull, 0x589965cc75374cc3ull};
     static const uint64_t s2[4] = {0x9e3779b97f4a7c15ull, 0xc2b2ae3d27d4eb4full,
                                    0x165667b19e3779f9ull, 0x27d4eb2f165667c5ull};
-    out[0] = lane(data, len, seed, s1);
-    out[1] = lane(data, len, ~seed, s2);
+    const uint64_t seeds[2] = {seed, ~seed};
+    lanes(data, len, seeds, s1, s2, out);
 }
 
 tf_cache_key tf_cache_key_of(const char *src, size_t len, const char *salt)
