@@ -112,7 +112,8 @@ static void record_call(apy *P, const char *name, uint32_t at, uint32_t call, bo
 {
     if (P->in_main || !may_be_project(name))
         return;
-    tf_pos pos = apy_pos(P, at);
+    tf_pos pos; /* only where it starts: apy_pos would find its end too, for every call */
+    py_position(P->t, apy_node(P, at)->start, &pos.line, &pos.col);
     tf_call c = {.callee = apy_pool(P, name),
                  .func = P->w.func,
                  .state = P->w.state,

@@ -391,15 +391,26 @@ static size_t top_len(const char *name)
     return strcspn(name, ".");
 }
 
+/* S into OUT[LEN], cut to fit as snprintf cuts it (without its cost, on the hot paths). */
+static size_t copy_str(char *out, size_t len, const char *s)
+{
+    size_t n = strlen(s);
+    if (n >= len)
+        n = len - 1;
+    memcpy(out, s, n);
+    out[n] = '\0';
+    return n;
+}
+
 /* An import of F, made absolute (from ..x import y in a.b.c is a.x.y). */
 static bool absolute_import(const tf_audit_file *f, const tf_import *im, char *out, size_t len)
 {
     const char *mod = tf_facts_get(&f->facts, im->module);
     if (!im->level) {
-        snprintf(out, len, "%s", mod);
+        copy_str(out, len, mod);
         return *mod != '\0';
     }
-    snprintf(out, len, "%s", f->module);
+    copy_str(out, len, f->module);
     for (int i = strcmp(f->name, "__init__.py") ? 0 : 1; i < im->level; i++) {
         char *dot = strrchr(out, '.');
         if (!dot)
@@ -485,9 +496,18 @@ static int wants_of(const wantctx *w, size_t fi)
             !strncmp(name, f->module, top_len(name)))
             rc = want_module(w, name, strlen(name));
     }
-    for (size_t i = 0; rc == 0 && !fl->v[fi].library && i < fl->v[fi].facts.n_calls; i++) {
+    /* A callee repeated in the file asks nothing new: its strings are interned, so one bit
+     * a pool offset tells the first occurrence. */
+    uint8_t *seen = fl->v[fi].library ? NULL : calloc(fl->v[fi].facts.n_pool / 8 + 1, 1);
+    if (!fl->v[fi].library && !seen)
+        rc = tf_errf(w->err, "audit: out of memory");
+    for (size_t i = 0; rc == 0 && seen && i < fl->v[fi].facts.n_calls; i++) {
         const tf_facts *fa = &fl->v[fi].facts;
-        const char *callee = tf_facts_get(fa, fa->calls[i].callee);
+        uint32_t off = fa->calls[i].callee;
+        if (off >= fa->n_pool || (seen[off / 8] & (1u << (off % 8))))
+            continue;
+        seen[off / 8] |= (uint8_t)(1u << (off % 8));
+        const char *callee = tf_facts_get(fa, off);
         size_t top = top_len(callee);
         if (!callee[top] || !name_set_has(&tops, callee, top))
             continue; /* no module part, or one the file does not import */
@@ -499,6 +519,7 @@ static int wants_of(const wantctx *w, size_t fi)
         for (const char *dot = strchr(buf, '.'); rc == 0 && dot; dot = strchr(dot + 1, '.'))
             rc = want_module(w, buf, (size_t)(dot - buf));
     }
+    free(seen);
     name_set_free(&tops);
     return rc;
 }

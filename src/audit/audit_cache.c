@@ -37,18 +37,23 @@ static uint64_t rd64(const unsigned char *p)
     return v;
 }
 
-static uint64_t lane(const unsigned char *p, size_t len, uint64_t seed, const uint64_t s[4])
+/* Two lanes over the same bytes, one pass: each word is read once and the two multiply
+ * chains run side by side (the values are those of two separate passes). */
+static void lanes(const unsigned char *p, size_t len, const uint64_t seed[2], const uint64_t s1[4],
+                  const uint64_t s2[4], uint64_t out[2])
 {
-    uint64_t a, b;
-    seed ^= mix(seed ^ s[0], s[1]) ^ len;
+    uint64_t x = seed[0] ^ mix(seed[0] ^ s1[0], s1[1]) ^ len;
+    uint64_t y = seed[1] ^ mix(seed[1] ^ s2[0], s2[1]) ^ len;
     size_t i = 0;
-    for (; i + 16 <= len; i += 16)
-        seed = mix(rd64(p + i) ^ s[1], rd64(p + i + 8) ^ seed);
+    for (; i + 16 <= len; i += 16) {
+        uint64_t lo = rd64(p + i), hi = rd64(p + i + 8);
+        x = mix(lo ^ s1[1], hi ^ x);
+        y = mix(lo ^ s2[1], hi ^ y);
+    }
     unsigned char tail[16] = {0};
     memcpy(tail, p + i, len - i);
-    a = rd64(tail) ^ s[2];
-    b = rd64(tail + 8) ^ seed;
-    return mix(s[3] ^ len, mix(a, b) ^ s[0]);
+    out[0] = mix(s1[3] ^ len, mix(rd64(tail) ^ s1[2], rd64(tail + 8) ^ x) ^ s1[0]);
+    out[1] = mix(s2[3] ^ len, mix(rd64(tail) ^ s2[2], rd64(tail + 8) ^ y) ^ s2[0]);
 }
 
 void tf_hash128(const void *data, size_t len, uint64_t seed, uint64_t out[2])
@@ -57,8 +62,8 @@ void tf_hash128(const void *data, size_t len, uint64_t seed, uint64_t out[2])
                                    0x8ebc6af09c88c6e3ull, 0x589965cc75374cc3ull};
     static const uint64_t s2[4] = {0x9e3779b97f4a7c15ull, 0xc2b2ae3d27d4eb4full,
                                    0x165667b19e3779f9ull, 0x27d4eb2f165667c5ull};
-    out[0] = lane(data, len, seed, s1);
-    out[1] = lane(data, len, ~seed, s2);
+    const uint64_t seeds[2] = {seed, ~seed};
+    lanes(data, len, seeds, s1, s2, out);
 }
 
 tf_cache_key tf_cache_key_of(const char *src, size_t len, const char *salt)
@@ -129,15 +134,33 @@ bool tf_cache_usable(const char *dir, const char *root, char *why, size_t whylen
     return true;
 }
 
+/* Append S[0..N) to OUT at *AT, cut to fit OUT[LEN] as snprintf cuts (no snprintf: this runs
+ * for every file of a warm run). */
+static void put(char *out, size_t len, size_t *at, const char *s, size_t n)
+{
+    if (n > len - 1 - *at)
+        n = len - 1 - *at;
+    memcpy(out + *at, s, n);
+    *at += n;
+    out[*at] = '\0';
+}
+
 static void entry_path(const char *dir, const tf_cache_key *key, char *out, size_t len, bool sub)
 {
+    static const char digits[] = "0123456789abcdef";
     char hex[33];
-    snprintf(hex, sizeof hex, "%016llx%016llx", (unsigned long long)key->h[0],
-             (unsigned long long)key->h[1]);
-    if (sub)
-        snprintf(out, len, "%s/%.2s", dir, hex);
-    else
-        snprintf(out, len, "%s/%.2s/%s", dir, hex, hex + 2);
+    for (int i = 0; i < 32; i++)
+        hex[i] = digits[(key->h[i / 16] >> (60 - 4 * (i % 16))) & 15];
+    hex[32] = '\0';
+    size_t at = 0;
+    out[0] = '\0';
+    put(out, len, &at, dir, strlen(dir));
+    put(out, len, &at, "/", 1);
+    put(out, len, &at, hex, 2);
+    if (!sub) {
+        put(out, len, &at, "/", 1);
+        put(out, len, &at, hex + 2, 30);
+    }
 }
 
 bool tf_cache_get(const char *dir, const tf_cache_key *key, tf_facts *out)

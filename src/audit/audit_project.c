@@ -61,8 +61,9 @@ typedef struct fent {
     uint32_t tag, file, idx;
 } fent;
 
+/* A call of a project function: from state cstate of file cfile. */
 typedef struct edge {
-    uint32_t tfile, tfunc, cfile, cstate;
+    uint32_t cfile, cstate;
 } edge;
 
 typedef struct proj {
@@ -72,8 +73,10 @@ typedef struct proj {
     fmemo *m;
     fent *map;
     size_t cap_map;
+    /* The callers of function g of file f: edges[first[base[f] + g] .. first[base[f] + g + 1]),
+     * in (cfile, cstate) order. */
     edge *edges;
-    size_t n_edges, cap_edges;
+    uint32_t *base, *first;
     char **dirs; /* interned directory strings */
     size_t n_dirs, cap_dirs;
     char root_tests[PATH_MAX];
@@ -88,6 +91,17 @@ static cval c_default(const proj *P)
 static const char *S(const proj *P, uint32_t file, uint32_t off)
 {
     return tf_facts_get(&P->files[file].facts, off);
+}
+
+/* S into OUT[LEN] (LEN > 0), cut to fit as snprintf cuts it, without its cost: module and
+ * class names are copied for every call resolved. Returns the length copied. */
+static size_t copy_str(char *out, size_t len, const char *s, size_t n)
+{
+    if (n >= len)
+        n = len - 1;
+    memcpy(out, s, n);
+    out[n] = '\0';
+    return n;
 }
 
 static const char *intern(proj *P, const char *s)
@@ -284,7 +298,7 @@ static bool find_module(const proj *P, uint32_t from, const char *name, uint32_t
 static void absolute_module(const tf_audit_file *f, const char *name, int level, char *out,
                             size_t len)
 {
-    snprintf(out, len, "%s", f->module);
+    copy_str(out, len, f->module, strlen(f->module));
     bool package = !strcmp(f->name, "__init__.py");
     for (int i = package ? 1 : 0; i < level; i++) {
         char *dot = strrchr(out, '.');
@@ -296,8 +310,10 @@ static void absolute_module(const tf_audit_file *f, const char *name, int level,
     if (level == 0)
         out[0] = '\0';
     size_t n = strlen(out);
+    if (*name && n && n + 1 < len)
+        out[n++] = '.', out[n] = '\0';
     if (*name)
-        snprintf(out + n, len - n, "%s%s", n ? "." : "", name);
+        copy_str(out + n, len - n, name, strlen(name));
 }
 
 /* Tests (and conftest.py files) are collected; what they import is too, transitively. */
@@ -326,7 +342,7 @@ static void collect(proj *P, const tf_audit_lang *lang)
             if (fa->imports[i].level)
                 absolute_module(&P->files[f], mod, fa->imports[i].level, name, sizeof name);
             else
-                snprintf(name, sizeof name, "%s", mod);
+                copy_str(name, sizeof name, mod, strlen(mod));
             if (find_module(P, f, name, &to) && !P->files[to].collected && P->files[to].scanned &&
                 !P->files[to].library) {
                 P->files[to].collected = true;
@@ -354,7 +370,8 @@ static bool find_method(const proj *P, uint32_t file, const char *cls, const cha
     if (depth > 8 || !map_get(P, K_CLASS, file, "", cls, &ci))
         return false;
     char bases[512];
-    snprintf(bases, sizeof bases, "%s", S(P, file, P->files[file].facts.classes[ci].bases));
+    const char *all = S(P, file, P->files[file].facts.classes[ci].bases);
+    copy_str(bases, sizeof bases, all, strlen(all));
     for (char *save = NULL, *b = strtok_r(bases, ",", &save); b; b = strtok_r(NULL, ",", &save)) {
         uint32_t bf, bi;
         if (resolve_class(P, file, b, &bf, &bi) &&
@@ -374,7 +391,7 @@ static bool resolve_class(const proj *P, uint32_t file, const char *name, uint32
         return map_get(P, K_CLASS, file, "", name, ci);
     }
     char mod[PATH_MAX];
-    snprintf(mod, sizeof mod, "%.*s", (int)(dot - name), name);
+    copy_str(mod, sizeof mod, name, (size_t)(dot - name));
     return find_module(P, file, mod, cf) && map_get(P, K_CLASS, *cf, "", dot + 1, ci);
 }
 
@@ -443,42 +460,115 @@ static bool resolve_callee(const proj *P, uint32_t file, uint32_t caller, const 
            find_method(P, mf, cls, dot + 1, 0, gf, g);
 }
 
-/* Callers of every function: from the call records of every file, resolved once. */
-static int build_edges(proj *P)
+/* A file's calls resolved so far, by callee name (and the caller's class for self.x and
+ * cls.x): a suite calls the same names over and over, and resolving one walks imports and
+ * class bases. The pool interns strings, so a name is its offset. */
+typedef struct rmemo {
+    uint64_t *key; /* callee << 32 | class, +1 so that 0 is empty */
+    uint32_t (*val)[2];
+    size_t cap, size; /* allocated; in use for this file (a power of two) */
+} rmemo;
+
+static bool rmemo_reset(rmemo *r, size_t n_calls)
 {
-    for (uint32_t f = 0; f < P->n; f++) {
+    size_t cap = 64;
+    while (cap < n_calls * 2)
+        cap *= 2;
+    if (cap > r->cap) {
+        free(r->key), free(r->val);
+        r->key = malloc(cap * sizeof *r->key);
+        r->val = malloc(cap * sizeof *r->val);
+        r->cap = cap;
+        if (!r->key || !r->val)
+            return false;
+    }
+    r->size = cap;
+    memset(r->key, 0, cap * sizeof *r->key);
+    return true;
+}
+
+/* Call I of file F resolved: (file, function), file UINT32_MAX when not the project's. */
+static void resolve_call(const proj *P, rmemo *r, uint32_t f, size_t i, uint32_t out[2])
+{
+    const tf_facts *fa = &P->files[f].facts;
+    const tf_call *c = &fa->calls[i];
+    const char *name = S(P, f, c->callee);
+    bool self = (name[0] == 's' && !strncmp(name, "self.", 5)) ||
+                (name[0] == 'c' && !strncmp(name, "cls.", 4));
+    uint64_t k = ((uint64_t)c->callee << 32 | (self ? fa->funcs[c->func].cls : 0)) + 1;
+    size_t h = (size_t)(((k ^ k >> 32) * 0x9e3779b97f4a7c15ull) >> 32) & (r->size - 1);
+    for (; r->key[h]; h = (h + 1) & (r->size - 1))
+        if (r->key[h] == k) {
+            out[0] = r->val[h][0], out[1] = r->val[h][1];
+            return;
+        }
+    out[0] = UINT32_MAX;
+    if (!resolve_callee(P, f, c->func, name, &out[0], &out[1]))
+        out[0] = UINT32_MAX;
+    r->key[h] = k;
+    r->val[h][0] = out[0], r->val[h][1] = out[1];
+}
+
+/* Resolve every call of every file once, into m[f].callee; count the callers of each
+ * function in first[] (shifted by two, for the prefix sums and the fill). */
+static int resolve_calls(proj *P)
+{
+    rmemo r = {0};
+    int rc = 0;
+    for (uint32_t f = 0; rc == 0 && f < P->n; f++) {
         const tf_facts *fa = &P->files[f].facts;
-        if (P->files[f].scanned && !(P->m[f].callee = malloc((fa->n_calls + 1) * 2 * 4)))
-            return -1;
-        for (size_t i = 0; P->files[f].scanned && i < fa->n_calls; i++) {
-            uint32_t gf, g;
-            P->m[f].callee[i][0] = UINT32_MAX;
-            if (!resolve_callee(P, f, fa->calls[i].func, S(P, f, fa->calls[i].callee), &gf, &g))
-                continue;
-            P->m[f].callee[i][0] = gf, P->m[f].callee[i][1] = g;
-            edge *nv = vec_grow(P->edges, &P->cap_edges, P->n_edges, sizeof *nv);
-            if (!nv)
-                return -1;
-            P->edges = nv;
-            P->edges[P->n_edges++] = (edge){gf, g, f, fa->calls[i].state};
+        if (!P->files[f].scanned)
+            continue;
+        if (!(P->m[f].callee = malloc((fa->n_calls + 1) * 2 * 4)) || !rmemo_reset(&r, fa->n_calls))
+            rc = -1;
+        for (size_t i = 0; rc == 0 && i < fa->n_calls; i++) {
+            uint32_t *to = P->m[f].callee[i];
+            resolve_call(P, &r, f, i, to);
+            if (to[0] != UINT32_MAX)
+                P->first[P->base[to[0]] + to[1] + 2]++;
         }
     }
+    free(r.key), free(r.val);
+    return rc;
+}
+
+/* Callers of every function, grouped by callee with a counting sort (no comparison sort:
+ * the calls of a suite are many). Filled in file order; within a file, calls come in source
+ * order and states need not, so each group's run of one file is put in state order. */
+static int build_edges(proj *P)
+{
+    size_t n_funcs = 0;
+    if (!(P->base = malloc((P->n + 1) * sizeof *P->base)))
+        return -1;
+    for (uint32_t f = 0; f < P->n; f++) {
+        P->base[f] = (uint32_t)n_funcs;
+        n_funcs += P->files[f].facts.n_funcs;
+    }
+    if (!(P->first = calloc(n_funcs + 2, sizeof *P->first)) || resolve_calls(P) < 0)
+        return -1;
+    for (size_t k = 1; k <= n_funcs + 1; k++)
+        P->first[k] += P->first[k - 1];
+    if (!(P->edges = malloc((P->first[n_funcs + 1] + 1) * sizeof *P->edges)))
+        return -1;
+    for (uint32_t f = 0; f < P->n; f++) /* first[k + 1]: where group k's next edge goes */
+        for (size_t i = 0; P->files[f].scanned && i < P->files[f].facts.n_calls; i++) {
+            const uint32_t *to = P->m[f].callee[i];
+            if (to[0] != UINT32_MAX)
+                P->edges[P->first[P->base[to[0]] + to[1] + 1]++] =
+                    (edge){f, P->files[f].facts.calls[i].state};
+        }
+    for (size_t k = 0; k < n_funcs; k++) /* files ascend already: an insertion sort is short */
+        for (uint32_t i = P->first[k] + 1; i < P->first[k + 1]; i++) {
+            edge e = P->edges[i];
+            uint32_t at = i;
+            for (; at > P->first[k] && P->edges[at - 1].cfile == e.cfile &&
+                   P->edges[at - 1].cstate > e.cstate;
+                 at--)
+                P->edges[at] = P->edges[at - 1];
+            P->edges[at] = e;
+        }
     return 0;
 }
-
-static int cmp_edge(const void *pa, const void *pb)
-{
-    const edge *a = pa, *b = pb;
-    if (a->tfile != b->tfile)
-        return a->tfile < b->tfile ? -1 : 1;
-    if (a->tfunc != b->tfunc)
-        return a->tfunc < b->tfunc ? -1 : 1;
-    if (a->cfile != b->cfile)
-        return a->cfile < b->cfile ? -1 : 1;
-    return a->cstate < b->cstate ? -1 : a->cstate > b->cstate;
-}
-
-/* ---- symbolic working directories ---- */
 
 static sval s_none(void)
 {
@@ -1007,19 +1097,10 @@ static cval test_entry(proj *P, uint32_t file, uint32_t func, int depth)
 /* Where a helper starts: wherever its callers are when they call it. */
 static cval helper_entry(proj *P, uint32_t file, uint32_t func, int depth)
 {
-    edge probe = {file, func, 0, 0};
-    size_t lo = 0, hi = P->n_edges;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (cmp_edge(&P->edges[mid], &probe) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
     bool any = false;
     cval r = c_default(P);
-    for (size_t i = lo; i < P->n_edges && P->edges[i].tfile == file && P->edges[i].tfunc == func;
-         i++) {
+    uint32_t k = P->base[file] + func;
+    for (uint32_t i = P->first[k]; i < P->first[k + 1]; i++) {
         if (P->edges[i].cfile == file && func_of_state(P, file, P->edges[i].cstate) == func)
             continue; /* recursion */
         cval c = conc(P, P->edges[i].cfile, P->edges[i].cstate, depth + 1);
@@ -2096,6 +2177,8 @@ static void proj_free(proj *P)
     free(P->m);
     free(P->map);
     free(P->edges);
+    free(P->base);
+    free(P->first);
 }
 
 int tf_audit_project(const tf_audit_cfg *cfg, const tf_audit_lang *lang, tf_audit_file *files,
@@ -2108,8 +2191,6 @@ int tf_audit_project(const tf_audit_cfg *cfg, const tf_audit_lang *lang, tf_audi
         snprintf(P.root_tests, sizeof P.root_tests, "%s", cfg->root);
     int rc = -1;
     if (memo_alloc(&P) == 0 && build_map(&P) == 0 && build_edges(&P) == 0) {
-        if (P.n_edges)
-            qsort(P.edges, P.n_edges, sizeof *P.edges, cmp_edge);
         collect(&P, lang);
         for (uint32_t f = 0; f < n && !P.oom; f++) {
             if (!files[f].collected || files[f].context)
