@@ -186,11 +186,11 @@ bool tf_sh_classify(const char *const *argv, int argc, unsigned env, tf_sh_cmd *
     out->kind = TF_SH_DELETE; /* the first operand; a scan reports each (tf_sh_scan) */
     copy(out->path, sizeof out->path, argv[first] ? argv[first] : "*");
     out->wild = !argv[first];
-    if (!strcmp(cmd, "find"))
-        snprintf(out->shown, sizeof out->shown, "find %.60s%s", out->path, flags);
-    else
-        snprintf(out->shown, sizeof out->shown, "rm%s %.60s", flags, out->path);
-    return true;
+    /* Only shown: a long command is cut (the return value looked at, so the compiler knows). */
+    int shown = !strcmp(cmd, "find")
+                    ? snprintf(out->shown, sizeof out->shown, "find %.60s%s", out->path, flags)
+                    : snprintf(out->shown, sizeof out->shown, "rm%s %.60s", flags, out->path);
+    return shown >= 0;
 }
 
 /* ---- shell text ---- */
@@ -575,7 +575,7 @@ static bool builtin(sh *S, const sh_cmd *c, int i)
         for (int k = i + 1; k < c->n && strcmp(c->words[k], "in"); k++)
             if (c->words[k][0] != '-' && is_name_char(c->words[k][0], true) &&
                 strlen(c->words[k]) < 40) {
-                char a[48];
+                char a[300]; /* a word is shorter than 256 (and this one than 40) */
                 snprintf(a, sizeof a, "%s=*", c->words[k]); /* set by the loop: not empty */
                 assign(S, a, strlen(c->words[k]));
             }
