@@ -213,24 +213,6 @@ static const struct opts_command doctor_command = {
     .missing = NULL,
 };
 
-/* The root and configuration run would use, as the Linux doctor prints them; 0, or -1 with
- * the reason in ERR (no root, a config error naming file, line, column and key). */
-static int doctor_project(const struct opts *o, tf_err *err)
-{
-    char root[PATH_MAX];
-    struct config cfg;
-    if (project_find_root(o->req.root, root, sizeof root, err) < 0)
-        return -1;
-    int rc = config_load(&cfg, root, o->req.config, err);
-    if (rc == 0) {
-        printf("root:      %s\nconfig:    %s\nwritable:\n", root, cfg.source);
-        for (size_t i = 0; i < cfg.writable.n; i++)
-            printf("  %s/%s\n", root, cfg.writable.v[i]);
-    }
-    config_free(&cfg);
-    return rc;
-}
-
 int cmd_doctor(int argc, char **argv)
 {
     struct opts o;

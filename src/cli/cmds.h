@@ -3,6 +3,7 @@
 #ifndef TESTFENCE_CMDS_H
 #define TESTFENCE_CMDS_H
 
+#include "base/err.h"
 #include "core/exitcode.h"
 
 int cmd_run(int argc, char **argv);
@@ -11,5 +12,12 @@ int cmd_explain(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
 int cmd_init(int argc, char **argv);
 int cmd_clean(int argc, char **argv);
+
+#if defined(_WIN32) || defined(__APPLE__)
+struct opts;
+/* The builds off Linux (cmd_nofence.c): the root and configuration run would use, as the
+ * Linux doctor prints them; 0, or -1 with the reason in ERR (cmd_osrun.c's doctor too). */
+int doctor_project(const struct opts *o, tf_err *err);
+#endif
 
 #endif
