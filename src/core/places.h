@@ -38,11 +38,13 @@ int places_workspace(struct places *p, const struct plan *pl, tf_err *err);
 /* After the run: remove the private temp dir, or mark it kept as END says. */
 int places_finish_tmp(struct places *p, enum runtmp_end end, tf_err *err);
 
-/* What earlier runs left: their workspaces beyond RETAIN (the newest kept) and the temp dirs
- * of runs that ended without removing theirs. Only fd-relative calls beneath the artifacts dir
- * and the per-user temp base, none following a link: safe beside the command. What resists
- * removal is said on WARN and left for `testfence clean`, never a reason not to run. */
-void places_prune(struct places *p, const struct plan *pl, unsigned retain, FILE *warn);
+/* What earlier runs left: their workspaces beyond RETAIN (the newest kept) and, with TMP, the
+ * temp dirs of runs that ended without removing theirs. Only fd-relative calls beneath the
+ * artifacts dir and the per-user temp base, none following a link: safe beside the command.
+ * A process that fences itself prunes the temp base before its fence (runtmp_prune): the
+ * other runs' temp dirs lie outside its writable set. What resists removal is said on WARN
+ * and left for `testfence clean`, never a reason not to run. */
+void places_prune(struct places *p, const struct plan *pl, unsigned retain, bool tmp, FILE *warn);
 
 void places_close(struct places *p);
 

@@ -206,7 +206,7 @@ int session_check(struct session *s, tf_err *err)
 static void *prune(void *arg)
 {
     struct session *s = arg;
-    places_prune(&s->places, &s->pl, s->retain, s->warn);
+    places_prune(&s->places, &s->pl, s->retain, !s->req.in_process, s->warn);
     return NULL;
 }
 
@@ -332,6 +332,8 @@ int session_start(struct session *s, tf_err *err)
     FILE *warn = s->warn;
     if (places_create(&s->places, &s->pl, err) < 0)
         return -1;
+    if (in_process) /* before this process fences itself: other runs' temp dirs are outside */
+        runtmp_prune(&s->places.tmp, time(NULL));
     s->guard = fenced && !in_process && s->caps.seccomp_notify;
     /* A violation log when something writes to it: the shim, or the caller itself. */
     s->channel = -1;

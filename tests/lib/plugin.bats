@@ -744,6 +744,23 @@ EOF
     assert_outside_unchanged
 }
 
+@test "the temp dirs of earlier runs are pruned before the fence: a clean run stays clean" {
+    # Failed runs' temp dirs beyond the newest three go; they lie outside this run's writable
+    # set, so pruning them after the fence would be refused and reported (ci7's self-test).
+    export TMPDIR="$BATS_TEST_TMPDIR/tmpbase"
+    local user="$TMPDIR/testfence-$(id -u)" id
+    for id in 20200101T000000Z-0000001 20200102T000000Z-0000001 20200103T000000Z-0000001 \
+        20200104T000000Z-0000001 20200105T000000Z-0000001; do
+        mkdir -p "$user/$id" && touch "$user/$id/.testfence-failed"
+    done
+    chmod 0711 "$user"
+    run $PY -m pytest tests/test_settings.py -k tmp_path
+    expect_status 0
+    expect_output_lacks "TEST_SANDBOX_VIOLATION"
+    [ ! -e "$user/20200101T000000Z-0000001" ] && [ ! -e "$user/20200102T000000Z-0000001" ]
+    [ -e "$user/20200105T000000Z-0000001" ]
+}
+
 @test "TESTFENCE_WORKSPACE in the environment does not make the plugin stand aside" {
     printf 'from pathlib import Path\ndef test_clobber():\n    Path("config.toml").write_text("clobbered")\n' >tests/test_env.py
     TESTFENCE_WORKSPACE="$P/tests" run $PY -m pytest tests/test_env.py
