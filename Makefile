@@ -4,12 +4,14 @@
 #   make check (the full suite, as CI)   make demo   make wheel   make deb
 #   make windows: build-windows/testfence.exe, cross-built with Debian's mingw-w64
 #   (scripts/deps.sh windows; docs/platforms.md)
+#   make macos-posix: the macOS source set built on Linux with clang (build-macos-posix/;
+#   scripts/deps.sh macos; docs/platforms.md), for tests/platforms/macos_posix.bats
 PREFIX ?= /usr/local
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 export DESTDIR
 
-.PHONY: all check demo install uninstall wheel deb clean windows
+.PHONY: all check demo install uninstall wheel deb clean windows macos-posix
 all:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=$(PREFIX)
 	cmake --build $(BUILD) -j$(JOBS)
@@ -45,5 +47,13 @@ windows:
 	    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESTFENCE_WERROR=ON
 	cmake --build build-windows -j$(JOBS)
 
+# The files a Mac builds testfence and libtestfence.dylib from, built here (Linux) with clang
+# and warnings as errors: glibc asked for POSIX and BSD names only, src/macos/darwin.c's
+# macOS-only primitives on their Linux stand-ins (TESTFENCE_MACOS_SET in CMakeLists.txt).
+macos-posix:
+	cmake -S . -B build-macos-posix -DCMAKE_C_COMPILER=clang -DTESTFENCE_MACOS_SET=ON \
+	    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESTFENCE_WERROR=ON
+	cmake --build build-macos-posix -j$(JOBS)
+
 clean:
-	rm -rf build build-asan build-py build-windows dist
+	rm -rf build build-asan build-py build-windows build-macos-posix dist

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The full test suite, from a fresh clone: dependencies, a -Werror build (and
-# testfence.exe, cross-built with mingw-w64 for tests/platforms/ under wine), the
+# testfence.exe, cross-built with mingw-w64 for tests/platforms/ under wine, and the macOS
+# source set built on Linux with clang, whose library tests/platforms/ runs the plugin with), the
 # tests, the same tests under testfence itself, every way of installing it
 # (scripts/check-install.sh), then the tests under AddressSanitizer + UBSan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/deps.sh build test package windows
+scripts/deps.sh build test package windows macos
 
 jobs=$(nproc 2>/dev/null || echo 2)
 
@@ -15,6 +16,8 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESTFENCE_WERROR=ON >/de
 cmake --build build -j"$jobs"
 echo "== testfence.exe (mingw-w64, warnings are errors): tests/platforms/ runs it under wine"
 make windows JOBS="$jobs" >/dev/null
+echo "== the macOS source set on Linux (clang, warnings are errors): tests/platforms/ runs the plugin with its library"
+make macos-posix JOBS="$jobs" >/dev/null
 echo "== tests"
 ctest --test-dir build --output-on-failure -j"$jobs"
 

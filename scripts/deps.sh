@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Check (and, as root, install) the Debian 12 packages testfence needs.
-# usage: scripts/deps.sh [build] [test] [bench] [fuzz] [package] [windows]   (default: build test)
+# usage: scripts/deps.sh [build] [test] [bench] [fuzz] [package] [windows] [macos]
+#        (default: build test)
 set -euo pipefail
 
 groups=("$@")
@@ -13,12 +14,14 @@ declare -A pkgs=(
     [fuzz]="clang libclang-rt-14-dev"
     # testfence.exe (make windows) and the tests that run it under wine (tests/platforms/).
     [windows]="mingw-w64 wine wine64 cmake make"
+    # The macOS source set built on Linux with clang (make macos-posix, tests/platforms/).
+    [macos]="clang cmake make"
     [package]="python3-setuptools python3-wheel python3-build python3-venv python3-pip python3-yaml debhelper dh-python dpkg-dev lintian fakeroot man-db zsh fish pre-commit unzip"
 )
 
 want=()
 for g in "${groups[@]}"; do
-    [ -n "${pkgs[$g]+x}" ] || { echo "deps.sh: unknown group '$g' (build test bench fuzz package windows)" >&2; exit 2; }
+    [ -n "${pkgs[$g]+x}" ] || { echo "deps.sh: unknown group '$g' (build test bench fuzz package windows macos)" >&2; exit 2; }
     want+=(${pkgs[$g]})
 done
 

@@ -227,6 +227,10 @@ _SHIM_NOTE = "testfence: WARNING: --backend preload: the shim blocked these writ
 _PY_NOTE = ("testfence: WARNING: python backend: the audit hook refused this process's writes, "
             "the shim its\n           children's; C code in this process, ctypes, static "
             "binaries and raw syscalls\n           were NOT fenced (docs/platforms.md).\n")
+# Where the plan has no shim (Windows, macOS): only child Pythons are fenced, by the guard.
+_PY_NOTE_NO_SHIM = ("testfence: WARNING: python backend: the audit hook refused this process's "
+                    "writes and child\n           Pythons'; C code in this process, ctypes and "
+                    "every other child process\n           were NOT fenced (docs/platforms.md).\n")
 
 
 def _py_note(text):
@@ -240,7 +244,7 @@ def _py_note(text):
     if head.strip() == "testfence: no blocked writes were recorded" and (
             not tail.strip() or tail.startswith("testfence: report: ")):
         return ""  # a clean run is quiet, as under the kernel backend (the header said it)
-    return head + _PY_NOTE + tail
+    return head + (_PY_NOTE if _state.children_shim else _PY_NOTE_NO_SHIM) + tail
 
 
 def _summarize(tr, status):

@@ -1,7 +1,7 @@
 """The native binding: libtestfence through ctypes (include/testfence.h's calls and
 constants) and the error it raises. No policy here: the library decides. Linux:
-libtestfence.so.0; Windows: libtestfence.dll (make windows; the python backend's plan,
-workspace, log and report, no tf_fence); macOS has none yet (docs/platforms.md).
+libtestfence.so.0; Windows: libtestfence.dll (make windows), macOS: libtestfence.dylib (the
+python backend's plan, workspace, log and report, no tf_fence; docs/platforms.md).
 """
 
 import ctypes
@@ -84,8 +84,9 @@ def _library_candidates():
         return [given]
     # make install: PREFIX/lib/python3*/dist-packages/testfence.py, PREFIX/lib/libtestfence.so.0;
     # the Debian package (multiarch libdir) and others: the dynamic loader's path.
-    # Windows: also the DLL beside testfence.py (a copy of build-windows' into site-packages).
-    own = [os.path.join(here, LIBRARY_NAME)] if LIBRARY_NAME.endswith(".dll") else []
+    # Windows, macOS: also the library beside testfence.py (a copy of the build's into
+    # site-packages).
+    own = [os.path.join(here, LIBRARY_NAME)] if LIBRARY_NAME.endswith((".dll", ".dylib")) else []
     return [os.path.join(here, "..", "..", LIBRARY_NAME)] + own + [LIBRARY_NAME]
 
 

@@ -256,11 +256,11 @@ def _load_library_for(backend):
     except FenceError as e:
         if backend == "kernel":
             raise
-        # Windows, macOS: the plan (root, config, writable set, workspace, env) comes from
-        # libtestfence, which is built for Linux only; the port's testfence.exe does not hand
-        # it to the plugin yet (docs/platforms.md). Fail closed, saying so.
+        # The plan (root, config, writable set, workspace, env) comes from libtestfence
+        # (libtestfence.dll on Windows, libtestfence.dylib on macOS: docs/platforms.md).
+        # Without it, fail closed, saying so.
         raise FenceError("the python backend needs the run's plan, and %s; on %s the plan "
-                         "cannot be had yet (docs/platforms.md)" % (e, sys.platform))
+                         "cannot be had without it (docs/platforms.md)" % (e, sys.platform))
 
 
 def _fenced(s, opt, backend):
@@ -330,7 +330,9 @@ _PY_COVERS = ("this process's writes through Python (open, os.*, shutil, sqlite3
 
 
 def _py_children():
-    if sys.platform.startswith("linux"):
+    # Whether the plan preloads the shim into children: on Linux, where it was found beside
+    # libtestfence; never on Windows and macOS (their libraries have none).
+    if _state.children_shim:
         return ("children: child Pythons run the same guard, the shim refuses dynamically "
                 "linked ones' writes (static binaries and raw syscalls are not fenced)")
     return "children: child Pythons run the same guard; other child processes are NOT fenced"
@@ -351,6 +353,7 @@ def _start_python(config, opt, lib, kernel_why):
         _state.notes.append(line[len("testfence: "):] if line.startswith("testfence: ") else line)
         _warn(_state.notes[-1])
     _apply_env(s, config)
+    _state.children_shim = bool(s.get("shim"))
     os.environ[ENV_BACKEND] = "python"
     child_guard_env()  # child Pythons start the same guard (pyback.guard_child)
     _state.policy = _python_policy(s)

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#ifndef environ /* macOS: src/macos/posix.h's */
 extern char **environ;
+#endif
 
 static const struct opts_command command = {
     .name = "clean",

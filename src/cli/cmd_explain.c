@@ -5,7 +5,9 @@
 #include <limits.h>
 #include <stdio.h>
 
+#ifndef environ /* macOS: src/macos/posix.h's */
 extern char **environ;
+#endif
 
 static const struct opts_command command = {
     .name = "explain",

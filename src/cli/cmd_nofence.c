@@ -1,8 +1,8 @@
-/* The commands of the builds without a fence (testfence.exe on Windows, macOS) whose Linux
- * versions are built on the Linux session (cmd_run.c, cmd_doctor.c, cmd_explain.c, cmd_clean.c):
- * run refuses with the OS session.h's message, doctor checks the root and configuration;
- * on macOS explain and clean refuse too (Windows builds cmd_explain.c and cmd_clean.c, over
- * src/windows' resolver and directory calls); docs/platforms.md says what each does there. */
+/* The builds off Linux (testfence.exe on Windows, macOS): doctor's project check, which
+ * cmd_osrun.c's doctor prints, and for a build without the OS's own fence, run refusing with
+ * the OS session.h's message and doctor checking only the root and configuration (explain and
+ * clean are cmd_explain.c and cmd_clean.c there too, over src/windows' or src/macos' resolver
+ * and directory calls); docs/platforms.md says what each does there. */
 #include "cmds.h"
 #include "opts.h"
 
@@ -31,8 +31,8 @@ int doctor_project(const struct opts *o, tf_err *err)
     return rc;
 }
 
-/* A build with the OS's own fence (TESTFENCE_OSFENCE: Windows) has cmd_osrun.c's run and
- * doctor instead. */
+/* A build with the OS's own fence (TESTFENCE_OSFENCE: Windows and macOS, every build off
+ * Linux now) has cmd_osrun.c's run and doctor instead: this is for a build without one. */
 #ifndef TESTFENCE_OSFENCE
 static const struct opts_command run_command = {
     .name = "run",
@@ -96,61 +96,5 @@ int cmd_doctor(int argc, char **argv)
     printf("verdict:   testfence run would refuse here: %s\n", session_unavailable);
     opts_free(&o);
     return 1;
-}
-#endif
-
-#ifndef _WIN32
-/* macOS: explain and clean answer for runs, and core's resolver and workspace code are not
- * built there yet: each says so in one line, after its usage is checked as on Linux. */
-static int unavailable(int argc, char **argv, const struct opts_command *command)
-{
-    struct opts o;
-    tf_err err = {0};
-    int r = opts_parse(argc, argv, command, &o, &err);
-    opts_free(&o);
-    if (r > 0)
-        return 0;
-    if (r < 0)
-        fprintf(stderr, "testfence: %s\n", err.msg);
-    else
-        fprintf(stderr, "testfence: %s: %s\n", command->name, session_unavailable);
-    return TF_EXIT_OWN_ERROR;
-}
-
-static const struct opts_command explain_command = {
-    .name = "explain",
-    .cmd = CMD_EXPLAIN,
-    .about =
-        "usage: testfence explain [OPTIONS] PATH...\n"
-        "\n"
-        "Not available on macOS yet: it answers for 'testfence run', which has\n"
-        "no fence here; the pytest plugin's python backend reports each refused write itself.\n"
-        "\n",
-    .after = "exit status: 125 always in this build (not available), as for a usage error.\n",
-    .operands = OPERANDS_SOME,
-    .missing = "no PATH given; usage: testfence explain PATH...",
-};
-
-int cmd_explain(int argc, char **argv)
-{
-    return unavailable(argc, argv, &explain_command);
-}
-
-static const struct opts_command clean_command = {
-    .name = "clean",
-    .cmd = CMD_CLEAN,
-    .about = "usage: testfence clean [OPTIONS]\n"
-             "\n"
-             "Not available on macOS yet: it removes the workspaces of old runs, and\n"
-             "this build makes none; remove tests/artifacts/_isolation_workspace_* by hand.\n"
-             "\n",
-    .after = "exit status: 125 always in this build (not available), as for a usage error.\n",
-    .operands = OPERANDS_NONE,
-    .missing = NULL,
-};
-
-int cmd_clean(int argc, char **argv)
-{
-    return unavailable(argc, argv, &clean_command);
 }
 #endif

@@ -13,7 +13,7 @@ int cmd_audit(int argc, char **argv);
 int cmd_init(int argc, char **argv);
 int cmd_clean(int argc, char **argv);
 
-#if defined(_WIN32) || defined(__APPLE__)
+#if defined(_WIN32) || defined(TESTFENCE_MACOS)
 struct opts;
 /* The builds off Linux (cmd_nofence.c): the root and configuration run would use, as the
  * Linux doctor prints them; 0, or -1 with the reason in ERR (cmd_osrun.c's doctor too). */

@@ -7,7 +7,7 @@
 #include "audit/audit_output.h"
 #include "core/plan.h"
 /* The one place the command line picks its OS's run lifecycle (docs/platforms.md). */
-#if defined(_WIN32) || defined(__APPLE__)
+#if defined(_WIN32) || defined(TESTFENCE_MACOS)
 #include "core/session_names.h"
 #else
 #include "linux/session.h"

@@ -255,8 +255,12 @@ void runtmp_close(struct runtmp *t)
 
 int runtmp_unnamed(const char *dir)
 {
+#ifdef O_TMPFILE /* Linux (and Windows' posix.h); not macOS */
     int fd = open(dir, O_RDWR | O_TMPFILE | O_EXCL, S_IRUSR | S_IWUSR);
     return fd >= 0 ? fd : runtmp_unlinked(dir);
+#else
+    return runtmp_unlinked(dir);
+#endif
 }
 
 int runtmp_unlinked(const char *dir)

@@ -12,17 +12,18 @@
 #include "base/vec.h"
 #include "core/vlog.h"
 #include "core/platform.h"
-#if defined(__linux__)
+#if defined(__linux__) && !defined(TESTFENCE_MACOS)
 /* The kernel backend (Landlock, the channel, the namespace): linux/session. */
 #include "linux/ioctls.h"
 #include "linux/session.h"
 #define TF_KERNEL_FENCE 1
 #else
-/* Windows and macOS: the python backend's plan, workspace, log and report; no tf_fence. */
+/* Windows and macOS (and the macOS set built on Linux, TESTFENCE_MACOS_SET): the python
+ * backend's plan, workspace, log and report; no tf_fence. */
 #include "session_inproc.h"
 #define TF_KERNEL_FENCE 0
 #endif
-#if !defined(_WIN32)
+#if TF_KERNEL_FENCE
 #include <dlfcn.h>
 #endif
 #include <errno.h>
@@ -38,7 +39,9 @@
 #define TF_PUBLIC __attribute__((dllexport))
 #else
 #define TF_PUBLIC __attribute__((visibility("default")))
+#ifndef environ /* macOS: src/macos/posix.h's (a shared library cannot name it there) */
 extern char **environ;
+#endif
 #endif
 
 /* A record of the violation log, copied out of the reader's scratch buffer. */
@@ -123,25 +126,19 @@ static void take_warnings(tf_session *s)
     s->wseen = s->wlen;
 }
 
+#if TF_KERNEL_FENCE
 /* The directory libtestfence.so was loaded from: the shim is installed beside it. */
 static int library_dir(char *out, size_t len, tf_err *err)
 {
     char real[PATH_MAX];
-#if defined(_WIN32)
-    /* posix.h's readlink of /proc/self/exe: the module this code is in, the DLL. */
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n < 0 || !realpath((self[n] = '\0', self), real))
-        return tf_errf(err, "cannot find where libtestfence.dll was loaded from");
-#else
     Dl_info info;
     if (!dladdr((void *)tf_api_version, &info) || !info.dli_fname ||
         !realpath(info.dli_fname, real))
         return tf_errf(err, "cannot find where libtestfence.so was loaded from");
-#endif
     path_dirname(out, len, real);
     return 0;
 }
+#endif
 
 /* The environment the run's children get, as final values: Python sets them one by one. */
 static int final_env(tf_session *s)
@@ -179,14 +176,14 @@ TF_PUBLIC int tf_set_outputs(tf_session *s, const char *const *outputs, size_t n
 TF_PUBLIC int tf_load(tf_session *s, const char *root, const char *config, const char *const *allow,
                       size_t nallow)
 {
-    char dir[PATH_MAX];
-    tf_err shim_err = {0};
     if (s->loaded || s->attached)
         return tf_errf(&s->err, "this session is already loaded");
+#if TF_KERNEL_FENCE
+    char dir[PATH_MAX];
+    tf_err shim_err = {0};
     if (library_dir(dir, sizeof dir, &s->err) < 0)
         return -1;
-    /* No shim off Linux: children are fenced only when they are Pythons (the guard). */
-    if (TF_KERNEL_FENCE && shimconf_locate_near(dir, s->shim, sizeof s->shim, &shim_err) < 0) {
+    if (shimconf_locate_near(dir, s->shim, sizeof s->shim, &shim_err) < 0) {
         s->shim[0] = '\0';
         char line[sizeof shim_err.msg + 80];
         snprintf(line, sizeof line,
@@ -194,6 +191,8 @@ TF_PUBLIC int tf_load(tf_session *s, const char *root, const char *config, const
                  shim_err.msg);
         add_warnings(s, line);
     }
+#endif
+    /* No shim off Linux: children are fenced only when they are Pythons (the guard). */
     /* plan_request's list is not const-qualified all the way down: hand it a copy. */
     const char **list = calloc(nallow + s->noutputs + 1, sizeof *list);
     if (!list)
@@ -661,10 +660,12 @@ static struct diag *diag_of(tf_session *s)
 /* The same file, of the same size and time? The log is only appended to. */
 static bool same_file(const struct stat *a, const struct stat *b)
 {
-#if defined(__linux__)
+#if TF_KERNEL_FENCE
     return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
            a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
-#else /* whole seconds only (Windows' C runtime): a record within the second is seen by size */
+#else
+    /* Whole seconds only (Windows' C runtime; st_mtim is not macOS's name): a record within
+     * the second is seen by its size. */
     return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
            a->st_mtime == b->st_mtime;
 #endif

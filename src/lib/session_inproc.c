@@ -14,7 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#ifndef environ /* macOS: src/macos/posix.h's (a shared library cannot name it there) */
 extern char **environ;
+#endif
 
 int session_plan(struct session *s, const struct session_request *req, tf_err *err)
 {
