@@ -208,8 +208,39 @@ static bool python_project_root(char *root, size_t len)
  * there to keep). Checked where the file really is, through links. O has the protected names
  * of the defaults, the config and --protect (not yet every root file: last run's report at
  * the root is replaced, as ruff replaces it). */
-static int check_output_file(const struct opts *o, const char *root)
+/* Does GIVEN pass through a symlink inside one of the project's writable dirs (WRITABLE, N,
+ * relative to ROOT)? A test may have planted it there, pointing anywhere: audit runs
+ * unfenced, and must follow no link a test could write. What cannot be told counts as one. */
+static bool through_writable_link(const char *given, const char *root, char **writable, size_t n)
 {
+    char abs[PATH_MAX], cwd[PATH_MAX], dir[PATH_MAX];
+    if (given[0] != '/' && !getcwd(cwd, sizeof cwd))
+        return true;
+    int len = given[0] == '/' ? snprintf(abs, sizeof abs, "%s", given)
+                              : snprintf(abs, sizeof abs, "%s/%s", cwd, given);
+    if (len < 0 || (size_t)len >= sizeof abs)
+        return true;
+    for (char *slash = abs + 1;; slash++) {
+        bool end = !*slash;
+        if (!end && *slash != '/')
+            continue;
+        char keep = *slash;
+        *slash = '\0';
+        for (size_t i = 0; i < n; i++) {
+            struct stat st;
+            if (snprintf(dir, sizeof dir, "%s/%s", root, writable[i]) < (int)sizeof dir &&
+                path_is_within(abs, dir) && lstat(abs, &st) == 0 && S_ISLNK(st.st_mode))
+                return true;
+        }
+        *slash = keep;
+        if (end)
+            return false;
+    }
+}
+
+static int check_output_file(const struct opts *o, const audit_setup *su)
+{
+    const char *root = su->root;
     char real[PATH_MAX], dir[PATH_MAX], where[PATH_MAX * 2];
     const char *given = o->audit.output_file;
     if (!given)
@@ -222,6 +253,13 @@ static int check_output_file(const struct opts *o, const char *root)
         snprintf(where, sizeof where, "%s/%s", strcmp(real, "/") ? real : "", base);
     else {
         fprintf(stderr, "testfence audit: --output-file %s: no directory %s\n", given, dir);
+        return -1;
+    }
+    if (through_writable_link(given, root, su->conf.writable.v, su->conf.writable.n)) {
+        fprintf(stderr,
+                "testfence audit: --output-file %s: refusing to write through a symlink inside the "
+                "writable set (a test could have planted it); name the file it points to\n",
+                given);
         return -1;
     }
     const char *name = strrchr(where, '/') + 1;
@@ -310,7 +348,7 @@ static int setup(struct opts *o, audit_setup *su, bool need_paths)
     for (size_t i = 0; i < su->conf.audit_protected.n; i++)
         if (opts_protect_add(o, su->conf.audit_protected.v[i]) < 0)
             return -1;
-    if (check_output_file(o, su->root) < 0 || rule_choice(o, su) < 0)
+    if (check_output_file(o, su) < 0 || rule_choice(o, su) < 0)
         return -1;
     if (protect_root_files(o, su->root) < 0 ||
         add_root_paths(&su->excludes, &su->n_excludes, su->root,

@@ -328,6 +328,17 @@ expect 125 "--output-file in a missing directory" -- "$bin" audit -o nodir/repor
 contains err "no directory nodir" "the missing directory is named"
 expect 1 "--output-file under tests/ is allowed" -- "$bin" audit --format sarif -o tests/audit.sarif tests/test_stats.py
 [ -s "$work/proj/tests/audit.sarif" ] && echo "ok   tests/audit.sarif written" || { echo "FAIL tests/audit.sarif"; fails=$((fails + 1)); }
+# A link under tests/ a test could have planted, to a file outside the project: audit runs
+# unfenced and must not follow it (the file, or a linked directory on the way).
+printf 'mine\n' >"$work/outside.txt"
+ln -s "$work/outside.txt" "$work/proj/tests/planted.json"
+mkdir -p "$work/planted-target" && ln -s "$work/planted-target" "$work/proj/tests/planted-dir"
+expect 125 "--output-file through a link under tests/ is refused" -- "$bin" audit -o tests/planted.json tests/test_stats.py
+contains err "refusing to write through a symlink inside the writable set" "the planted link is said"
+grep -qx mine "$work/outside.txt" && echo "ok   the file outside is untouched" || { echo "FAIL the file outside was replaced"; fails=$((fails + 1)); }
+expect 125 "--output-file through a linked directory under tests/ is refused" -- "$bin" audit -o tests/planted-dir/r.json tests/test_stats.py
+[ -z "$(ls -A "$work/planted-target")" ] && echo "ok   nothing written through the linked directory" || { echo "FAIL written through the link"; fails=$((fails + 1)); }
+rm -f "$work/proj/tests/planted.json" "$work/proj/tests/planted-dir"
 if [ "$(id -u)" != 0 ]; then
     mkdir -p "$work/proj/ro" && chmod 555 "$work/proj/ro"
     expect 125 "--output-file in a read-only directory" -- "$bin" audit -o ro/report.json tests/test_stats.py
