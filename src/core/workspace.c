@@ -349,9 +349,15 @@ int ws_prune(int artifacts_fd, const char *where, unsigned retain, FILE *warn,
     *out = p;
     if (list_runs(artifacts_fd, &ids, &n) < 0)
         return tf_errnof(err, errno, "cannot list the run workspaces in %s", where);
-    for (size_t i = retain; i < n; i++) {
+    /* Oldest first, until RETAIN are left: a live run (locked) is skipped, not counted out.
+     * Ids order by the second, then a random suffix: two runs in one second may sort either
+     * way, and the live one must not take the place of an older one that should go. */
+    size_t left = n;
+    for (size_t i = n; i-- > 0 && left > retain;) {
         tf_err e = {0};
         int r = remove_run(artifacts_fd, where, ids[i], &e);
+        if (r != 0) /* removed, or said and left for clean: either way its turn is taken */
+            left--;
         if (r > 0)
             p.removed++;
         if (r < 0) {

@@ -186,6 +186,20 @@ int main(void)
     CHECK(ws_prune(afd, art, 0, stderr, &pr, &err) == 0 && pr.removed == 2);
     CHECK(exists("artifacts/_isolation_workspace_20260105T000000Z-0000001"));
     CHECK(exists("artifacts/tmp/20260105T000000Z-0000001"));
+    /* The live run sorts oldest (two runs in one second sort by a random suffix): the oldest
+     * of the others goes in its place, so RETAIN runs are left. */
+    for (const char *const *rid =
+             (const char *const[]){"20260106T000000Z-0000001", "20260107T000000Z-0000001", NULL};
+         *rid; rid++) {
+        struct ws_fds f2;
+        CHECK(ws_plan(&ws, art, *rid, &err) == 0 && ws_create(&ws, afd, &f2, &err) == 0);
+        ws_close(&f2);
+    }
+    CHECK(ws_prune(afd, art, 2, stderr, &pr, &err) == 0 && pr.removed == 1);
+    CHECK(!exists("artifacts/_isolation_workspace_20260106T000000Z-0000001"));
+    CHECK(exists("artifacts/_isolation_workspace_20260107T000000Z-0000001"));
+    CHECK(exists("artifacts/_isolation_workspace_20260105T000000Z-0000001"));
+    CHECK(ws_prune(afd, art, 0, stderr, &pr, &err) == 0 && pr.removed == 1); /* as it was */
     ws_close(&fds);
 
     /* A run a test left unremovable is a warning; the others still go. */
