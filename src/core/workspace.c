@@ -167,7 +167,14 @@ int ws_add_file(int dir_fd, const char *name, const char *content, tf_err *err)
 struct rm {
     tf_err *err;
     const char *keep; /* a name at the top not to remove (the marker goes last), or NULL */
+    int top;          /* the tree's top directory, where what cannot be reached goes */
+    unsigned pass;    /* which walk of the tree this is */
+    unsigned hoisted; /* directories this walk moved to the top */
 };
+
+/* At most this many walks of one tree: each moves what was too deep (or too long to name)
+ * to the top, so the next goes further. Enough for a chain of 200-byte names 200,000 deep. */
+#define RM_MAX_PASSES 10000
 
 /* rm -rf, one entry at a time, never following a symlink. */
 static int rm_visit(void *ctx, struct walk_entry *e)
@@ -190,16 +197,56 @@ static int rm_leave(void *ctx, const struct walk_entry *e)
     return 0;
 }
 
+/* Move the directory DIR to the top of the tree under a fresh name, for the next walk to
+ * remove from there: a test's tmp_path can hold a tree deeper than the walk goes or with a
+ * path longer than PATH_MAX (recursion tests make them), and an rm that gave up on it left
+ * the run's temp dir to every later run, each trying again. */
+static int rm_hoist(struct rm *rm, const struct walk_entry *dir)
+{
+    char name[64];
+    if (dir->depth < 0)
+        return tf_errf(rm->err, "cannot remove %s: its path is too long", dir->path);
+    snprintf(name, sizeof name, ".testfence-deep-%u-%u", rm->pass, rm->hoisted);
+    if (renameat(dir->dirfd, dir->name, rm->top, name) == 0)
+        rm->hoisted++;
+    else if (errno != ENOENT) /* ENOENT: moved already, for an earlier name too long */
+        return tf_errnof(rm->err, errno, "cannot move %s up to remove it", dir->path);
+    return 0;
+}
+
 static int rm_problem(void *ctx, const struct walk_entry *dir, enum walk_problem what, int errnum)
 {
     struct rm *rm = ctx;
-    if (what == WALK_TOO_DEEP)
-        return tf_errf(rm->err, "directory tree too deep under %s", dir->path);
+    if (what == WALK_TOO_DEEP || what == WALK_PATH_TOO_LONG)
+        return rm_hoist(rm, dir);
     return tf_errnof(rm->err, errnum, "cannot read %s", dir->path);
 }
 
 static const struct walk_ops rm_ops = {
     .visit = rm_visit, .leave = rm_leave, .problem = rm_problem, .max_depth = 256};
+
+/* Walk the tree open on TOP (not taken over) again and again, removing all but its top and
+ * KEEP, until nothing had to be moved up. */
+static int empty_tree(int top, const char *path, struct rm *rm)
+{
+    rm->top = top;
+    for (rm->pass = 0; rm->pass < RM_MAX_PASSES; rm->pass++) {
+        rm->hoisted = 0;
+        int fd = fcntl(top, F_DUPFD_CLOEXEC, 3);
+        if (fd < 0)
+            return tf_errnof(rm->err, errno, "cannot open %s", path);
+        /* A fresh listing each pass: a dup shares the offset the last walk left at the end. */
+        int listed = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        close(fd);
+        if (listed < 0)
+            return tf_errnof(rm->err, errno, "cannot open %s", path);
+        if (walk_fd(listed, path, 0, &rm_ops, rm) < 0)
+            return -1;
+        if (rm->hoisted == 0)
+            return 0;
+    }
+    return tf_errf(rm->err, "cannot remove %s: still nested after %d passes", path, RM_MAX_PASSES);
+}
 
 /* rm -rf of NAME inside the directory DIRFD (named WHERE), keeping KEEP at its top until
  * the rest is gone. ENOENT: nothing to do. */
@@ -207,26 +254,18 @@ static int remove_tree_at(int dirfd, const char *where, const char *name, const 
                           tf_err *err)
 {
     char path[PATH_MAX];
-    struct rm rm = {err, keep};
+    struct rm rm = {.err = err, .keep = keep};
     snprintf(path, sizeof path, "%s/%s", where, name);
-    int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return errno == ENOENT ? 0 : tf_errnof(err, errno, "cannot open %s", path);
     /* KEEP goes relative to the directory walked, never by "NAME/KEEP": NAME may have become
      * a symlink meanwhile (the command runs while old runs are pruned). */
-    int top = keep ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : -1;
-    if (keep && top < 0) {
-        close(fd);
-        return tf_errnof(err, errno, "cannot open %s", path);
-    }
-    if (walk_fd(fd, path, 0, &rm_ops, &rm) < 0) {
-        if (top >= 0)
-            close(top);
+    int top = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (top < 0)
+        return errno == ENOENT ? 0 : tf_errnof(err, errno, "cannot open %s", path);
+    int rc = empty_tree(top, path, &rm);
+    int gone = rc == 0 && keep ? unlinkat(top, keep, 0) : 0, e = errno;
+    close(top);
+    if (rc < 0)
         return -1;
-    }
-    int gone = keep ? unlinkat(top, keep, 0) : 0, e = errno;
-    if (top >= 0)
-        close(top);
     if (gone < 0 && e != ENOENT)
         return tf_errnof(err, e, "cannot remove %s/%s", path, keep);
     if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)

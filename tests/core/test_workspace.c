@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -101,6 +102,43 @@ static void test_open_dir(void)
     CHECK(fd >= 0);
     close(fd);
     close(b);
+}
+
+/* Make a chain of DEPTH directories named NAME beneath REL (one fd per level: the path
+ * soon passes PATH_MAX), with a file at the bottom. Returns 1 when it was made. */
+static int chain(const char *rel, const char *name, int depth)
+{
+    int fd = open(at(rel), O_RDONLY | O_DIRECTORY);
+    for (int i = 0; fd >= 0 && i < depth; i++) {
+        int next = mkdirat(fd, name, 0755) == 0 ? openat(fd, name, O_RDONLY | O_DIRECTORY) : -1;
+        close(fd);
+        fd = next;
+    }
+    if (fd < 0)
+        return 0;
+    int f = openat(fd, "bottom", O_WRONLY | O_CREAT, 0644);
+    close(fd);
+    return f >= 0 && close(f) == 0;
+}
+
+/* A tree deeper than the walk goes, and one whose paths pass PATH_MAX (a test's tmp_path
+ * can hold either): removed whole, not left for every later run to try again. */
+static void test_remove_deep(void)
+{
+    char name[201];
+    memset(name, 'd', 200);
+    name[200] = 0;
+    tf_err err = {0};
+    CHECK(mkdir(at("deep"), 0755) == 0 && mkdir(at("deep/run"), 0755) == 0);
+    CHECK(chain("deep/run", "n", 700));
+    CHECK(chain("deep/run", name, 60));
+    touch("deep/run/.keep-me-last");
+    int dfd = open(at("deep"), O_RDONLY | O_DIRECTORY);
+    CHECK(ws_remove_tree_at(dfd, at("deep"), "run", &err) == 0);
+    close(dfd);
+    CHECK_STR(err.msg, "");
+    CHECK(!exists("deep/run"));
+    CHECK(rmdir(at("deep")) == 0);
 }
 
 int main(void)
@@ -241,6 +279,7 @@ int main(void)
     close(afd);
 
     test_open_dir();
+    test_remove_deep();
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
     if (system(cmd) != 0)
         return 1;
