@@ -63,15 +63,16 @@ int places_create(struct places *p, const struct plan *pl, tf_err *err)
     return 0;
 }
 
-void places_prune(struct places *p, const struct plan *pl, unsigned retain, bool tmp, FILE *warn)
+void places_prune(struct places *p, const struct plan *pl, unsigned retain, bool tmp,
+                  const atomic_bool *ended, FILE *warn)
 {
     struct ws_pruned pr;
     tf_err err = {0};
     if (p->artifacts_fd >= 0 &&
-        ws_prune(p->artifacts_fd, pl->ws.artifacts, retain, warn, &pr, &err) < 0)
+        ws_prune(p->artifacts_fd, pl->ws.artifacts, retain, ended, warn, &pr, &err) < 0)
         fprintf(warn, "testfence: warning: old runs were not pruned: %s\n", err.msg);
     if (tmp)
-        runtmp_prune(&p->tmp, time(NULL));
+        runtmp_prune(&p->tmp, time(NULL), ended);
 }
 
 bool places_exist(const struct plan *pl)

@@ -43,8 +43,10 @@ int places_finish_tmp(struct places *p, enum runtmp_end end, tf_err *err);
  * artifacts dir and the per-user temp base, none following a link: safe beside the command.
  * A process that fences itself prunes the temp base before its fence (runtmp_prune): the
  * other runs' temp dirs lie outside its writable set. What resists removal is said on WARN
- * and left for `testfence clean`, never a reason not to run. */
-void places_prune(struct places *p, const struct plan *pl, unsigned retain, bool tmp, FILE *warn);
+ * and left for `testfence clean`, never a reason not to run. ENDED (NULL: never): the
+ * command has ended; each prune then stops once it removed one (ws_prune). */
+void places_prune(struct places *p, const struct plan *pl, unsigned retain, bool tmp,
+                  const atomic_bool *ended, FILE *warn);
 
 void places_close(struct places *p);
 

@@ -76,7 +76,9 @@ static void quiet_bases(const struct plan *pl, char *const *envp, struct quiet_b
         b->cwd[0] = '\0';
     if (gitdir_find(&pl->policy, pl->root, b->git[0], sizeof b->git[0]) != 1)
         b->git[0][0] = '\0';
-    if (!b->cwd[0] || gitdir_find(&pl->policy, b->cwd, b->git[1], sizeof b->git[1]) != 1 ||
+    /* From the root itself (the usual case) the same walk would find the same repository. */
+    if (!b->cwd[0] || !strcmp(b->cwd, pl->root) ||
+        gitdir_find(&pl->policy, b->cwd, b->git[1], sizeof b->git[1]) != 1 ||
         !strcmp(b->git[0], b->git[1]))
         b->git[1][0] = '\0';
 }

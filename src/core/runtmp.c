@@ -121,23 +121,27 @@ static int newest_first(const void *a, const void *b)
     return -strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Of the failed runs' dirs NAMES (N), all but the newest RUNTMP_FAILED_KEPT go. */
-static void prune_failed(struct runtmp *t, char **names, size_t n)
+/* Of the failed runs' dirs NAMES (N), all but the newest RUNTMP_FAILED_KEPT go, oldest
+ * first, until ENDED says stop (*REMOVED counts them). */
+static void prune_failed(struct runtmp *t, char **names, size_t n, const atomic_bool *ended,
+                         int *removed)
 {
     if (n <= RUNTMP_FAILED_KEPT)
         return; /* nothing goes (and NAMES may be NULL, which qsort must not be given) */
     qsort(names, n, sizeof *names, newest_first);
-    for (size_t i = RUNTMP_FAILED_KEPT; i < n; i++) {
+    for (size_t i = n; i-- > RUNTMP_FAILED_KEPT && !ws_prune_stops(ended, *removed);) {
         tf_err ignored;
-        ws_remove_tree_at(t->userfd, t->user, names[i], &ignored);
+        if (ws_remove_tree_at(t->userfd, t->user, names[i], &ignored) == 0)
+            ++*removed;
     }
 }
 
 /* Remove what ended runs left: only names that are run ids older than CUTOFF. */
-static void prune(struct runtmp *t, const char *cutoff)
+static void prune(struct runtmp *t, const char *cutoff, const atomic_bool *ended)
 {
     char **failed = NULL;
     size_t n = 0, cap = 0;
+    int removed = 0;
     struct dirlist *d = walk_list(t->userfd);
     if (!d)
         return;
@@ -145,29 +149,31 @@ static void prune(struct runtmp *t, const char *cutoff)
         tf_err ignored;
         if (!ws_is_run_id(e->name) || strcmp(e->name, cutoff) >= 0)
             continue;
+        if (ws_prune_stops(ended, removed))
+            break;
         enum staleness s = staleness(t->userfd, e->name);
         char **v = s == STALE_FAILED ? vec_grow(failed, &cap, n + 1, sizeof *failed) : NULL;
-        if (s == STALE)
-            ws_remove_tree_at(t->userfd, t->user, e->name, &ignored);
+        if (s == STALE && ws_remove_tree_at(t->userfd, t->user, e->name, &ignored) == 0)
+            removed++;
         else if (v && (v[n] = strdup(e->name)))
             failed = v, n++;
         else if (v)
             failed = v; /* out of memory: this one is kept */
     }
     dirlist_close(d);
-    prune_failed(t, failed, n);
+    prune_failed(t, failed, n, ended, &removed);
     for (size_t i = 0; i < n; i++)
         free(failed[i]);
     free(failed);
 }
 
-void runtmp_prune(struct runtmp *t, time_t now)
+void runtmp_prune(struct runtmp *t, time_t now, const atomic_bool *ended)
 {
     char cutoff[32];
     if (t->userfd < 0)
         return;
     ws_run_id(cutoff, sizeof cutoff, now - RUNTMP_PRUNE_AGE, 0);
-    prune(t, cutoff);
+    prune(t, cutoff, ended);
 }
 
 int runtmp_create(struct runtmp *t, tf_err *err)

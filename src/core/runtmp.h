@@ -6,6 +6,7 @@
 #include "base/err.h"
 
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <time.h>
 
@@ -48,8 +49,10 @@ int runtmp_create(struct runtmp *t, tf_err *err);
 /* Remove the temp dirs of runs that ended without removing theirs (unlocked, older than
  * RUNTMP_PRUNE_AGE before NOW, without RUNTMP_KEEP; of those marked RUNTMP_FAILED, all but
  * the newest RUNTMP_FAILED_KEPT), beside the command: a per-user directory of many kept
- * runs cost milliseconds before it. Needs the per-user directory runtmp_create opened. */
-void runtmp_prune(struct runtmp *t, time_t now);
+ * runs cost milliseconds before it. ENDED as ws_prune's: once the command has ended and
+ * one dir was removed, the rest waits for later runs. Needs the per-user directory
+ * runtmp_create opened. */
+void runtmp_prune(struct runtmp *t, time_t now, const atomic_bool *ended);
 
 /* Mark the dir kept: later runs leave it alone. */
 int runtmp_keep(struct runtmp *t, tf_err *err);

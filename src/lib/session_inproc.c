@@ -73,7 +73,7 @@ int session_start(struct session *s, tf_err *err)
     char log[PATH_MAX];
     if (places_create(&s->places, &s->pl, err) < 0)
         return -1;
-    runtmp_prune(&s->places.tmp, time(NULL)); /* at the start, as linux/session in process */
+    runtmp_prune(&s->places.tmp, time(NULL), NULL); /* at the start, as linux/session in process */
     if (places_workspace(&s->places, &s->pl, err) < 0)
         return -1;
     diag_unfinished(s->places.artifacts_fd, s->pl.ws.artifacts, s->pl.root, s->warn);
@@ -98,7 +98,7 @@ int session_left_hazards(struct session *s, FILE *out)
         return s->planted;
     s->hazards_checked = true;
     /* What earlier runs left, as linux/session prunes a process that fenced itself. */
-    places_prune(&s->places, &s->pl, s->pl.cfg.retain, false, s->warn);
+    places_prune(&s->places, &s->pl, s->pl.cfg.retain, false, NULL, s->warn);
     char *text = NULL;
     size_t len = 0;
     tf_err err = {0};

@@ -206,7 +206,7 @@ int session_check(struct session *s, tf_err *err)
 static void *prune(void *arg)
 {
     struct session *s = arg;
-    places_prune(&s->places, &s->pl, s->retain, !s->req.in_process, s->warn);
+    places_prune(&s->places, &s->pl, s->retain, !s->req.in_process, &s->command_ended, s->warn);
     return NULL;
 }
 
@@ -221,10 +221,13 @@ static void prune_beside(void *ctx)
 
 /* Done pruning, at the very end, after the report: the scan of what the command left does
  * not enter the artifacts dir, so old runs may vanish beneath it, and a command that ended at
- * once (`testfence run -- true`) does not wait for the prune before its report. Not started
- * (the command never ran, or the tests ran in this process): prune now. */
+ * once (`testfence run -- true`) does not wait for the prune before its report; once told
+ * the command has ended, the prune stops after one removal, leaving a backlog (a temp base
+ * of many failed runs) to later runs instead of a short command's end. Not started (the
+ * command never ran, or the tests ran in this process): prune now. */
 static void prune_done(struct session *s)
 {
+    atomic_store(&s->command_ended, true);
     if (s->prune == PRUNE_RUNNING)
         pthread_join(s->pruner, NULL);
     else if (s->prune == PRUNE_PENDING)
@@ -333,7 +336,7 @@ int session_start(struct session *s, tf_err *err)
     if (places_create(&s->places, &s->pl, err) < 0)
         return -1;
     if (in_process) /* before this process fences itself: other runs' temp dirs are outside */
-        runtmp_prune(&s->places.tmp, time(NULL));
+        runtmp_prune(&s->places.tmp, time(NULL), NULL);
     s->guard = fenced && !in_process && s->caps.seccomp_notify;
     /* A violation log when something writes to it: the shim, or the caller itself. */
     s->channel = -1;

@@ -17,6 +17,7 @@
 #include "spawn.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <time.h>
 #include <stdio.h>
@@ -81,11 +82,12 @@ struct session {
     enum { PRUNE_NONE, PRUNE_PENDING, PRUNE_RUNNING } prune;
     unsigned retain;
     pthread_t pruner;
-    struct timespec started; /* session_ready: what is newer, the run made */
-    bool readied;            /* session_ready ran */
-    pid_t unreaped;          /* the namespace's init, exiting while the report is written */
-    int channel;             /* open_channel's answer: 1 a channel, 0 the workspace, -1 none */
-    bool scan_pending;       /* the scan for hazards is left to session_ready (session_check) */
+    atomic_bool command_ended; /* set before the join: the prune then stops after one removal */
+    struct timespec started;   /* session_ready: what is newer, the run made */
+    bool readied;              /* session_ready ran */
+    pid_t unreaped;            /* the namespace's init, exiting while the report is written */
+    int channel;               /* open_channel's answer: 1 a channel, 0 the workspace, -1 none */
+    bool scan_pending;         /* the scan for hazards is left to session_ready (session_check) */
     bool refused; /* session_ready's scan refused the run: nothing ran, nothing to report */
     /* session_left_hazards' answer, once it has looked (it moves what it finds away, so a
      * second look would find less): how many more hazards than before the run. */

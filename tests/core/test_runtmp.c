@@ -152,7 +152,7 @@ int main(void)
     CHECK(runtmp_create(&t, &err) == 0);
     snprintf(p, sizeof p, "%s/%s", user, old);
     CHECK(exists(p)); /* creating prunes nothing: that is done beside the command */
-    runtmp_prune(&t, 1796000000);
+    runtmp_prune(&t, 1796000000, NULL);
     CHECK(!exists(p));
     snprintf(p, sizeof p, "%s/%s", user, kept);
     CHECK(exists(p));
@@ -176,7 +176,18 @@ int main(void)
     CHECK(runtmp_plan(&t, at("tmp"), proj(), "20261130T005322Z-0000042", (unsigned)geteuid(),
                       &err) == 0);
     CHECK(runtmp_create(&t, &err) == 0);
-    runtmp_prune(&t, 1796000000);
+    /* The command has ended: one of the three that may go (the live run's, now ended, and
+     * the two oldest failed) goes; the rest waits for later runs. */
+    atomic_bool ended = true;
+    runtmp_prune(&t, 1796000000, &ended);
+    const char *may_go[] = {live.run_id, failed[0], failed[1]};
+    int left = 0;
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(p, sizeof p, "%s/%s", user, may_go[i]);
+        left += exists(p);
+    }
+    CHECK(left == 2);
+    runtmp_prune(&t, 1796000000, NULL);
     for (size_t i = 0; i < 5; i++) {
         snprintf(p, sizeof p, "%s/%s", user, failed[i]);
         CHECK(exists(p) == (i >= 5 - RUNTMP_FAILED_KEPT));
