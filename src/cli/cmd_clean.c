@@ -39,7 +39,7 @@ static int prune(const struct opts *o, const struct plan *pl, int afd, const cha
     unsigned keep = o->all ? 0 : opts_retain(o, &pl->cfg);
     struct ws_pruned pr;
     diag_unfinished(afd, artifacts, pl->root, stdout); /* before they may go */
-    if (ws_prune(afd, artifacts, keep, NULL, stderr, &pr, err) < 0)
+    if (ws_prune(afd, artifacts, keep, stderr, &pr, err) < 0)
         return -1;
     printf("removed %d old run%s from %s (kept the newest %u)\n", pr.removed,
            pr.removed == 1 ? "" : "s", artifacts, keep);

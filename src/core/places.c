@@ -69,7 +69,7 @@ void places_prune(struct places *p, const struct plan *pl, unsigned retain, bool
     struct ws_pruned pr;
     tf_err err = {0};
     if (p->artifacts_fd >= 0 &&
-        ws_prune(p->artifacts_fd, pl->ws.artifacts, retain, ended, warn, &pr, &err) < 0)
+        ws_prune(p->artifacts_fd, pl->ws.artifacts, retain, warn, &pr, &err) < 0)
         fprintf(warn, "testfence: warning: old runs were not pruned: %s\n", err.msg);
     if (tmp)
         runtmp_prune(&p->tmp, time(NULL), ended);

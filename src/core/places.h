@@ -44,7 +44,8 @@ int places_finish_tmp(struct places *p, enum runtmp_end end, tf_err *err);
  * A process that fences itself prunes the temp base before its fence (runtmp_prune): the
  * other runs' temp dirs lie outside its writable set. What resists removal is said on WARN
  * and left for `testfence clean`, never a reason not to run. ENDED (NULL: never): the
- * command has ended; each prune then stops once it removed one (ws_prune). */
+ * command has ended; the temp base's prune then stops once it removed one (runtmp_prune).
+ * The workspaces' prune always leaves RETAIN: the user counts them, and a run adds one. */
 void places_prune(struct places *p, const struct plan *pl, unsigned retain, bool tmp,
                   const atomic_bool *ended, FILE *warn);
 

@@ -121,6 +121,13 @@ static int newest_first(const void *a, const void *b)
     return -strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Should a prune that has removed REMOVED dirs stop? Once the command it runs beside has
+ * ended (ENDED, NULL: never), after one: the rest waits for later runs. */
+static bool stops(const atomic_bool *ended, int removed)
+{
+    return removed > 0 && ended && atomic_load(ended);
+}
+
 /* Of the failed runs' dirs NAMES (N), all but the newest RUNTMP_FAILED_KEPT go, oldest
  * first, until ENDED says stop (*REMOVED counts them). */
 static void prune_failed(struct runtmp *t, char **names, size_t n, const atomic_bool *ended,
@@ -129,7 +136,7 @@ static void prune_failed(struct runtmp *t, char **names, size_t n, const atomic_
     if (n <= RUNTMP_FAILED_KEPT)
         return; /* nothing goes (and NAMES may be NULL, which qsort must not be given) */
     qsort(names, n, sizeof *names, newest_first);
-    for (size_t i = n; i-- > RUNTMP_FAILED_KEPT && !ws_prune_stops(ended, *removed);) {
+    for (size_t i = n; i-- > RUNTMP_FAILED_KEPT && !stops(ended, *removed);) {
         tf_err ignored;
         if (ws_remove_tree_at(t->userfd, t->user, names[i], &ignored) == 0)
             ++*removed;
@@ -149,7 +156,7 @@ static void prune(struct runtmp *t, const char *cutoff, const atomic_bool *ended
         tf_err ignored;
         if (!ws_is_run_id(e->name) || strcmp(e->name, cutoff) >= 0)
             continue;
-        if (ws_prune_stops(ended, removed))
+        if (stops(ended, removed))
             break;
         enum staleness s = staleness(t->userfd, e->name);
         char **v = s == STALE_FAILED ? vec_grow(failed, &cap, n + 1, sizeof *failed) : NULL;

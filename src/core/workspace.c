@@ -379,13 +379,8 @@ static int remove_run(int afd, const char *where, const char *id, tf_err *err)
     return rc;
 }
 
-bool ws_prune_stops(const atomic_bool *ended, int removed)
-{
-    return removed > 0 && ended && atomic_load(ended);
-}
-
-int ws_prune(int artifacts_fd, const char *where, unsigned retain, const atomic_bool *ended,
-             FILE *warn, struct ws_pruned *out, tf_err *err)
+int ws_prune(int artifacts_fd, const char *where, unsigned retain, FILE *warn,
+             struct ws_pruned *out, tf_err *err)
 {
     char **ids = NULL;
     size_t n = 0;
@@ -397,7 +392,7 @@ int ws_prune(int artifacts_fd, const char *where, unsigned retain, const atomic_
      * Ids order by the second, then a random suffix: two runs in one second may sort either
      * way, and the live one must not take the place of an older one that should go. */
     size_t left = n;
-    for (size_t i = n; i-- > 0 && left > retain && !ws_prune_stops(ended, p.removed);) {
+    for (size_t i = n; i-- > 0 && left > retain;) {
         tf_err e = {0};
         int r = remove_run(artifacts_fd, where, ids[i], &e);
         if (r != 0) /* removed, or said and left for clean: either way its turn is taken */

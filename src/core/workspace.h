@@ -6,8 +6,6 @@
 #include "base/err.h"
 
 #include <limits.h>
-#include <stdatomic.h>
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -80,15 +78,9 @@ struct ws_pruned {
  * holding testfence's marker whose run is over (see ws_fds.hold), with its tmp/<id> and
  * _pytest_tmp/<id>; nothing without a marker, nothing through a symlink. A run that cannot
  * be removed (a test left something behind that resists) is said on WARN and the prune
- * goes on. ENDED (NULL: never) is set when the command the prune runs beside has ended:
- * from then on, once one run was removed, the rest is left to later runs' prunes, so a
- * backlog costs a short command's end at most one removal. Returns 0, or -1 when the
- * artifacts dir cannot be listed. */
-int ws_prune(int artifacts_fd, const char *where, unsigned retain, const atomic_bool *ended,
-             FILE *warn, struct ws_pruned *out, tf_err *err);
-
-/* Should a prune that has removed REMOVED runs stop, ENDED (NULL: never) being set? */
-bool ws_prune_stops(const atomic_bool *ended, int removed);
+ * goes on. Returns 0, or -1 when the artifacts dir cannot be listed. */
+int ws_prune(int artifacts_fd, const char *where, unsigned retain, FILE *warn,
+             struct ws_pruned *out, tf_err *err);
 
 /* The run ids of the workspaces in ARTIFACTS_FD that did not finish: marked, held by no
  * run, and without report.json (every run that ends writes one: testfence, or the pytest

@@ -82,7 +82,7 @@ struct session {
     enum { PRUNE_NONE, PRUNE_PENDING, PRUNE_RUNNING } prune;
     unsigned retain;
     pthread_t pruner;
-    atomic_bool command_ended; /* set before the join: the prune then stops after one removal */
+    atomic_bool command_ended; /* set before the join: the temp base's prune stops soon */
     struct timespec started;   /* session_ready: what is newer, the run made */
     bool readied;              /* session_ready ran */
     pid_t unreaped;            /* the namespace's init, exiting while the report is written */

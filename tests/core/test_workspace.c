@@ -201,11 +201,7 @@ int main(void)
         return perror("symlink"), 1;
 
     struct ws_pruned pr;
-    atomic_bool ended = true; /* the command has ended: one goes, the oldest, then it stops */
-    CHECK(ws_prune(afd, art, 2, &ended, stderr, &pr, &err) == 0 && pr.removed == 1);
-    CHECK(!exists("artifacts/_isolation_workspace_20260101T000000Z-0000001"));
-    CHECK(exists("artifacts/_isolation_workspace_20260102T000000Z-0000001"));
-    CHECK(ws_prune(afd, art, 2, NULL, stderr, &pr, &err) == 0 && pr.removed == 1 && pr.failed == 0);
+    CHECK(ws_prune(afd, art, 2, stderr, &pr, &err) == 0 && pr.removed == 2 && pr.failed == 0);
     CHECK(!exists("artifacts/_isolation_workspace_20260101T000000Z-0000001"));
     CHECK(!exists("artifacts/_isolation_workspace_20260102T000000Z-0000001"));
     CHECK(exists("artifacts/_isolation_workspace_20260103T000000Z-0000001"));
@@ -225,7 +221,7 @@ int main(void)
     CHECK(ws_plan(&ws, art, "20260105T000000Z-0000001", &err) == 0);
     CHECK(ws_create(&ws, afd, &fds, &err) == 0);
     legacy("20260105T000000Z-0000001");
-    CHECK(ws_prune(afd, art, 0, NULL, stderr, &pr, &err) == 0 && pr.removed == 2);
+    CHECK(ws_prune(afd, art, 0, stderr, &pr, &err) == 0 && pr.removed == 2);
     CHECK(exists("artifacts/_isolation_workspace_20260105T000000Z-0000001"));
     CHECK(exists("artifacts/tmp/20260105T000000Z-0000001"));
     /* The live run sorts oldest (two runs in one second sort by a random suffix): the oldest
@@ -237,11 +233,11 @@ int main(void)
         CHECK(ws_plan(&ws, art, *rid, &err) == 0 && ws_create(&ws, afd, &f2, &err) == 0);
         ws_close(&f2);
     }
-    CHECK(ws_prune(afd, art, 2, NULL, stderr, &pr, &err) == 0 && pr.removed == 1);
+    CHECK(ws_prune(afd, art, 2, stderr, &pr, &err) == 0 && pr.removed == 1);
     CHECK(!exists("artifacts/_isolation_workspace_20260106T000000Z-0000001"));
     CHECK(exists("artifacts/_isolation_workspace_20260107T000000Z-0000001"));
     CHECK(exists("artifacts/_isolation_workspace_20260105T000000Z-0000001"));
-    CHECK(ws_prune(afd, art, 0, NULL, stderr, &pr, &err) == 0 && pr.removed == 1); /* as it was */
+    CHECK(ws_prune(afd, art, 0, stderr, &pr, &err) == 0 && pr.removed == 1); /* as it was */
     ws_close(&fds);
 
     /* A run a test left unremovable is a warning; the others still go. */
@@ -250,11 +246,11 @@ int main(void)
     ws_close(&fds);
     touch("artifacts/_isolation_workspace_20260105T000000Z-0000001/stuck");
     int stuck = resist("artifacts/_isolation_workspace_20260105T000000Z-0000001");
-    CHECK(ws_prune(afd, art, 0, NULL, stderr, &pr, &err) == 0 && pr.failed == stuck &&
+    CHECK(ws_prune(afd, art, 0, stderr, &pr, &err) == 0 && pr.failed == stuck &&
           pr.removed == 2 - stuck);
     CHECK(!exists("artifacts/_isolation_workspace_20260106T000000Z-0000001"));
     unresist("artifacts/_isolation_workspace_20260105T000000Z-0000001");
-    CHECK(ws_prune(afd, art, 0, NULL, stderr, &pr, &err) == 0 && pr.removed == stuck);
+    CHECK(ws_prune(afd, art, 0, stderr, &pr, &err) == 0 && pr.removed == stuck);
     CHECK(!exists("artifacts/_isolation_workspace_20260105T000000Z-0000001"));
 
     /* A symlinked tmp/ is not followed: the run stays (a warning), the victim too. */
@@ -266,7 +262,7 @@ int main(void)
     char cmd[PATH_MAX + 16];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", at("artifacts/tmp"));
     CHECK(system(cmd) == 0 && symlink(victim, at("artifacts/tmp")) == 0);
-    CHECK(ws_prune(afd, art, 0, NULL, stderr, &pr, &err) == 0 && pr.failed == 1);
+    CHECK(ws_prune(afd, art, 0, stderr, &pr, &err) == 0 && pr.failed == 1);
     CHECK(exists("victim/20260107T000000Z-0000001/precious"));
     CHECK(ws_create(&ws, afd, &fds, &err) < 0); /* a run workspace is always fresh */
 
