@@ -163,6 +163,8 @@ int plan_policy(struct plan *pl, const struct plan_request *req, char *const *en
     for (size_t i = 0; i < req->nallow; i++)
         if (policy_add(&pl->policy, req->allow[i], POLICY_ALLOW, err) < 0)
             return -1;
+    if (policy_check_links(&pl->policy, err) < 0)
+        return -1;
     for (size_t i = 0; i < pl->cfg.outputs.n; i++)
         if (policy_add_output(&pl->policy, pl->cfg.outputs.v[i], true, err) < 0)
             return -1;
@@ -288,7 +290,7 @@ static const struct policy_entry *anchor_of(const struct policy *p, const char *
 
 int plan_artifacts(const struct plan *pl, char *out, size_t len, tf_err *err)
 {
-    char joined[PATH_MAX];
+    char joined[PATH_MAX], link[PATH_MAX];
     if (path_join(joined, sizeof joined, pl->root, pl->cfg.artifacts, err) < 0 ||
         path_resolve(joined, out, len, err) < 0)
         return placed(err, pl->cfg.artifacts_at);
@@ -297,6 +299,15 @@ int plan_artifacts(const struct plan *pl, char *out, size_t len, tf_err *err)
                 "the artifacts dir %s (\"%s\") is outside the writable set; it must lie beneath "
                 "a writable directory",
                 out, pl->cfg.artifacts);
+        return placed(err, pl->cfg.artifacts_at);
+    }
+    /* tests/artifacts -> . (a run's doing) would make all of tests/ the run's own. */
+    if (policy_through_link(&pl->policy, joined, link, sizeof link)) {
+        tf_errf(err,
+                "the artifacts dir \"%s\" goes through the symlink %s inside the writable set, "
+                "which a test can change; remove the link (a run may have left it) and run "
+                "again",
+                pl->cfg.artifacts, link);
         return placed(err, pl->cfg.artifacts_at);
     }
     return 0;

@@ -83,9 +83,7 @@ int policy_add_resolved(struct policy *p, const char *resolved, const char *give
     return push(p, resolved, given, origin, is_dir, err);
 }
 
-/* Does the absolute PATH pass through a symlink inside the entries so far (the writable set,
- * where a test can plant one)? Its name goes to LINK. */
-static bool through_writable_link(const struct policy *p, const char *path, char *link, size_t n)
+bool policy_through_link(const struct policy *p, const char *path, char *link, size_t n)
 {
     char cur[PATH_MAX], parent[PATH_MAX], real[PATH_MAX];
     snprintf(cur, sizeof cur, "%s", path);
@@ -108,6 +106,28 @@ static bool through_writable_link(const struct policy *p, const char *path, char
     }
 }
 
+int policy_check_links(const struct policy *p, tf_err *err)
+{
+    char abs[PATH_MAX], cwd[PATH_MAX], link[PATH_MAX];
+    for (size_t i = 0; i < p->n; i++) {
+        const struct policy_entry *e = &p->entries[i];
+        if (e->origin != POLICY_PROJECT && e->origin != POLICY_ALLOW)
+            continue;
+        const char *base = e->origin == POLICY_PROJECT ? p->root : getcwd(cwd, sizeof cwd);
+        if (platform_is_absolute(e->given))
+            snprintf(abs, sizeof abs, "%s", e->given);
+        else if (!base || path_join(abs, sizeof abs, base, e->given, err) < 0)
+            return tf_errf(err, "writable entry \"%s\": cannot tell where it is", e->given);
+        if (policy_through_link(p, abs, link, sizeof link))
+            return tf_errf(err,
+                           "writable entry \"%s\" goes through the symlink %s inside the "
+                           "writable set, which a test can change; remove the link, or name the "
+                           "directory it leads to instead",
+                           e->given, link);
+    }
+    return 0;
+}
+
 int policy_add_output(struct policy *p, const char *given, bool in_root, tf_err *err)
 {
     char joined[PATH_MAX], resolved[PATH_MAX];
@@ -124,7 +144,7 @@ int policy_add_output(struct policy *p, const char *given, bool in_root, tf_err 
     if (!platform_is_absolute(path) &&
         (!getcwd(cwd, sizeof cwd) || path_join(abs, sizeof abs, cwd, path, err) < 0))
         return tf_errnof(err, errno, "output \"%s\": cannot tell where it is", given);
-    if (through_writable_link(p, platform_is_absolute(path) ? path : abs, link, sizeof link))
+    if (policy_through_link(p, platform_is_absolute(path) ? path : abs, link, sizeof link))
         return tf_errf(err,
                        "output \"%s\" goes through the symlink %s inside the writable set, "
                        "which a test can change; name the directory it leads to instead",

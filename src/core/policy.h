@@ -64,6 +64,15 @@ int policy_add_resolved(struct policy *p, const char *resolved, const char *give
  * it); an existing one must be of the declared kind. */
 int policy_add_output(struct policy *p, const char *given, bool in_root, tf_err *err);
 
+/* Does the absolute PATH pass through a symlink inside the writable set (where a test, this
+ * run's or an earlier one's, can plant one)? The link's path goes to LINK. */
+bool policy_through_link(const struct policy *p, const char *path, char *link, size_t n);
+
+/* Refuse a project or --allow entry that passes through a symlink inside the rest of the
+ * set: a test that replaced tests/out (writable = ["tests", "tests/out"]) with a link to
+ * ".." would otherwise make the next run's writable set the whole project. */
+int policy_check_links(const struct policy *p, tf_err *err);
+
 /* Refused writes to RESOLVED (beneath it, when IS_DIR) are harmless state of TOOL, made by
  * any process, or when COMMANDS is not NULL only by TOOL running one of those subcommands
  * (git describe: git commit taking the same lock is a real write, and reported). */

@@ -116,3 +116,34 @@ PY
     expect_status 0
     [ ! -d "$ws" ]
 }
+
+@test "a nested writable entry a run swapped for a link up: the next run refuses, nothing outside is writable" {
+    mkdir tests/out
+    printf 'writable = ["tests", "tests/out"]\n' >testfence.toml
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+    run "$TESTFENCE" run -- sh -c 'rm -rf tests/out && ln -s .. tests/out'
+    expect_status 0
+    # Resolved through the link, "tests/out" would be the project root.
+    run "$TESTFENCE" run -- sh -c 'echo PWNED >config.toml'
+    expect_status 125
+    expect_output_has "testfence: writable entry \"tests/out\" goes through the symlink $P/tests/out inside the writable set"
+    run "$TESTFENCE" run --allow-hazards -- sh -c 'echo PWNED >config.toml'
+    expect_status 125
+    assert_outside_unchanged
+    # An --allow through the link: the same.
+    rm tests/out && printf 'writable = ["tests"]\n' >testfence.toml && ln -s .. tests/out
+    run "$TESTFENCE" run --allow tests/out -- true
+    expect_status 125
+    expect_output_has "writable entry \"tests/out\" goes through the symlink"
+}
+
+@test "tests/artifacts a run made a link into tests/ itself: the next run refuses (it would own all of tests/)" {
+    run "$TESTFENCE" run -- sh -c 'rm -rf tests/artifacts && ln -s . tests/artifacts'
+    expect_status 0
+    run "$TESTFENCE" run -- true
+    expect_status 125
+    expect_output_has "testfence: the artifacts dir \"tests/artifacts\" goes through the symlink $P/tests/artifacts inside the writable set"
+    run "$TESTFENCE" clean --all
+    expect_status 125
+    assert_outside_unchanged
+}
