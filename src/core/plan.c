@@ -149,11 +149,56 @@ static int quiet_state(struct plan *pl, char *const *envp, tf_err *err)
     return 0;
 }
 
+/* Does ROOT lie in the writable set of the project at ABOVE (its config's, else the
+ * default's: a config that cannot be read counts as the defaults)? Its entry goes to HIT. */
+static bool in_writable_of(const char *above, const char *root, char *hit, size_t n)
+{
+    static const char *const defaults[] = {"tests"};
+    char joined[PATH_MAX], real[PATH_MAX];
+    struct config c;
+    tf_err ignored = {0};
+    bool loaded = config_load(&c, above, NULL, &ignored) == 0;
+    const char *const *v = loaded ? (const char *const *)c.writable.v : defaults;
+    size_t count = loaded ? c.writable.n : 1;
+    bool in = false;
+    for (size_t i = 0; !in && i < count; i++)
+        if (path_join(joined, sizeof joined, above, v[i], NULL) == 0 && realpath(joined, real) &&
+            path_is_within(root, real)) {
+            snprintf(hit, n, "%s", v[i]);
+            in = true;
+        }
+    config_free(&c);
+    return in;
+}
+
+/* A root found by walking up from the cwd whose marker lies in the writable set of a
+ * project above it: a test there could have written it (tests/testfence.toml saying
+ * writable = ["."], protect = "none") for a user who later runs from tests/. --root is the
+ * user's own choice. */
+static int check_nested_root(const struct plan *pl, const struct plan_request *req, tf_err *err)
+{
+    char from[PATH_MAX], above[PATH_MAX], hit[PATH_MAX];
+    if (req->root)
+        return 0;
+    snprintf(from, sizeof from, "%s", pl->root);
+    while (project_find_above(from, above, sizeof above) == 1) {
+        if (in_writable_of(above, pl->root, hit, sizeof hit))
+            return tf_errf(err,
+                           "the project root %s lies in the writable set of the project at %s "
+                           "(writable \"%s\"), where a test could have written its marker; run "
+                           "from %s, or pass --root %s if that project is yours",
+                           pl->root, above, hit, above, pl->root);
+        snprintf(from, sizeof from, "%s", above);
+    }
+    return 0;
+}
+
 int plan_policy(struct plan *pl, const struct plan_request *req, char *const *envp, tf_err *err)
 {
     memset(pl, 0, sizeof *pl);
     pl->tmp.fd = pl->tmp.userfd = -1;
     if (project_find_root(req->root, pl->root, sizeof pl->root, err) < 0 ||
+        check_nested_root(pl, req, err) < 0 ||
         config_load(&pl->cfg, pl->root, req->config, err) < 0 ||
         policy_init(&pl->policy, pl->root, err) < 0)
         return -1;

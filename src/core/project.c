@@ -55,6 +55,21 @@ int project_find_root(const char *opt_root, char *root, size_t len, tf_err *err)
     return 0;
 }
 
+int project_find_above(const char *dir, char *out, size_t len)
+{
+    char cur[PATH_MAX], parent[PATH_MAX];
+    snprintf(cur, sizeof cur, "%s", dir);
+    while (!platform_is_top(cur)) {
+        path_dirname(parent, sizeof parent, cur);
+        memcpy(cur, parent, sizeof cur);
+        if (has_marker(cur) && strlen(cur) < len) {
+            memcpy(out, cur, strlen(cur) + 1);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static bool is_dir_at(const char *root, const char *rel)
 {
     char p[PATH_MAX];

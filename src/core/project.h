@@ -14,6 +14,9 @@ extern const char *const project_markers[];
  * walking up from the current directory to the first directory holding a marker. */
 int project_find_root(const char *opt_root, char *root, size_t len, tf_err *err);
 
+/* The nearest directory above DIR (absolute) holding a marker, into OUT: 1; none: 0. */
+int project_find_above(const char *dir, char *out, size_t len);
+
 /* The project's test directory, relative to ROOT, when its tests are not in tests/: the
  * first of test/, testing/, t/, spec/, __tests__/, testdata/ at the root, then a package's own
  * (pkg/tests, pkg/test, src/pkg/tests), for `init` and the missing-writable error to

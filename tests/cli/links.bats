@@ -147,3 +147,26 @@ PY
     expect_status 125
     assert_outside_unchanged
 }
+
+@test "a config a run planted in tests/ never becomes the root for a user who runs from there" {
+    echo gold >tests/golden.txt
+    run "$TESTFENCE" run -- sh -c 'printf "writable = [\".\"]\n" >tests/testfence.toml
+        mkdir -p tests/sub && printf "[tool.testfence]\nwritable = [\".\"]\n" >tests/sub/pyproject.toml'
+    expect_status 0
+    cd tests
+    run "$TESTFENCE" run -- sh -c 'echo PWNED >golden.txt'
+    expect_status 125
+    expect_output_has "testfence: the project root $P/tests lies in the writable set of the project at $P (writable \"tests\"), where a test could have written its marker"
+    cd sub
+    run "$TESTFENCE" run -- sh -c 'echo PWNED >../golden.txt'
+    expect_status 125
+    expect_output_has "the project root $P/tests/sub lies in the writable set of the project at"
+    run "$TESTFENCE" run --dry-run -- true
+    expect_status 125
+    cd "$P"
+    [ "$(cat tests/golden.txt)" = gold ]
+    # The user's own choice: --root.
+    run "$TESTFENCE" run --root tests -- true
+    expect_status 0
+    assert_outside_unchanged
+}
