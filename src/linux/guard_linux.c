@@ -84,10 +84,12 @@ static void emit_ioctl(struct bpf *b)
 /* The calls that change mounts (open_tree 428, move_mount 429, fsopen 430, fsconfig 431,
  * fsmount 432, fspick 433, mount_setattr 442, open_tree_attr 467: shared by both tables), and
  * open_by_handle_at, which as root opens any file of a file system through any mount of it
- * (the writable copy of tests/, say): x86_64 numbers, then i386. */
+ * (the writable copy of tests/, say), and chroot: a chrooted process (root, or anyone after
+ * unshare(CLONE_NEWUSER)) no longer reaches the records socket by its path, so every later
+ * refusal went unrecorded: x86_64 numbers, then i386. */
 static const int mount_calls64[] = {
     SYS_mount, SYS_umount2, SYS_pivot_root, 304 /* by handle */, 428, 429, 430, 431, 432, 433,
-    442,       467};
+    442,       467,         SYS_chroot};
 static const int mount_calls32[] = {21 /* mount */,
                                     52 /* umount2 */,
                                     22 /* umount */,
@@ -100,7 +102,8 @@ static const int mount_calls32[] = {21 /* mount */,
                                     432,
                                     433,
                                     442,
-                                    467};
+                                    467,
+                                    61 /* chroot */};
 
 /* io_uring's own calls: refused only where an inherited fd opened for writing reaches a file
  * outside the writable set (its ops make no syscall the guard could check). */
@@ -349,6 +352,7 @@ static const char *call_name(uint32_t arch, int nr, bool *libc)
         {433, "fspick", false},
         {442, "mount_setattr", false},
         {467, "open_tree_attr", false},
+        {SYS_chroot, "chroot", false},
     };
     *libc = false;
     if (arch != AUDIT_ARCH_X86_64)

@@ -292,6 +292,30 @@ openai = "sk-secret"' ]
     assert_outside_unchanged
 }
 
+@test "chroot is refused and recorded: a chrooted process could no longer reach the record (root, and nobody in a user namespace of its own)" {
+    if [ -n "${TESTFENCE_RUN_ID:-}" ]; then
+        skip "nested under testfence: the outer run's guard holds the one seccomp listener"
+    fi
+    echo keep >tests/test_a.py
+    chmod -R a+rwX "$P" && fingerprint >"$BATS_TEST_TMPDIR/before" # nobody's project too
+    chroot_then_unlink='import ctypes, os, sys
+if sys.argv[1] == "userns":
+    assert ctypes.CDLL(None, use_errno=True).unshare(0x10000000) == 0  # CLONE_NEWUSER
+os.chroot("tests"); os.chdir("/"); os.unlink("test_a.py")'
+    run "$TESTFENCE" run -- /usr/bin/python3 -c "$chroot_then_unlink" root
+    [ "$status" -ne 0 ]
+    expect_output_has "PermissionError: [Errno 1] Operation not permitted: 'tests'"
+    expect_output_has "chroot"
+    grep -q '"op": "chroot"' tests/artifacts/_isolation_workspace_*/report.json
+    rm -rf tests/artifacts
+    run setpriv --reuid=nobody --regid=nogroup --clear-groups "$TESTFENCE" run -- /usr/bin/python3 -c "$chroot_then_unlink" userns
+    [ "$status" -ne 0 ]
+    expect_output_has "Operation not permitted: 'tests'"
+    grep -q '"op": "chroot"' tests/artifacts/_isolation_workspace_*/report.json
+    [ "$(cat tests/test_a.py)" = keep ]
+    assert_outside_unchanged
+}
+
 @test "hazards hide nowhere: a repeated writable entry, the artifacts dir" {
     ln credentials.toml tests/creds-link
     printf 'writable = ["tests", "./tests"]\n' >testfence.toml
