@@ -216,7 +216,8 @@ static void live_line(const struct shimstate *st, const struct vlog_record *r)
                                      : "";
     char line[VLOG_MAX];
     size_t room = sizeof line - strlen(more) - 2; /* the suffix and "\n" always fit */
-    struct hint_who who = {r->test, r->exe, r->pid, r->op, !strcmp(r->blocked_by, "protect")};
+    struct hint_who who = {r->test, r->exe, r->pid, r->op, !strcmp(r->blocked_by, "protect"),
+                           r->cmdline};
     int k = hint_violation_line(line, room, &who, r->resolved, st->fence, st->conf.policy.root,
                                 getenv("HOME"));
     if (k < 0)
