@@ -257,6 +257,45 @@ static int protect_files(const struct mountns *m, const int *under, const char *
     return 0;
 }
 
+/* Each directory on the way to a protected file made a mount point beneath the writable
+ * copy (a read-only copy of itself put over its place in UNDER's mount, where no path of the
+ * command leads): renaming or removing it then fails with EBUSY, since the kernel asks
+ * whether its dentry is a mount point anywhere in the namespace, while the command's paths
+ * still stay on the writable copy: a new file moved from one such directory to another is
+ * a rename within one mount, not EXDEV. After the files: each copy of a file taken from
+ * UNDER would otherwise look through these mounts too. */
+static int mark_dirs(const struct mountns *m, const int *under, const char **step)
+{
+    static char what[160];
+    struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV};
+    const char *d = m->protect_dirs;
+    for (size_t i = 0; i < m->nprotect_dirs; i++, d += strlen(d) + 1) {
+        int t = target_of(m, d), fd = -1;
+        errno = EINVAL;
+        const char *rel = t >= 0 ? d + strlen(m->targets[t].path) + 1 : "";
+        if (t >= 0 && under[t] >= 0 &&
+            (fd = open_tree(under[t], rel,
+                            OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_SYMLINK_NOFOLLOW)) >= 0 &&
+            mount_setattr(fd, "", AT_EMPTY_PATH, &ro, sizeof ro) == 0 &&
+            move_mount(fd, "", under[t], rel, MOVE_MOUNT_F_EMPTY_PATH) == 0) {
+            close(fd);
+            continue;
+        }
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        if (e == ENOENT || e == ENOTDIR)
+            continue; /* gone since it was listed, with what it held */
+        snprintf(what, sizeof what,
+                 "cannot protect the directory %.100s%s (protect in the "
+                 "config)",
+                 d, strlen(d) > 100 ? "..." : "");
+        *step = what;
+        return e;
+    }
+    return 0;
+}
+
 /* The old cwd is on the mount that is now read-only; its name leads to the copy on top. */
 static int reenter_cwd(const struct mountns *m, const struct stat *was)
 {
@@ -339,6 +378,8 @@ int mountns_enter(const struct mountns *m, const int *fds, size_t nfds, const ch
     if ((e = rebind_writable(m, under, step)))
         return e;
     e = protect_files(m, under, step);
+    if (!e)
+        e = mark_dirs(m, under, step);
     for (size_t i = 0; i < m->n && m->nprotect; i++)
         if (under[i] >= 0)
             close(under[i]);

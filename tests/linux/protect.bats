@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # protect: the user's own files under tests/ (what git tracks, or every file there before the
 # run) are bound read-only onto themselves in the namespace layer: a test that empties tests/,
-# runs git clean there, truncates a fixture or renames a test file changes none of them, each
-# attempt is reported, exit 120; new files and artifacts are written as before.
+# runs git clean there, truncates a fixture, renames a test file or the directory holding it
+# changes none of them, each attempt is reported, exit 120; new files and artifacts are
+# written as before, and moved between those directories.
 
 load ../support/helpers
 
@@ -90,6 +91,28 @@ case_rename() {
     [ ! -e tests/test_b.py ]
 }
 
+case_dir() {
+    attack "$1" tracked 'mv tests/sub tests/old || echo refused
+        mkdir tests/empty; mv -T tests/empty tests/fixtures || echo refused2
+        rmdir tests/fixtures || echo refused3
+        /usr/bin/python3 -c "import os; os.rename(\"tests/fixtures\", \"tests/fx\")" || echo refused4
+        echo n >tests/fixtures/n.txt && /usr/bin/python3 -c "import os
+os.rename(\"tests/fixtures/n.txt\", \"tests/sub/n.txt\")
+os.rename(\"tests/sub/n.txt\", \"tests/n.txt\")
+os.mkdir(\"tests/sub/d\"); os.rename(\"tests/sub/d\", \"tests/fixtures/d\")" && echo moved-ok'
+    expect_output_has refused
+    expect_output_has refused2
+    expect_output_has refused3
+    expect_output_has refused4
+    expect_output_has moved-ok
+    expect_output_has "$P/tests/sub/ (EACCES, a directory of your protected test files)"
+    expect_output_has "$P/tests/fixtures/ (EACCES, a directory of your protected test files)"
+    expect_output_has "attempted to move or remove $P/tests/sub/, a directory holding test files"
+    expect_output_has "changes to your protected test files (protect in the config) were refused"
+    [ ! -e tests/old ] && [ ! -e tests/fx ] && [ -d tests/fixtures/d ]
+    [ "$(cat tests/n.txt)" = n ]
+}
+
 case_git_clean() {
     printf 'uncommitted\n' >tests/test_new.py
     attack "$1" existing 'git clean -fdx tests || true'
@@ -103,6 +126,8 @@ case_git_clean() {
 @test "truncating a tracked fixture as nobody: refused, unchanged, reported" { case_truncate nobody; }
 @test "renaming a test file (and onto one) as root: refused, reported" { case_rename root; }
 @test "renaming a test file (and onto one) as nobody: refused, reported" { case_rename nobody; }
+@test "renaming or removing a directory of tracked files as root: refused, reported; new files move between them" { case_dir root; }
+@test "renaming or removing a directory of tracked files as nobody: refused, reported; new files move between them" { case_dir nobody; }
 @test "git clean -fdx tests as root under protect = existing: the uncommitted test stays" { case_git_clean root; }
 @test "git clean -fdx tests as nobody under protect = existing: the uncommitted test stays" { case_git_clean nobody; }
 
