@@ -146,6 +146,21 @@ case_git_clean() {
     [ "$(cat tests/fixtures/golden.txt)" = new ]
 }
 
+@test "a snapshot tool's refusal names the tool and the command with --update-snapshots" {
+    mkdir tests/__snapshots__
+    printf 'old\n' >tests/__snapshots__/test_a.ambr
+    git add tests && git -c user.email=t@t -c user.name=t commit -qm snap
+    printf 'protect = "tracked"\n' >testfence.toml
+    run "$TESTFENCE" run -- sh -c 'echo new >tests/__snapshots__/test_a.ambr
+        /usr/bin/python3 -c "open(\"tests/fixtures/golden.txt\", \"w\")" --force-regen; exit 0'
+    expect_status 120
+    expect_output_has "syrupy rewrote one of your snapshots (pytest --snapshot-update)"
+    expect_output_has "testfence run --update-snapshots -- pytest --snapshot-update"
+    expect_output_has "pytest-regressions regenerated one of your data files (--force-regen)"
+    expect_output_has "2 changes to your protected test files (protect in the config) were refused"
+    [ "$(cat tests/__snapshots__/test_a.ambr)" = old ]
+}
+
 @test "report.json says blocked_by protect" {
     printf 'protect = "tracked"\n' >testfence.toml
     run "$TESTFENCE" run -- sh -c 'echo x >>tests/test_a.py; exit 0'
