@@ -285,11 +285,18 @@ void report_print_group(FILE *f, struct report_entry **s, size_t i, size_t end,
 {
     char test[700];
     size_t writes = report_group_writes(s, i, end), left = report_group_leftovers(s, i, end);
+    size_t prot = 0;
+    for (size_t k = i; k < end; k++)
+        prot += report_protected(s[k]) ? s[k]->count : 0;
     vlog_printable(test, sizeof test, s[i]->test ? s[i]->test : "(outside any test)");
     fprintf(f, "  %s%s%s: ", colour_if(run->colour, COLOUR_RED), test,
             colour_if(run->colour, COLOUR_OFF));
-    if (writes)
-        fprintf(f, "%zu blocked write%s%s", writes, writes == 1 ? "" : "s", left ? ", " : "");
+    if (writes > prot)
+        fprintf(f, "%zu blocked write%s%s", writes - prot, writes - prot == 1 ? "" : "s",
+                prot || left ? ", " : "");
+    if (prot)
+        fprintf(f, "%zu refused change%s to protected files%s", prot, prot == 1 ? "" : "s",
+                left ? ", " : "");
     if (left)
         fprintf(f, "%zu process%s left running", left, left == 1 ? "" : "es");
     fputc('\n', f);

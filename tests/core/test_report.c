@@ -102,6 +102,7 @@ static void protected_summary(int dfd, const struct report_run *run)
     CHECK(strstr(out, "2 changes to your protected test files (protect in the config) were "
                       "refused (2 distinct)") != NULL);
     CHECK(strstr(out, "outside the writable set") == NULL);
+    CHECK(strstr(out, "  t.py::snap: 2 refused changes to protected files\n") != NULL);
     CHECK(strstr(out, "t.ambr (EACCES, your protected test file)") != NULL);
     CHECK(strstr(out, "/p/tests/sub/ (EACCES, a directory of your protected test files)") != NULL);
     CHECK(strstr(out, "syrupy rewrote one of your snapshots") != NULL);
