@@ -652,11 +652,14 @@ void shim_post(const char *op, unsigned how, int dirfd, const char *path, int di
      * course. The write is outside the writable set either way: say EACCES. Harmless tool
      * state (git's index lock) is refused like the rest, without a record. */
     int said = e == EROFS || e == EBUSY ? EACCES : e;
-    if ((e != EBUSY &&
-         record_layers(top, op, how, dirfd, path, dirfd2, path2, false, said, "kernel")) ||
-        ((e == EROFS || e == EBUSY) &&
-         record_protected(top, op, how, dirfd, path, dirfd2, path2, said, e == EBUSY)))
+    if (e != EBUSY &&
+        record_layers(top, op, how, dirfd, path, dirfd2, path2, false, said, "kernel"))
         e = said;
+    /* A protected file is a mount of its own: a hard link to it, or a rename of it to
+     * another mount, fails with EXDEV, which is protect's refusal as much as EROFS is. */
+    else if ((e == EROFS || e == EBUSY || e == EXDEV) &&
+             record_protected(top, op, how, dirfd, path, dirfd2, path2, EACCES, e == EBUSY))
+        e = EACCES;
     busy--;
     errno = e;
 }

@@ -85,9 +85,13 @@ case_truncate() {
 
 case_rename() {
     attack "$1" tracked 'mv tests/test_a.py tests/test_b.py || echo refused
-        echo x >tests/x.py; mv tests/x.py tests/sub/test_deep.py || echo refused2'
+        echo x >tests/x.py; mv tests/x.py tests/sub/test_deep.py || echo refused2
+        ln tests/fixtures/golden.txt tests/hard || echo refused3'
     expect_output_has refused
     expect_output_has refused2
+    expect_output_has refused3
+    expect_output_has "$P/tests/fixtures/golden.txt (EACCES, your protected test file)"
+    [ ! -e tests/hard ]
     [ ! -e tests/test_b.py ]
 }
 
