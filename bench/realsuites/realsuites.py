@@ -18,8 +18,12 @@ Modes, in this order, on the same checkout (so the second run sees the first's l
   plugin      pytest -p testfence (pytest projects only)
   plugin-n2   pytest -p testfence -p xdist -n 2 (pytest projects only)
   bare2       bare again, after all that: the fence must leave nothing that breaks it
-and, only when named in --modes (a control: xdist's own effect on the suite):
-  bare-n2     pytest -p xdist -n 2, unfenced (pytest projects only)
+and, only when named in --modes:
+  bare-n2     pytest -p xdist -n 2, unfenced (pytest projects only; a control: xdist's own
+              effect on the suite)
+  protected   testfence run --config testfence-protect.toml -- <suite>: the project's
+              config with protect = "tracked" (issue 31: would the suite notice its own
+              tracked files bound read-only?); the count of those files is in results.json
 
 pytest runs with PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 and explicit -p, so the comparison does
 not depend on which pytest plugins the machine has; --autoload runs them with the
@@ -52,7 +56,9 @@ MIRROR = "/work/.mirror"
 RESULTS = os.path.join(EXT, "_results")
 PYTHON = "/usr/bin/python3"
 ALL_MODES = ["bare", "fenced", "fenced2", "plugin", "plugin-n2", "bare2"]
-CONTROL_MODES = ["bare-n2"]
+CONTROL_MODES = ["bare-n2", "protected"]
+# The protected mode's config, beside the project's (excluded from git status like it).
+PROTECT_CONFIG = "testfence-protect.toml"
 AUTOLOAD_DEBS = ["python3-pytest-benchmark"]
 
 
@@ -114,6 +120,7 @@ def write_config(p, dest):
     files = dict(p.get("files", {}))
     if "config" in p:
         files["testfence.toml"] = p["config"].strip() + "\n"
+    files[PROTECT_CONFIG] = p.get("config", "").strip() + '\nprotect = "tracked"\n'
     exclude = os.path.join(dest, ".git", "info", "exclude")
     os.makedirs(os.path.dirname(exclude), exist_ok=True)
     with open(exclude, "a+") as f:
@@ -189,7 +196,23 @@ def command(p, mode, build, autoload):
         cmd = ["sh", "-c", p["test"]]
     if mode.startswith("fenced"):
         cmd = [os.path.join(build, "testfence"), "run", "--"] + cmd
+    if mode == "protected":
+        cmd = [os.path.join(build, "testfence"), "run", "--config", PROTECT_CONFIG, "--"] + cmd
     return cmd
+
+
+def writable_dirs(p):
+    """The project's writable entries (the built-in default: tests)."""
+    m = re.search(r'writable\s*=\s*\[([^]]*)\]', p.get("config", ""))
+    return re.findall(r'"([^"]+)"', m.group(1)) if m else ["tests"]
+
+
+def tracked_count(p):
+    """How many files git tracks under the writable set: what protect = "tracked" binds."""
+    dest = os.path.join(EXT, p["name"])
+    r = subprocess.run(["git", "ls-files", "-z", "--"] + writable_dirs(p), cwd=dest,
+                       capture_output=True)
+    return r.stdout.count(b"\0") if r.returncode == 0 else None
 
 
 def run_one(p, mode, build, autoload, log, plugin):
@@ -214,7 +237,8 @@ def run_one(p, mode, build, autoload, log, plugin):
         text = f.read()
     failing, counts = PARSERS[p["runner"]](text)
     outcomes = parse_outcomes(text) if p["runner"] == "pytest" else {}
-    return {"mode": mode, "status": status, "seconds": round(time.time() - start, 1),
+    extra = {"protected_files": tracked_count(p)} if mode == "protected" else {}
+    return {**extra, "mode": mode, "status": status, "seconds": round(time.time() - start, 1),
             "failing": sorted(failing), "counts": counts, "outcomes": outcomes,
             "violations": len(re.findall(r"^.*TEST_SANDBOX_VIOLATION: ", text, re.M)),
             "blocked": blocked_writes(text), "log": log}
@@ -224,8 +248,16 @@ def blocked_writes(text):
     """Writes `testfence run` says it blocked, from its summary: the shim of a run prints no
     TEST_SANDBOX_VIOLATION line, so a run whose suite failed anyway (exit 1, not 120) would
     otherwise hide them."""
-    return sum(int(n) for n in re.findall(
-        r"testfence: (\d+) (?:more )?writes? outside the writable set (?:was|were) blocked", text))
+    n = 0
+    for out, prot in re.findall(r"testfence: (\d+) (?:more )?writes? outside the writable set"
+                                r"(?: and (\d+) changes? to your protected test files)? (?:was|were) "
+                                r"blocked", text):
+        n += int(out) + int(prot or 0)
+    # protect = "tracked": refused changes to the user's own files, said apart (issue 31)
+    for prot in re.findall(r"testfence: (\d+) changes? to your protected test files \(protect in "
+                           r"the config\) (?:was|were) refused", text):
+        n += int(prot)
+    return n
 
 
 def parse_pytest(text):
@@ -338,7 +370,9 @@ def run_project(p, modes, build, autoload, outdir, plugin):
         print("  %-14s %-10s status %-7s %4d failing  %3d violation lines  %6.0fs  %s%s" % (
             p["name"], mode, r["status"], len(r["failing"]), r["violations"], r["seconds"],
             " ".join("%s=%s" % kv for kv in sorted(r["counts"].items())),
-            "  (%d outcomes)" % len(r["outcomes"]) if p["runner"] == "pytest" else ""), flush=True)
+            "  (%d outcomes)" % len(r["outcomes"]) if p["runner"] == "pytest" else "")
+            + ("  (%s files protected)" % r["protected_files"] if "protected_files" in r else ""),
+            flush=True)
     return results
 
 

@@ -64,6 +64,23 @@ static const struct opts_command command = {
     .missing = "no command given; usage: testfence run [OPTIONS] -- COMMAND [ARG...]",
 };
 
+/* Which of the user's files the run would keep from change, and why not when it would not. */
+static void print_protect(const struct opts *o, const struct session *s)
+{
+    enum config_protect mode = session_protect(s);
+    printf("protect:   %s", config_protect_name(mode));
+    if (o->update_snapshots && s->pl.cfg.protect != CONFIG_PROTECT_NONE)
+        printf(" (--update-snapshots: the config's \"%s\" is off for this run)",
+               config_protect_name(s->pl.cfg.protect));
+    else if (mode == CONFIG_PROTECT_TRACKED)
+        printf(" (what git tracks under the writable set, and the directories on the way: "
+               "read-only in the namespace layer)");
+    else if (mode == CONFIG_PROTECT_EXISTING)
+        printf(" (every file under the writable set before the run, and the directories on "
+               "the way: read-only in the namespace layer)");
+    putchar('\n');
+}
+
 static void print_dry_run(const struct opts *o, const struct session *s, char **cmd)
 {
     printf("backend:   %s", o->backend);
@@ -84,7 +101,9 @@ static void print_dry_run(const struct opts *o, const struct session *s, char **
                    why);
     }
     plan_print(stdout, &s->pl, environ);
-    printf("retain:    %u run workspaces\ncommand:  ", s->retain);
+    printf("retain:    %u run workspaces\n", s->retain);
+    print_protect(o, s);
+    printf("command:  ");
     for (char **a = cmd; *a; a++)
         printf(" %s", *a);
     printf("\n(dry run: nothing was created and nothing was run)\n");

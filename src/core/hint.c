@@ -138,30 +138,83 @@ static const char *base_name(const char *exe)
     return b ? b + 1 : exe ? exe : "";
 }
 
-const char *hint_protected(const char *exe)
+/* Does CMDLINE (argv joined with spaces) hold the word WORD, or a word starting WORD= ? */
+static bool has_word(const char *cmdline, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = cmdline; p && (p = strstr(p, word)); p += n)
+        if ((p == cmdline || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' ' || p[n] == '='))
+            return true;
+    return false;
+}
+
+/* Does RESOLVED lie in a __snapshots__ directory and end with SUFFIX? */
+static bool snapshot_file(const char *resolved, const char *suffix)
+{
+    size_t n = strlen(resolved), k = strlen(suffix);
+    return strstr(resolved, "/__snapshots__/") && n > k && !strcmp(resolved + n - k, suffix);
+}
+
+/* The snapshot tools that rewrite the user's files on purpose, known by their switch on the
+ * command line or where they keep their files: each hint names the tool and the switch. */
+static const char *snapshot_hint(const char *resolved, const char *cmdline)
+{
+    if (has_word(cmdline, "--snapshot-update") || snapshot_file(resolved, ".ambr"))
+        return "syrupy rewrote one of your snapshots (pytest --snapshot-update): to update "
+               "snapshots on purpose, run testfence run --update-snapshots -- pytest "
+               "--snapshot-update.";
+    if (has_word(cmdline, "--force-regen") || has_word(cmdline, "--regen-all"))
+        return "pytest-regressions regenerated one of your data files (--force-regen): to do it "
+               "on purpose, run testfence run --update-snapshots -- pytest --force-regen.";
+    if (has_word(cmdline, "--inline-snapshot"))
+        return "inline-snapshot rewrote one of your test sources (--inline-snapshot=fix, "
+               "create, update or trim): to do it on purpose, run testfence run "
+               "--update-snapshots -- pytest --inline-snapshot=fix.";
+    if (snapshot_file(resolved, ".snap") ||
+        (strstr(cmdline, "jest") &&
+         (has_word(cmdline, "-u") || has_word(cmdline, "--updateSnapshot"))))
+        return "Jest wrote one of your snapshot files (jest -u, or a new snapshot in an existing "
+               "file): to update snapshots on purpose, run testfence run --update-snapshots -- "
+               "npx jest -u.";
+    return NULL;
+}
+
+const char *hint_protected(const char *exe, const char *resolved, const char *cmdline)
 {
     const char *b = base_name(exe);
     if (!strcmp(b, "git"))
         return "git (clean, checkout, reset, stash, rm) run by a test reached your own test "
                "files: a test that needs a repository makes one of its own under tmp_path "
                "(git init there), never in the project.";
+    const char *tool = snapshot_hint(resolved ? resolved : "", cmdline ? cmdline : "");
+    if (tool)
+        return tool;
     return "this is one of your own test files (protect in the config): a test may create new "
            "files beside it, and write under tmp_path or $TESTFENCE_WORKSPACE, not change, "
-           "truncate, rename or delete it. To rewrite snapshots or golden files on purpose, run "
-           "with testfence run --update-snapshots.";
+           "truncate, rename or delete it, nor move or remove its directory. To rewrite "
+           "snapshots or golden files on purpose, run with testfence run --update-snapshots.";
 }
 
-/* The line for a protected file: what was changed, by which program. */
+bool hint_protected_dir(const char *resolved)
+{
+    size_t n = resolved ? strlen(resolved) : 0;
+    return n > 1 && resolved[n - 1] == '/';
+}
+
+/* The line for a protected file, or a directory on the way to some (its name ends with a
+ * "/"): what was changed, by which program. */
 static int protected_line(char *out, size_t len, const struct hint_who *who, const char *name,
                           const char *path)
 {
     char prog[256];
     vlog_printable(prog, sizeof prog, base_name(who->exe));
     return snprintf(out, len,
-                    "TEST_SANDBOX_VIOLATION: %s attempted to change %s, a test file protected "
-                    "from the run%s%s%s. How to fix: %s",
-                    name, path, who->test ? " (by " : "", who->test ? prog : "",
-                    who->test ? ")" : "", hint_protected(who->exe));
+                    "TEST_SANDBOX_VIOLATION: %s attempted to %s %s, %s protected from the "
+                    "run%s%s%s. How to fix: %s",
+                    name, hint_protected_dir(path) ? "move or remove" : "change", path,
+                    hint_protected_dir(path) ? "a directory holding test files" : "a test file",
+                    who->test ? " (by " : "", who->test ? prog : "", who->test ? ")" : "",
+                    hint_protected(who->exe, path, who->cmdline));
 }
 
 int hint_violation_line(char *out, size_t len, const struct hint_who *who, const char *resolved,

@@ -22,13 +22,20 @@ struct hint_who {
     const char *test; /* NULL outside a test */
     const char *exe;
     long pid;
-    const char *op; /* the record's ("open", "tmpfile"...); NULL: not known */
-    bool protected; /* the target is a protected file of the user's (blocked_by "protect") */
+    const char *op;      /* the record's ("open", "tmpfile"...); NULL: not known */
+    bool protected;      /* the target is a protected file of the user's (blocked_by "protect") */
+    const char *cmdline; /* the program's argv joined with spaces; NULL: not known */
 };
 
-/* The hint for a change to a protected file (protect in the config) made by the program EXE
- * (may be NULL): a known tool that rewrites files on purpose is named. Static text. */
-const char *hint_protected(const char *exe);
+/* The hint for a change to a protected file (protect in the config) at RESOLVED made by the
+ * program EXE with the command line CMDLINE (each may be NULL): git and the snapshot tools
+ * (syrupy, pytest-regressions, inline-snapshot, Jest), known by their switch or where they
+ * keep their files, are named with the switch to use. Static text. */
+const char *hint_protected(const char *exe, const char *resolved, const char *cmdline);
+
+/* Is RESOLVED, a protected record's path, a directory on the way to protected files (the
+ * shim ends such a name with "/")? */
+bool hint_protected_dir(const char *resolved);
 
 /* The seed's line, without a newline, every field made printable:
  * "TEST_SANDBOX_VIOLATION: WHO attempted to write to RESOLVED which is outside

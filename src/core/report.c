@@ -71,10 +71,15 @@ static char *dup_or_null(const char *s, bool *oom)
 
 static void entry_free(struct report_entry *e)
 {
-    char *all[] = {e->test,     e->phase,      e->op,  e->path,
-                   e->resolved, e->blocked_by, e->exe, e->first_time};
+    char *all[] = {e->test,       e->phase, e->op,         e->path,   e->resolved,
+                   e->blocked_by, e->exe,   e->first_time, e->cmdline};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         free(all[i]);
+}
+
+static bool protect_record(const struct vlog_record *rec)
+{
+    return rec->blocked_by && !strcmp(rec->blocked_by, "protect");
 }
 
 static int add_entry(struct report *r, const struct vlog_record *rec)
@@ -94,6 +99,7 @@ static int add_entry(struct report *r, const struct vlog_record *rec)
         .blocked_by = dup_or_null(rec->blocked_by, &oom),
         .exe = dup_or_null(rec->exe ? rec->exe : "", &oom),
         .first_time = dup_or_null(rec->time ? rec->time : "", &oom),
+        .cmdline = protect_record(rec) ? dup_or_null(rec->cmdline, &oom) : NULL,
         .err = rec->err,
         .count = 1,
         .seq = r->n,
@@ -214,6 +220,11 @@ bool report_outlived(const struct report_entry *e)
     return !strcmp(e->op, "outlived") && !strcmp(e->blocked_by, "testfence");
 }
 
+bool report_protected(const struct report_entry *e)
+{
+    return !strcmp(e->blocked_by, "protect");
+}
+
 static const char leftover_hint[] =
     "stop what the test starts before it ends: terminate it and wait for it in the fixture's "
     "teardown (or a finally block)";
@@ -223,7 +234,7 @@ const char *report_hint(const struct report_entry *e, const struct report_run *r
     if (report_outlived(e))
         return leftover_hint;
     if (!strcmp(e->blocked_by, "protect"))
-        return hint_protected(e->exe);
+        return hint_protected(e->exe, e->resolved, e->cmdline);
     return hint_for(e->op, e->resolved, run->root, run->home, e->test);
 }
 
@@ -239,9 +250,10 @@ static void print_entry(FILE *f, const struct report_entry *e, const struct repo
     vlog_printable(path, sizeof path, e->resolved);
     fprintf(f, "    %-10s %s%s%s (%s%s)", e->op, colour_if(run->colour, COLOUR_BOLD), path,
             colour_if(run->colour, COLOUR_OFF), vlog_errname(e->err, en, sizeof en),
-            !strcmp(e->blocked_by, "shim")      ? ", refused by the shim"
-            : !strcmp(e->blocked_by, "protect") ? ", a protected test file"
-                                                : "");
+            !strcmp(e->blocked_by, "shim")    ? ", refused by the shim"
+            : !report_protected(e)            ? ""
+            : hint_protected_dir(e->resolved) ? ", a directory of your protected test files"
+                                              : ", your protected test file");
     if (e->count > 1)
         fprintf(f, " x%zu", e->count);
     if (!e->test) {
@@ -273,11 +285,18 @@ void report_print_group(FILE *f, struct report_entry **s, size_t i, size_t end,
 {
     char test[700];
     size_t writes = report_group_writes(s, i, end), left = report_group_leftovers(s, i, end);
+    size_t prot = 0;
+    for (size_t k = i; k < end; k++)
+        prot += report_protected(s[k]) ? s[k]->count : 0;
     vlog_printable(test, sizeof test, s[i]->test ? s[i]->test : "(outside any test)");
     fprintf(f, "  %s%s%s: ", colour_if(run->colour, COLOUR_RED), test,
             colour_if(run->colour, COLOUR_OFF));
-    if (writes)
-        fprintf(f, "%zu blocked write%s%s", writes, writes == 1 ? "" : "s", left ? ", " : "");
+    if (writes > prot)
+        fprintf(f, "%zu blocked write%s%s", writes - prot, writes - prot == 1 ? "" : "s",
+                prot || left ? ", " : "");
+    if (prot)
+        fprintf(f, "%zu refused change%s to protected files%s", prot, prot == 1 ? "" : "s",
+                left ? ", " : "");
     if (left)
         fprintf(f, "%zu process%s left running", left, left == 1 ? "" : "es");
     fputc('\n', f);
@@ -309,26 +328,47 @@ static void print_groups(FILE *f, const struct report *r, const struct report_ru
     free(s);
 }
 
+/* The first line: how many writes outside were blocked, how many changes to the user's
+ * protected files refused (PROT of WRITES), how many processes killed (LEFT). */
+static void print_headline(FILE *f, const struct report *r, const struct report_run *run,
+                           size_t writes, size_t prot, size_t left)
+{
+    const char *red = colour_if(run->colour, COLOUR_RED), *off = colour_if(run->colour, COLOUR_OFF);
+    size_t out = writes - prot;
+    if (out && prot)
+        fprintf(f,
+                "\n%stestfence: %zu write%s outside the writable set and %zu change%s to your "
+                "protected test files %s blocked%s (%zu distinct):\n",
+                red, out, out == 1 ? "" : "s", prot, prot == 1 ? "" : "s",
+                writes == 1 ? "was" : "were", off, r->n);
+    else if (out)
+        fprintf(
+            f, "\n%stestfence: %zu write%s outside the writable set %s blocked%s (%zu distinct):\n",
+            red, out, out == 1 ? "" : "s", out == 1 ? "was" : "were", off, r->n);
+    else if (prot)
+        fprintf(f,
+                "\n%stestfence: %zu change%s to your protected test files (protect in the config) "
+                "%s refused%s (%zu distinct):\n",
+                red, prot, prot == 1 ? "" : "s", prot == 1 ? "was" : "were", off, r->n);
+    else if (left)
+        fprintf(f, "\n%stestfence: %zu process%s outlived the command and %s killed:%s\n", red,
+                left, left == 1 ? "" : "es", left == 1 ? "was" : "were", off);
+    else
+        fprintf(f, "\ntestfence: no blocked writes were recorded\n");
+}
+
 void report_print(FILE *f, const struct report *r, const struct report_run *run)
 {
     bool noisy = r->total || r->stats.malformed || r->log_unreadable || r->stats.cut;
     if (!noisy && !run->weak)
         return;
-    size_t left = 0;
-    for (size_t i = 0; i < r->n; i++)
+    size_t left = 0, prot = 0;
+    for (size_t i = 0; i < r->n; i++) {
         left += report_outlived(&r->v[i]) ? r->v[i].count : 0;
+        prot += report_protected(&r->v[i]) ? r->v[i].count : 0;
+    }
     size_t writes = r->total - left;
-    if (writes)
-        fprintf(
-            f, "\n%stestfence: %zu write%s outside the writable set %s blocked%s (%zu distinct):\n",
-            colour_if(run->colour, COLOUR_RED), writes, writes == 1 ? "" : "s",
-            writes == 1 ? "was" : "were", colour_if(run->colour, COLOUR_OFF), r->n);
-    else if (left)
-        fprintf(f, "\n%stestfence: %zu process%s outlived the command and %s killed:%s\n",
-                colour_if(run->colour, COLOUR_RED), left, left == 1 ? "" : "es",
-                left == 1 ? "was" : "were", colour_if(run->colour, COLOUR_OFF));
-    else
-        fprintf(f, "\ntestfence: no blocked writes were recorded\n");
+    print_headline(f, r, run, writes, prot, left);
     print_groups(f, r, run);
     if (r->dropped)
         fprintf(f, "testfence: %zu more records of other writes were counted, not listed\n",
@@ -351,8 +391,9 @@ void report_print(FILE *f, const struct report *r, const struct report_run *run)
                 "testfence: the command exited %d; exiting %d because %s "
                 "(--allow-violations keeps the command's status)\n",
                 run->command_status, run->status,
-                !left     ? "writes were blocked"
-                : !writes ? "processes it started outlived it"
+                !left && prot == writes ? "changes to your protected test files were refused"
+                : !left                 ? "writes were blocked"
+                : !writes               ? "processes it started outlived it"
                           : "writes were blocked and processes it started outlived it");
     fprintf(f, "testfence: report: %s/report.json\n", run->workspace);
 }

@@ -14,6 +14,7 @@
 struct report_entry {
     char *test; /* NULL: outside any test */
     char *phase, *op, *path, *resolved, *blocked_by, *exe, *first_time;
+    char *cmdline; /* the first record's, for a protected file's hint (names the tool); else NULL */
     int err;
     size_t count;
     size_t seq;  /* order of first appearance */
@@ -78,6 +79,9 @@ size_t report_group_end(struct report_entry **s, size_t n, size_t i);
 /* Is E a process that outlived the command (testfence's own record, op "outlived",
  * blocked_by "testfence": path is its command line, resolved its program), not a write? */
 bool report_outlived(const struct report_entry *e);
+
+/* Is E a refused change to a protected file of the user's (blocked_by "protect")? */
+bool report_protected(const struct report_entry *e);
 
 /* The blocked writes (counted with repeats) of the entries from I to END. */
 size_t report_group_writes(struct report_entry **s, size_t i, size_t end);

@@ -734,8 +734,8 @@ TF_PUBLIC const char *tf_violation_line(tf_session *s, size_t i)
     if (i >= s->nv)
         return NULL;
     const struct tf_viol *v = &s->v[i];
-    struct hint_who who = {v->test, v->exe, v->pid, v->op,
-                           v->blocked_by && !strcmp(v->blocked_by, "protect")};
+    struct hint_who who = {
+        v->test, v->exe, v->pid, v->op, v->blocked_by && !strcmp(v->blocked_by, "protect"), NULL};
     int k = hint_violation_line(s->line, sizeof s->line, &who, v->resolved, s->fence_dir,
                                 tf_root(s), getenv("HOME"));
     if (k < 0)

@@ -174,8 +174,10 @@ static int copy_target(const struct mountns_target *t, const char **step)
 }
 
 /* The copies of the writable set's mounts, then every mount read-only, then the copies put
- * back over their places. */
-static int rebind_writable(const struct mountns *m, const char **step)
+ * back over their places. With protected files, UNDER[i] is left open on target i's place
+ * as it was before its copy covered it (-1 for a file): the protected files are bound from
+ * there (protect_files says why). */
+static int rebind_writable(const struct mountns *m, int *under, const char **step)
 {
     static int clones[MOUNTNS_MAX];
     *step = "too many mount points in the writable set";
@@ -188,6 +190,8 @@ static int rebind_writable(const struct mountns *m, const char **step)
     struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
     if (mount_setattr(AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof ro) < 0)
         return errno;
+    for (size_t i = 0; i < m->n; i++)
+        under[i] = m->nprotect ? open(m->targets[i].path, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
     *step = "cannot bind the writable set back writable";
     for (size_t i = 0; i < m->n; i++) {
         if (move_mount(clones[i], "", AT_FDCWD, m->targets[i].path, MOVE_MOUNT_F_EMPTY_PATH) < 0)
@@ -197,24 +201,95 @@ static int rebind_writable(const struct mountns *m, const char **step)
     return 0;
 }
 
-/* Each protected file bound onto itself, then made read-only: writing or truncating it fails
- * with EROFS, removing or renaming it (or onto it) with EBUSY, while its directory stays
- * writable (new files beside it). The command cannot undo it: the mount calls are refused
- * to it (linux/guard's filter). A file gone since it was listed is passed over. */
-static int protect_files(const struct mountns *m, const char **step)
+/* The target of M that PATH lies beneath (its index), or -1. */
+static int target_of(const struct mountns *m, const char *path)
+{
+    for (size_t i = 0; i < m->n; i++)
+        if (path_is_within(path, m->targets[i].path) && strcmp(path, m->targets[i].path))
+            return (int)i;
+    return -1;
+}
+
+/* A copy of the file REL beneath FROM, read-only, put over TO: 0, 1 when REL is no regular
+ * file any more (gone or replaced since it was listed: nothing of the user's to keep), or
+ * -1 with errno. */
+static int bind_file_ro(int from, const char *rel, const char *to)
+{
+    struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV};
+    struct stat st;
+    int fd = open_tree(from, rel, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_SYMLINK_NOFOLLOW);
+    if (fd < 0)
+        return errno == ENOENT ? 1 : -1;
+    int rc = fstat(fd, &st) < 0 ? -1 : !S_ISREG(st.st_mode) ? 1 : 0;
+    if (rc == 0 && (mount_setattr(fd, "", AT_EMPTY_PATH, &ro, sizeof ro) < 0 ||
+                    move_mount(fd, "", AT_FDCWD, to, MOVE_MOUNT_F_EMPTY_PATH) < 0))
+        rc = errno == ENOENT ? 1 : -1;
+    int e = errno;
+    close(fd);
+    errno = e;
+    return rc;
+}
+
+/* Each protected file bound read-only onto itself: writing or truncating it fails with
+ * EROFS, removing or renaming it (or onto it) with EBUSY, while its directory stays writable
+ * (new files beside it). The command cannot undo it: the mount calls are refused to it
+ * (linux/guard's filter). Each copy is taken from UNDER, the target's place beneath the
+ * writable copy, which holds no mounts of ours: the kernel looks through every mount on
+ * the source mount when it copies one (for locked ones), so copies taken from the writable
+ * copy, which gains a mount per file, cost more with each file (quadratic: 6.4 s for
+ * 10,000, against 0.25 s from beneath; docs/performance.md). */
+static int protect_files(const struct mountns *m, const int *under, const char **step)
 {
     static char what[160];
-    struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
     const char *p = m->protect;
     for (size_t i = 0; i < m->nprotect; i++, p += strlen(p) + 1) {
-        if (mount(p, p, NULL, MS_BIND, NULL) == 0 &&
-            mount_setattr(AT_FDCWD, p, AT_SYMLINK_NOFOLLOW, &ro, sizeof ro) == 0)
-            continue;
-        int e = errno;
-        if (e == ENOENT)
+        int t = target_of(m, p), rc = -1;
+        errno = EINVAL; /* beneath no target, or its place could not be opened: never unbound */
+        if (t >= 0 && under[t] >= 0)
+            rc = bind_file_ro(under[t], p + strlen(m->targets[t].path) + 1, p);
+        if (rc >= 0)
             continue;
         snprintf(what, sizeof what, "cannot protect %.100s%s (protect in the config)", p,
                  strlen(p) > 100 ? "..." : "");
+        *step = what;
+        return errno;
+    }
+    return 0;
+}
+
+/* Each directory on the way to a protected file made a mount point beneath the writable
+ * copy (a read-only copy of itself put over its place in UNDER's mount, where no path of the
+ * command leads): renaming or removing it then fails with EBUSY, since the kernel asks
+ * whether its dentry is a mount point anywhere in the namespace, while the command's paths
+ * still stay on the writable copy: a new file moved from one such directory to another is
+ * a rename within one mount, not EXDEV. After the files: each copy of a file taken from
+ * UNDER would otherwise look through these mounts too. */
+static int mark_dirs(const struct mountns *m, const int *under, const char **step)
+{
+    static char what[160];
+    struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV};
+    const char *d = m->protect_dirs;
+    for (size_t i = 0; i < m->nprotect_dirs; i++, d += strlen(d) + 1) {
+        int t = target_of(m, d), fd = -1;
+        errno = EINVAL;
+        const char *rel = t >= 0 ? d + strlen(m->targets[t].path) + 1 : "";
+        if (t >= 0 && under[t] >= 0 &&
+            (fd = open_tree(under[t], rel,
+                            OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_SYMLINK_NOFOLLOW)) >= 0 &&
+            mount_setattr(fd, "", AT_EMPTY_PATH, &ro, sizeof ro) == 0 &&
+            move_mount(fd, "", under[t], rel, MOVE_MOUNT_F_EMPTY_PATH) == 0) {
+            close(fd);
+            continue;
+        }
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        if (e == ENOENT || e == ENOTDIR)
+            continue; /* gone since it was listed, with what it held */
+        snprintf(what, sizeof what,
+                 "cannot protect the directory %.100s%s (protect in the "
+                 "config)",
+                 d, strlen(d) > 100 ? "..." : "");
         *step = what;
         return e;
     }
@@ -299,9 +374,16 @@ int mountns_enter(const struct mountns *m, const int *fds, size_t nfds, const ch
     *step = "cannot make the mounts private";
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
         return errno;
-    if ((e = rebind_writable(m, step)))
+    static int under[MOUNTNS_MAX];
+    if ((e = rebind_writable(m, under, step)))
         return e;
-    if ((e = protect_files(m, step))) {
+    e = protect_files(m, under, step);
+    if (!e)
+        e = mark_dirs(m, under, step);
+    for (size_t i = 0; i < m->n && m->nprotect; i++)
+        if (under[i] >= 0)
+            close(under[i]);
+    if (e) {
         *fatal = true; /* asked for, and not given: refuse rather than run unprotected */
         return e;
     }

@@ -28,6 +28,10 @@ struct mountns {
      * other, bound read-only onto themselves once the writable set is back. Not owned. */
     const char *protect;
     size_t nprotect;
+    /* The directories on the way to them, likewise: each made a mount point beneath the
+     * writable copy, so renaming or removing it fails (EBUSY). */
+    const char *protect_dirs;
+    size_t nprotect_dirs;
 };
 
 /* The mount points for P's writable set: each directory or file entry not beneath another
@@ -44,7 +48,8 @@ unsigned long mountns_clone_flags(const struct mountns *m);
 /* In the first process of the new namespaces, before anything runs: map the ids, make the
  * mounts private and read-only, bind the writable set back writable (nosuid; nodev but for
  * the system set's; mounts beneath it read-only), bind each protected file read-only onto
- * itself (a file that cannot be is fatal: the user asked for it), mount /proc for the new PID namespace,
+ * itself and make each directory on the way a mount point where no path leads (one that
+ * cannot be is fatal: the user asked for it), mount /proc for the new PID namespace,
  * re-enter the cwd, and reopen each of FDS (0, 1, 2 and the kept ones) that is a file or
  * directory opened read-only through the read-only view (else a fchmod or an io_uring
  * setxattr on it would reach the writable mount the shell opened it on). Returns 0, or the

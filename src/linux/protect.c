@@ -26,17 +26,18 @@ extern char **environ;
 
 void protect_free(struct protect_list *l)
 {
-    free(l->buf);
+    free(l->files.buf);
+    free(l->dirs.buf);
     memset(l, 0, sizeof *l);
 }
 
-static int add_path(struct protect_list *l, const char *path, tf_err *err)
+static int add_name(struct protect_names *l, const char *path, tf_err *err)
 {
     size_t k = strlen(path) + 1;
     if (l->n == PROTECT_MAX)
         return tf_errf(err,
-                       "more than %d files to protect: each is a mount of its own; use protect "
-                       "= \"tracked\" or narrow the writable set",
+                       "more than %d files and directories to protect: each is a mount of its "
+                       "own; use protect = \"tracked\" or narrow the writable set",
                        PROTECT_MAX);
     if (l->len + k > l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 64 * 1024;
@@ -52,6 +53,11 @@ static int add_path(struct protect_list *l, const char *path, tf_err *err)
     l->len += k;
     l->n++;
     return 0;
+}
+
+static int add_path(struct protect_list *l, const char *path, tf_err *err)
+{
+    return add_name(&l->files, path, err);
 }
 
 /* Is PATH one the run owns: the artifacts dir, the run's temp dir? */
@@ -275,13 +281,68 @@ static int collect_tracked(struct protect_list *l, const struct plan *pl, tf_err
     return rc;
 }
 
+/* ---- the directories on the way ----------------------------------------------------------- */
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* L->dirs from ALL (NAMES of them, with repeats): sorted, each once. */
+static int add_unique(struct protect_list *l, const struct protect_names *all, tf_err *err)
+{
+    const char **v = all->n ? malloc(all->n * sizeof *v) : NULL;
+    if (all->n && !v)
+        return tf_errf(err, "out of memory");
+    const char *p = all->buf;
+    for (size_t i = 0; i < all->n; i++, p += strlen(p) + 1)
+        v[i] = p;
+    qsort(v, all->n, sizeof *v, by_name);
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < all->n; i++)
+        if (i == 0 || strcmp(v[i], v[i - 1]))
+            rc = add_name(&l->dirs, v[i], err);
+    free(v);
+    return rc;
+}
+
+/* Every directory between a project directory of the writable set and each protected file.
+ * A file's directories were all taken with the file before it when that one lies in them
+ * (listings come a directory at a time), so most files add none; add_unique drops what
+ * repeats anyway. */
+static int collect_dirs(struct protect_list *l, const struct plan *pl, tf_err *err)
+{
+    struct protect_names all = {0};
+    char dir[PATH_MAX], up[PATH_MAX];
+    const char *p = l->files.buf, *prev = NULL;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < l->files.n; prev = p, p += strlen(p) + 1, i++) {
+        path_dirname(dir, sizeof dir, p);
+        while (rc == 0 && in_scope(pl, dir) && !(prev && path_is_within(prev, dir))) {
+            rc = add_name(&all, dir, err);
+            path_dirname(up, sizeof up, dir);
+            memcpy(dir, up, strlen(up) + 1);
+        }
+    }
+    if (rc == 0)
+        rc = add_unique(l, &all, err);
+    free(all.buf);
+    if (rc == 0 && l->files.n + l->dirs.n > PROTECT_MAX)
+        rc = tf_errf(err,
+                     "more than %d files and directories to protect: each is a mount of its "
+                     "own; narrow the writable set",
+                     PROTECT_MAX);
+    return rc;
+}
+
 int protect_collect(struct protect_list *l, enum config_protect mode, const struct plan *pl,
                     tf_err *err)
 {
+    int rc = 0;
     memset(l, 0, sizeof *l);
     if (mode == CONFIG_PROTECT_TRACKED)
-        return collect_tracked(l, pl, err);
-    if (mode == CONFIG_PROTECT_EXISTING)
-        return collect_existing(l, pl, err);
-    return 0;
+        rc = collect_tracked(l, pl, err);
+    else if (mode == CONFIG_PROTECT_EXISTING)
+        rc = collect_existing(l, pl, err);
+    return rc < 0 ? -1 : collect_dirs(l, pl, err);
 }

@@ -9,15 +9,24 @@
 
 #include <stddef.h>
 
-/* More protected files than this is refused: each is a mount of its own, and the kernel
- * allows 100000 mounts in a namespace by default (fs.mount-max). */
+/* More protected files and directories than this is refused: each is a mount of its own, and
+ * the kernel allows 100000 mounts in a namespace by default (fs.mount-max). */
 #define PROTECT_MAX 50000
 
+/* Absolute paths, each NUL-terminated, one after the other. */
+struct protect_names {
+    char *buf;  /* the paths */
+    size_t len; /* bytes used in buf */
+    size_t cap; /* bytes allocated */
+    size_t n;   /* how many paths */
+};
+
 struct protect_list {
-    char *buf;      /* absolute paths, each NUL-terminated, one after the other */
-    size_t len;     /* bytes used in buf */
-    size_t cap;     /* bytes allocated */
-    size_t n;       /* how many paths */
+    struct protect_names files; /* the protected files */
+    /* Each directory between a project directory of the writable set and a protected file:
+     * renaming or removing one would move the user's files (the view makes each a mount
+     * point where no path leads, linux/mountns). */
+    struct protect_names dirs;
     char note[512]; /* why less is protected than asked (not a git repository), or "" */
 };
 
@@ -26,7 +35,8 @@ struct protect_list {
  * GIT_WORK_TREE given, the repository found passing over whatever the writable set holds), or
  * every regular file there now ("existing"). Never the artifacts dir, the run's temp dir or a
  * file reached through a symlink. A project that is no git repository protects nothing under
- * "tracked", and L->note says so. 0, or -1 with ERR (git failed, too many files). */
+ * "tracked", and L->note says so. L->dirs: the directories on the way to them. 0, or -1
+ * with ERR (git failed, too many files and directories). */
 int protect_collect(struct protect_list *l, enum config_protect mode, const struct plan *pl,
                     tf_err *err);
 

@@ -267,7 +267,7 @@ static int start_diag(struct session *s, tf_err *err)
     char log[PATH_MAX];
     struct diag_shim sh = {.mode = block ? SHIM_BLOCK : SHIM_DIAGNOSE,
                            .precheck_meta = !s->guard,
-                           .protect = s->prot.n > 0,
+                           .protect = s->prot.files.n > 0,
                            .test_env = s->test_env,
                            .conf_dirfd = s->places.wsfd.dir,
                            .log_dirfd = s->places.wsfd.dir,
@@ -324,8 +324,10 @@ static int start_protect(struct session *s, tf_err *err)
         return -1;
     if (s->prot.note[0])
         fprintf(s->warn, "testfence: warning: %s\n", s->prot.note);
-    s->ns.protect = s->prot.buf;
-    s->ns.nprotect = s->prot.n;
+    s->ns.protect = s->prot.files.buf;
+    s->ns.nprotect = s->prot.files.n;
+    s->ns.protect_dirs = s->prot.dirs.buf;
+    s->ns.nprotect_dirs = s->prot.dirs.n;
     return 0;
 }
 
@@ -573,7 +575,7 @@ int session_launch(struct session *s, struct spawn_opts *so, int *status, tf_err
                 "testfence: warning: %s: metadata outside the writable set is refused by the "
                 "seccomp guard alone (weaker: see docs/security.md); %s\n",
                 s->ns_why, mountns_advice);
-    if (s->prot.n > 0)
+    if (s->prot.files.n > 0)
         say_unprotected(s, "without the namespace layer");
     so->ns = NULL;
     so->refuse_uring = s->backend == SESSION_LANDLOCK && reaches_outside(s, so); /* no view */

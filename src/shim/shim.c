@@ -4,6 +4,7 @@
 #include "shim.h"
 
 #include "linux/ioctls.h"
+#include "linux/mountinfo.h"
 #include "core/colour.h"
 #include "core/hint.h"
 #include "core/path.h"
@@ -216,7 +217,8 @@ static void live_line(const struct shimstate *st, const struct vlog_record *r)
                                      : "";
     char line[VLOG_MAX];
     size_t room = sizeof line - strlen(more) - 2; /* the suffix and "\n" always fit */
-    struct hint_who who = {r->test, r->exe, r->pid, r->op, !strcmp(r->blocked_by, "protect")};
+    struct hint_who who = {r->test,   r->exe, r->pid, r->op, !strcmp(r->blocked_by, "protect"),
+                           r->cmdline};
     int k = hint_violation_line(line, room, &who, r->resolved, st->fence, st->conf.policy.root,
                                 getenv("HOME"));
     if (k < 0)
@@ -361,28 +363,72 @@ static bool protected_file(int dirfd, const char *path, unsigned how)
     return ro;
 }
 
-/* A call that failed with EROFS or EBUSY on a protected file (either of a rename's names):
- * recorded as refused (ERR), blocked_by "protect", for every layer that protects files. True
- * when it was one. */
+/* Is the target of PATH at DIRFD a directory on the way to protected files: no mount root on
+ * the caller's path, yet a mount point in the namespace? testfence's init makes one of each
+ * such directory beneath the writable copy, where no path leads (linux/mountns), and the
+ * command may not mount. Fills RESOLVED (PATH_MAX). Only asked when a call failed with
+ * EBUSY. */
+static bool protected_dir(int dirfd, const char *path, unsigned how, char *resolved)
+{
+    struct statx sx;
+    struct path_res res;
+    int flags = AT_SYMLINK_NOFOLLOW | (path ? 0 : AT_EMPTY_PATH);
+    if (syscall(SYS_statx, dirfd, path ? path : "", flags, STATX_TYPE, &sx) < 0 ||
+        !S_ISDIR(sx.stx_mode) || !(sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) ||
+        (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
+        return false;
+    target_name(&res, resolve_at(dirfd, path, how | SHIM_NOFOLLOW, &res), path, resolved);
+    return resolved[0] == '/' && mountinfo_lists(resolved);
+}
+
+/* RESOLVED, a directory's name, with a "/" at the end: the summary says what it was. */
+static bool dir_name(char *resolved)
+{
+    size_t n = strlen(resolved);
+    if (n + 1 < PATH_MAX && resolved[n - 1] != '/')
+        memcpy(resolved + n, "/", 2);
+    return true;
+}
+
+/* Which of a call's names is protected (a file; when the call failed with EBUSY, also a
+ * directory on the way to some): its name into *GIVEN, its directory fd into *AT and its resolved
+ * path into RESOLVED, a directory's with a "/" at the end. False when neither. */
+static bool which_protected(unsigned how, int dirfd, const char *path, int dirfd2,
+                            const char *path2, bool ebusy, const char **given, int *at,
+                            char *resolved)
+{
+    struct path_res res;
+    bool one = path || dirfd >= 0;
+    if (path2 && protected_file(dirfd2, path2, how | SHIM_NOFOLLOW))
+        *given = path2, *at = dirfd2;
+    else if (one && protected_file(dirfd, path, how))
+        *given = path, *at = dirfd;
+    else if (ebusy && path2 && protected_dir(dirfd2, path2, how, resolved))
+        return *given = path2, dir_name(resolved);
+    else if (ebusy && one && protected_dir(dirfd, path, how, resolved))
+        return *given = path, dir_name(resolved);
+    else
+        return false;
+    target_name(&res, resolve_at(*at, *given, how, &res), *given, resolved);
+    return true;
+}
+
+/* A call that failed with EROFS or EBUSY (EBUSY says which) on a protected file or, EBUSY,
+ * a directory on the way to protected files (either of a rename's names): recorded as refused
+ * (ERR), blocked_by "protect", for every layer that protects files. True when it was one. */
 static bool record_protected(const struct shimstate *top, const char *op, unsigned how, int dirfd,
-                             const char *path, int dirfd2, const char *path2, int err)
+                             const char *path, int dirfd2, const char *path2, int err, bool ebusy)
 {
     bool any = false;
     for (const struct shimstate *st = top; st && !any; st = st->replaced)
         any = st->conf.protect;
     if (!any)
         return false;
-    const char *given;
-    int at;
-    if (path2 && protected_file(dirfd2, path2, how | SHIM_NOFOLLOW))
-        given = path2, at = dirfd2;
-    else if ((path || dirfd >= 0) && protected_file(dirfd, path, how))
-        given = path, at = dirfd;
-    else
-        return false;
-    struct path_res res;
+    const char *given = NULL;
+    int at = dirfd;
     char resolved[PATH_MAX];
-    target_name(&res, resolve_at(at, given, how, &res), given, resolved);
+    if (!which_protected(how, dirfd, path, dirfd2, path2, ebusy, &given, &at, resolved))
+        return false;
     for (const struct shimstate *st = top; st; st = st->replaced)
         if (st->conf.protect)
             record(st, op, given ? given : "", resolved, err, "protect");
@@ -606,11 +652,14 @@ void shim_post(const char *op, unsigned how, int dirfd, const char *path, int di
      * course. The write is outside the writable set either way: say EACCES. Harmless tool
      * state (git's index lock) is refused like the rest, without a record. */
     int said = e == EROFS || e == EBUSY ? EACCES : e;
-    if ((e != EBUSY &&
-         record_layers(top, op, how, dirfd, path, dirfd2, path2, false, said, "kernel")) ||
-        ((e == EROFS || e == EBUSY) &&
-         record_protected(top, op, how, dirfd, path, dirfd2, path2, said)))
+    if (e != EBUSY &&
+        record_layers(top, op, how, dirfd, path, dirfd2, path2, false, said, "kernel"))
         e = said;
+    /* A protected file is a mount of its own: a hard link to it, or a rename of it to
+     * another mount, fails with EXDEV, which is protect's refusal as much as EROFS is. */
+    else if ((e == EROFS || e == EBUSY || e == EXDEV) &&
+             record_protected(top, op, how, dirfd, path, dirfd2, path2, EACCES, e == EBUSY))
+        e = EACCES;
     busy--;
     errno = e;
 }

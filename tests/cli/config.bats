@@ -190,6 +190,15 @@ bad() {
     [ -f testfence.toml ]
     dry
     expect_output_has "config:    $P/testfence.toml"
+    expect_output_has "protect:   none"
+    # protect is proposed, commented out; taken as it is, it is a valid setting
+    grep -qx '# protect = "tracked"' testfence.toml
+    sed 's/^# protect = /protect = /' testfence.toml >"$BATS_TEST_TMPDIR/protect.toml"
+    dry --config "$BATS_TEST_TMPDIR/protect.toml"
+    expect_status 0
+    expect_output_has "protect:   tracked (what git tracks under the writable set"
+    dry --config "$BATS_TEST_TMPDIR/protect.toml" --update-snapshots
+    expect_output_has 'protect:   none (--update-snapshots: the config'"'"'s "tracked" is off for this run)'
     run "$TESTFENCE" init
     expect_status 125
     expect_output_has "testfence.toml already exists"

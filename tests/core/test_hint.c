@@ -150,6 +150,34 @@ static void violation_line(void)
     CHECK(n > (int)sizeof small && strlen(small) == sizeof small - 1);
 }
 
+/* A protected file's hint names the snapshot tool that rewrote it, by its switch or where it
+ * keeps its files, and the switch to use; git by its program; else the general one. */
+static void snapshot_tools(void)
+{
+    const char *py = "/usr/bin/python3.11";
+    CHECK(says(hint_protected(py, "/p/tests/x.txt", "python3 -m pytest --snapshot-update"),
+               "syrupy"));
+    CHECK(says(hint_protected(py, "/p/tests/__snapshots__/test_a.ambr", "python3 -m pytest"),
+               "--update-snapshots -- pytest --snapshot-update"));
+    CHECK(says(hint_protected(py, "/p/tests/test_a/x.yml", "pytest --force-regen"),
+               "pytest-regressions"));
+    CHECK(says(hint_protected(py, "/p/tests/test_a/x.yml", "pytest --regen-all -x"),
+               "--force-regen"));
+    CHECK(says(hint_protected(py, "/p/tests/test_a.py", "pytest --inline-snapshot=fix"),
+               "inline-snapshot"));
+    CHECK(says(hint_protected("/usr/bin/node", "/p/tests/__snapshots__/a.test.js.snap",
+                              "node /p/node_modules/.bin/jest"),
+               "npx jest -u"));
+    CHECK(says(hint_protected("/usr/bin/node", "/p/tests/a.txt", "node node_modules/.bin/jest -u"),
+               "Jest"));
+    CHECK(says(hint_protected("/usr/bin/git", "/p/tests/a.py", "git clean -fdx"), "git init"));
+    /* words, not parts of words; no tool: the general hint */
+    CHECK(!says(hint_protected(py, "/p/tests/a.txt", "pytest --snapshot-updates"), "syrupy"));
+    CHECK(!says(hint_protected("/usr/bin/node", "/p/tests/a.txt", "node run -u"), "Jest"));
+    CHECK(says(hint_protected(NULL, NULL, NULL), "one of your own test files"));
+    CHECK(hint_protected_dir("/p/tests/sub/") && !hint_protected_dir("/p/tests/a.py"));
+}
+
 static void paint(void)
 {
     char out[512];
@@ -176,6 +204,7 @@ int main(void)
     unnamed();
     odd_homes();
     violation_line();
+    snapshot_tools();
     paint();
     return check_done("test_hint");
 }

@@ -67,6 +67,51 @@ static void leftover_in_json(int dfd, const struct report_run *run)
     report_free(&r);
 }
 
+/* The summary of a run whose only refusals were protected files says so, file and directory
+ * told apart, with the snapshot tool's hint from the record's command line. */
+static void protected_summary(int dfd, const struct report_run *run)
+{
+    char line[VLOG_MAX];
+    struct vlog_record rec = {.time = "t",
+                              .pid = 9,
+                              .test = "t.py::snap",
+                              .op = "open",
+                              .path = "tests/__snapshots__/t.ambr",
+                              .resolved = "/p/tests/__snapshots__/t.ambr",
+                              .err = 13,
+                              .blocked_by = "protect",
+                              .exe = "/usr/bin/python3",
+                              .cmdline = "python3 -m pytest --snapshot-update"};
+    int fd = openat(dfd, "prot", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    size_t n = vlog_format(line, sizeof line, &rec);
+    CHECK(write(fd, line, n) == (ssize_t)n);
+    rec.op = "rename";
+    rec.path = "tests/sub";
+    rec.resolved = "/p/tests/sub/";
+    n = vlog_format(line, sizeof line, &rec);
+    CHECK(write(fd, line, n) == (ssize_t)n);
+    close(fd);
+    struct report r;
+    tf_err err;
+    CHECK(report_load(&r, dfd, "prot", &err) == 0 && r.n == 2);
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    report_print(f, &r, run);
+    fclose(f);
+    CHECK(strstr(out, "2 changes to your protected test files (protect in the config) were "
+                      "refused (2 distinct)") != NULL);
+    CHECK(strstr(out, "outside the writable set") == NULL);
+    CHECK(strstr(out, "  t.py::snap: 2 refused changes to protected files\n") != NULL);
+    CHECK(strstr(out, "t.ambr (EACCES, your protected test file)") != NULL);
+    CHECK(strstr(out, "/p/tests/sub/ (EACCES, a directory of your protected test files)") != NULL);
+    CHECK(strstr(out, "syrupy rewrote one of your snapshots") != NULL);
+    CHECK(strstr(out, "testfence run --update-snapshots -- pytest --snapshot-update") != NULL);
+    CHECK(strstr(out, "because changes to your protected test files were refused") != NULL);
+    free(out);
+    report_free(&r);
+}
+
 int main(void)
 {
     char dir[PATH_MAX];
@@ -116,6 +161,7 @@ int main(void)
     CHECK(strstr(out, "exiting 120") != NULL);
     free(out);
 
+    protected_summary(dfd, &run);
     CHECK(report_write_json(&r, &run, dfd, "report.json", &err) == 0);
     char *json = slurp(dfd, "report.json");
     CHECK(strstr(json, "\"schema\": \"testfence-report/1\"") != NULL);

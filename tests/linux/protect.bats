@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # protect: the user's own files under tests/ (what git tracks, or every file there before the
 # run) are bound read-only onto themselves in the namespace layer: a test that empties tests/,
-# runs git clean there, truncates a fixture or renames a test file changes none of them, each
-# attempt is reported, exit 120; new files and artifacts are written as before.
+# runs git clean there, truncates a fixture, renames a test file or the directory holding it
+# changes none of them, each attempt is reported, exit 120; new files and artifacts are
+# written as before, and moved between those directories.
 
 load ../support/helpers
 
@@ -59,7 +60,7 @@ attack() {
         mkdir -p tests/artifacts/out && echo a >tests/artifacts/out/a.txt && echo artifact-ok
         exit 0"
     expect_status 120
-    expect_output_has "(EACCES, a protected test file)"
+    expect_output_has "protected test file"
     expect_output_has "tests/test_a.py::test_attack: "
     expect_output_has new-ok
     expect_output_has artifact-ok
@@ -70,8 +71,8 @@ attack() {
 
 case_rm() {
     attack "$1" tracked 'rm -rf tests/*'
-    expect_output_has "unlinkat   $P/tests/test_a.py (EACCES, a protected test file)"
-    expect_output_has "unlinkat   $P/tests/fixtures/golden.txt (EACCES, a protected test file)"
+    expect_output_has "unlinkat   $P/tests/test_a.py (EACCES, your protected test file)"
+    expect_output_has "unlinkat   $P/tests/fixtures/golden.txt (EACCES, your protected test file)"
 }
 
 case_truncate() {
@@ -84,10 +85,36 @@ case_truncate() {
 
 case_rename() {
     attack "$1" tracked 'mv tests/test_a.py tests/test_b.py || echo refused
-        echo x >tests/x.py; mv tests/x.py tests/sub/test_deep.py || echo refused2'
+        echo x >tests/x.py; mv tests/x.py tests/sub/test_deep.py || echo refused2
+        ln tests/fixtures/golden.txt tests/hard || echo refused3'
     expect_output_has refused
     expect_output_has refused2
+    expect_output_has refused3
+    expect_output_has "$P/tests/fixtures/golden.txt (EACCES, your protected test file)"
+    [ ! -e tests/hard ]
     [ ! -e tests/test_b.py ]
+}
+
+case_dir() {
+    attack "$1" tracked 'mv tests/sub tests/old || echo refused
+        mkdir tests/empty; mv -T tests/empty tests/fixtures || echo refused2
+        rmdir tests/fixtures || echo refused3
+        /usr/bin/python3 -c "import os; os.rename(\"tests/fixtures\", \"tests/fx\")" || echo refused4
+        echo n >tests/fixtures/n.txt && /usr/bin/python3 -c "import os
+os.rename(\"tests/fixtures/n.txt\", \"tests/sub/n.txt\")
+os.rename(\"tests/sub/n.txt\", \"tests/n.txt\")
+os.mkdir(\"tests/sub/d\"); os.rename(\"tests/sub/d\", \"tests/fixtures/d\")" && echo moved-ok'
+    expect_output_has refused
+    expect_output_has refused2
+    expect_output_has refused3
+    expect_output_has refused4
+    expect_output_has moved-ok
+    expect_output_has "$P/tests/sub/ (EACCES, a directory of your protected test files)"
+    expect_output_has "$P/tests/fixtures/ (EACCES, a directory of your protected test files)"
+    expect_output_has "attempted to move or remove $P/tests/sub/, a directory holding test files"
+    expect_output_has "changes to your protected test files (protect in the config) were refused"
+    [ ! -e tests/old ] && [ ! -e tests/fx ] && [ -d tests/fixtures/d ]
+    [ "$(cat tests/n.txt)" = n ]
 }
 
 case_git_clean() {
@@ -103,6 +130,8 @@ case_git_clean() {
 @test "truncating a tracked fixture as nobody: refused, unchanged, reported" { case_truncate nobody; }
 @test "renaming a test file (and onto one) as root: refused, reported" { case_rename root; }
 @test "renaming a test file (and onto one) as nobody: refused, reported" { case_rename nobody; }
+@test "renaming or removing a directory of tracked files as root: refused, reported; new files move between them" { case_dir root; }
+@test "renaming or removing a directory of tracked files as nobody: refused, reported; new files move between them" { case_dir nobody; }
 @test "git clean -fdx tests as root under protect = existing: the uncommitted test stays" { case_git_clean root; }
 @test "git clean -fdx tests as nobody under protect = existing: the uncommitted test stays" { case_git_clean nobody; }
 
@@ -119,6 +148,21 @@ case_git_clean() {
     run "$TESTFENCE" run --update-snapshots -- sh -c 'echo new >tests/fixtures/golden.txt'
     expect_status 0
     [ "$(cat tests/fixtures/golden.txt)" = new ]
+}
+
+@test "a snapshot tool's refusal names the tool and the command with --update-snapshots" {
+    mkdir tests/__snapshots__
+    printf 'old\n' >tests/__snapshots__/test_a.ambr
+    git add tests && git -c user.email=t@t -c user.name=t commit -qm snap
+    printf 'protect = "tracked"\n' >testfence.toml
+    run "$TESTFENCE" run -- sh -c 'echo new >tests/__snapshots__/test_a.ambr
+        /usr/bin/python3 -c "open(\"tests/fixtures/golden.txt\", \"w\")" --force-regen; exit 0'
+    expect_status 120
+    expect_output_has "syrupy rewrote one of your snapshots (pytest --snapshot-update)"
+    expect_output_has "testfence run --update-snapshots -- pytest --snapshot-update"
+    expect_output_has "pytest-regressions regenerated one of your data files (--force-regen)"
+    expect_output_has "2 changes to your protected test files (protect in the config) were refused"
+    [ "$(cat tests/__snapshots__/test_a.ambr)" = old ]
 }
 
 @test "report.json says blocked_by protect" {
