@@ -89,6 +89,20 @@ struct walk_ctx {
     tf_err *err;
 };
 
+/* A protected file with another name: the run could change it through that name (a hard
+ * link a run made in tests/artifacts, or beside it before the file was committed), which no
+ * mount on this name stops. Refused, as the hazard scan refuses a link to a file outside. */
+static int one_name(const char *path, const struct stat *st, tf_err *err)
+{
+    if (st->st_nlink <= 1)
+        return 0;
+    return tf_errf(err,
+                   "%s has %lu names (hard links): the run could change it through another, "
+                   "which protect cannot stop; remove the other names (find -samefile) and run "
+                   "again",
+                   path, (unsigned long)st->st_nlink);
+}
+
 static int visit(void *ctx, struct walk_entry *e)
 {
     struct walk_ctx *c = ctx;
@@ -100,18 +114,31 @@ static int visit(void *ctx, struct walk_entry *e)
     if (e->type != DT_REG && e->type != DT_UNKNOWN)
         return 0;
     if (walk_stat(e, false, &st) < 0)
-        return 0;
+        return tf_errnof(c->err, errno, "protect: cannot look at %s", e->path);
     if (S_ISDIR(st.st_mode))
         return 1;
     if (!S_ISREG(st.st_mode))
         return 0;
+    if (one_name(e->path, &st, c->err) < 0)
+        return -1;
     return add_path(c->l, e->path, c->err) < 0 ? -1 : 0;
+}
+
+/* What the walk could not enter would go unprotected: refuse instead (fail closed; even
+ * --allow-hazards does not make a file the user asked to keep writable). */
+static int walk_problem(void *ctx, const struct walk_entry *dir, enum walk_problem what, int errnum)
+{
+    struct walk_ctx *c = ctx;
+    if (what == WALK_TOO_DEEP)
+        return tf_errf(c->err, "protect = \"existing\": %s is too deep to protect", dir->path);
+    return tf_errnof(c->err, errnum, "protect = \"existing\": cannot list %s to protect it",
+                     dir->path);
 }
 
 static int collect_existing(struct protect_list *l, const struct plan *pl, tf_err *err)
 {
     struct walk_ctx c = {l, pl, err};
-    struct walk_ops ops = {.visit = visit, .max_depth = 256};
+    struct walk_ops ops = {.visit = visit, .problem = walk_problem, .max_depth = 256};
     for (size_t i = 0; i < pl->policy.n; i++) {
         const struct policy_entry *e = &pl->policy.entries[i];
         if (e->origin != POLICY_PROJECT || !e->is_dir || runs_own(pl, e->path))
@@ -243,10 +270,14 @@ static int add_tracked(struct protect_list *l, const struct plan *pl, const char
     if (k < 0 || (size_t)k >= sizeof abs || !in_scope(pl, abs))
         return 0;
     int fd = os_open_no_links(treefd, rel, O_NOFOLLOW);
-    if (fd < 0)
+    if (fd < 0 && (errno == ENOENT || errno == ELOOP || errno == ENOTDIR))
         return 0; /* gone, or a link on the way: nothing of the user's to keep there */
+    if (fd < 0)   /* fail closed: a file the user asked to keep must not go unprotected */
+        return tf_errnof(err, errno, "protect = \"tracked\": cannot open %s to protect it", abs);
     bool reg = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
     close(fd);
+    if (reg && one_name(abs, &st, err) < 0)
+        return -1;
     return reg ? add_path(l, abs, err) : 0;
 }
 

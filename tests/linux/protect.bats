@@ -193,3 +193,37 @@ case_git_clean() {
     expect_status 125
     expect_output_has 'testfence.toml:2:11: protect must be "tracked", "existing" or "none", not "all"'
 }
+
+@test "a tracked file with a second name a run made (a hard link) refuses the next run: it could be changed through that name" {
+    printf 'protect = "tracked"\n' >testfence.toml
+    echo snap >tests/snap.txt
+    run "$TESTFENCE" run -- ln tests/snap.txt tests/.cache_link # untracked yet: allowed
+    expect_status 0
+    git add tests/snap.txt && git -c user.email=t@t -c user.name=t commit -qm snap
+    run "$TESTFENCE" run -- sh -c 'echo PWNED >tests/.cache_link'
+    expect_status 125
+    expect_output_has "$P/tests/snap.txt has 2 names (hard links): the run could change it through another"
+    run "$TESTFENCE" run --allow-hazards -- sh -c 'echo PWNED >tests/.cache_link'
+    expect_status 125
+    [ "$(cat tests/snap.txt)" = snap ]
+    # protect = existing: a link a run made in tests/artifacts to a new file, the same.
+    rm tests/.cache_link
+    printf 'protect = "existing"\n' >testfence.toml
+    run "$TESTFENCE" run -- sh -c 'echo m >tests/fixtures/new.txt; mkdir -p tests/artifacts/k; ln tests/fixtures/new.txt tests/artifacts/k/a'
+    expect_status 0
+    run "$TESTFENCE" run -- sh -c 'echo PWNED >tests/artifacts/k/a'
+    expect_status 125
+    expect_output_has "tests/fixtures/new.txt has 2 names (hard links)"
+    [ "$(cat tests/fixtures/new.txt)" = m ]
+}
+
+@test "a tracked file the parent cannot open (nobody made its directory unreadable) refuses the run, even with --allow-hazards" {
+    printf 'protect = "tracked"\n' >testfence.toml
+    prepare_user nobody
+    chmod 700 tests/fixtures
+    chown root tests/fixtures # nobody may no longer enter it
+    run as_user nobody run --allow-hazards -- sh -c 'true'
+    chown nobody tests/fixtures
+    expect_status 125
+    expect_output_has "protect = \"tracked\": cannot open $P/tests/fixtures/golden.txt to protect it"
+}
