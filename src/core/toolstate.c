@@ -72,35 +72,46 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= k && !strcmp(s + n - k, suffix);
 }
 
+/* OUTPUT: a directory the tool writes on purpose, which the config may declare an output. */
 static const struct {
     const char *components;
+    bool output;
     const char *hint;
 } by_component[] = {
-    {".benchmarks", "pytest-benchmark's storage (--benchmark-autosave, --benchmark-save): point "
-                    "--benchmark-storage under the writable set, or declare outputs = "
-                    "[\".benchmarks/\"]."},
-    {".nyc_output", "nyc's coverage data: nyc removes and remakes its temp dir at start, "
-                    "which needs the directory above it writable; set its temp-dir inside the "
-                    "writable set (.nycrc.json: {\"temp-dir\": \"tests/.nyc_output\"})."},
-    {"node_modules/.cache", "a tool's cache in node_modules/.cache that ignores CACHE_DIR: "
-                            "declare outputs = [\"node_modules/.cache/\"]."},
-    {".npm", "npm's cache or logs: testfence points npm_config_cache into the artifacts dir; "
-             "keep it (do not set npm_config_cache or --cache elsewhere)."},
-    {"htmlcov", "a coverage HTML report: declare outputs = [\"htmlcov/\"] (or --output "
-                "htmlcov/)."},
-    {"Testing", "ctest's Testing/ directory: add the build directory's Testing to writable "
-                "(see the ctest recipe in docs/run.md)."},
-    {".tox", "tox's environments: run tox outside the fence, and the suite inside it "
-             "(commands = testfence run -- pytest)."},
-    {"Cargo.lock", "cargo writes Cargo.lock when it resolves dependencies: build first, "
-                   "unfenced (cargo test --no-run), then fence cargo test."},
-    {".git", "git writing the repository (a commit, a fetch, gc): run such git commands in a "
-             "repository the test makes in its temp dir, not the project's."},
+    {".benchmarks", true,
+     "pytest-benchmark's storage (--benchmark-autosave, --benchmark-save): point "
+     "--benchmark-storage under the writable set, or declare outputs = "
+     "[\".benchmarks/\"]."},
+    {".nyc_output", false,
+     "nyc's coverage data: nyc removes and remakes its temp dir at start, "
+     "which needs the directory above it writable; set its temp-dir inside the "
+     "writable set (.nycrc.json: {\"temp-dir\": \"tests/.nyc_output\"})."},
+    {"node_modules/.cache", true,
+     "a tool's cache in node_modules/.cache that ignores CACHE_DIR: "
+     "declare outputs = [\"node_modules/.cache/\"]."},
+    {".npm", false,
+     "npm's cache or logs: testfence points npm_config_cache into the artifacts dir; "
+     "keep it (do not set npm_config_cache or --cache elsewhere)."},
+    {"htmlcov", true,
+     "a coverage HTML report: declare outputs = [\"htmlcov/\"] (or --output "
+     "htmlcov/)."},
+    {"Testing", false,
+     "ctest's Testing/ directory: add the build directory's Testing to writable "
+     "(see the ctest recipe in docs/run.md)."},
+    {".tox", false,
+     "tox's environments: run tox outside the fence, and the suite inside it "
+     "(commands = testfence run -- pytest)."},
+    {"Cargo.lock", false,
+     "cargo writes Cargo.lock when it resolves dependencies: build first, "
+     "unfenced (cargo test --no-run), then fence cargo test."},
+    {".git", false,
+     "git writing the repository (a commit, a fetch, gc): run such git commands in a "
+     "repository the test makes in its temp dir, not the project's."},
 };
 
 /* coverage.py's data file: .coverage, or .coverage.<host>.<pid>.<random> in parallel mode
  * (pytest-cov's, and each pytest-xdist worker's), and sqlite's -journal beside it. */
-static bool coverage_data(const char *resolved)
+bool toolstate_coverage_data(const char *resolved)
 {
     const char *slash = strrchr(resolved, '/');
     const char *base = slash ? slash + 1 : resolved;
@@ -109,7 +120,7 @@ static bool coverage_data(const char *resolved)
 
 const char *toolstate_hint(const char *resolved)
 {
-    if (coverage_data(resolved))
+    if (toolstate_coverage_data(resolved))
         return "coverage.py's data file: testfence points COVERAGE_FILE into the artifacts dir "
                "(read it with coverage report --data-file=tests/artifacts/.coverage); something "
                "named it here instead: [env] COVERAGE_FILE in the config, a data_file passed to "
@@ -138,5 +149,93 @@ const char *toolstate_report_hint(const char *resolved, const char *root)
         ends_with(base, ".html") || ends_with(base, ".sarif"))
         return "a report file (--junitxml, --cov-report, ...): declare it, outputs = "
                "[\"<the file>\"] in the config or --output FILE, or write it under tests/.";
+    return NULL;
+}
+
+const char *toolstate_output_dir(const char *resolved, const char **end)
+{
+    for (size_t i = 0; i < sizeof by_component / sizeof by_component[0]; i++) {
+        const char *c = by_component[i].components;
+        size_t n = strlen(c);
+        for (const char *p = strstr(resolved, c); by_component[i].output && p; p = strstr(p + 1, c))
+            if (p > resolved && p[-1] == '/' && (p[n] == '/' || p[n] == '\0')) {
+                *end = p + n;
+                return c;
+            }
+    }
+    return NULL;
+}
+
+/* Does S hold WORD (lower case), S's ASCII letters compared without case? */
+static bool has_word(const char *s, const char *word)
+{
+    for (; *s; s++) {
+        size_t i = 0;
+        while (word[i] && (s[i] == word[i] || (s[i] >= 'A' && s[i] <= 'Z' && s[i] + 32 == word[i])))
+            i++;
+        if (!word[i])
+            return true;
+    }
+    return false;
+}
+
+bool toolstate_report_name(const char *base)
+{
+    static const char *const xml[] = {"junit",     "report", "result",   "coverage",
+                                      "cobertura", "pytest", "nosetests"};
+    if (ends_with(base, ".sarif") || ends_with(base, ".lcov") || !strcmp(base, "lcov.info"))
+        return true;
+    if (ends_with(base, ".xml")) {
+        for (size_t i = 0; i < sizeof xml / sizeof xml[0]; i++)
+            if (has_word(base, xml[i]))
+                return true;
+        return !strncmp(base, "TEST-", 5); /* Maven surefire's, and ant's */
+    }
+    if (ends_with(base, ".json"))
+        return has_word(base, "report") || has_word(base, "coverage") || has_word(base, "result");
+    return ends_with(base, ".html") && (has_word(base, "report") || has_word(base, "coverage"));
+}
+
+/* Where the tools of the table's redirects keep their state when nothing redirects it: in the
+ * project (TS_ROOT) or in the home directory (TS_HOME); the more specific place first. */
+static const struct {
+    const char *var;
+    enum toolstate_base base;
+    const char *path;
+} defaults[] = {
+    {"HYPOTHESIS_STORAGE_DIRECTORY", TS_ROOT, ".hypothesis"},
+    {"MYPY_CACHE_DIR", TS_ROOT, ".mypy_cache"},
+    {"RUFF_CACHE_DIR", TS_ROOT, ".ruff_cache"},
+    {"PRE_COMMIT_HOME", TS_HOME, ".cache/pre-commit"},
+    {"npm_config_cache", TS_HOME, ".npm"},
+    {"PIP_CACHE_DIR", TS_HOME, ".cache/pip"},
+    {"MPLCONFIGDIR", TS_HOME, ".config/matplotlib"},
+    {"IPYTHONDIR", TS_HOME, ".ipython"},
+    {"XDG_DATA_HOME", TS_HOME, ".local/share"},
+    {"XDG_STATE_HOME", TS_HOME, ".local/state"},
+};
+
+static const struct toolstate *row_of(const char *var)
+{
+    for (const struct toolstate *t = toolstate_table; t->tool; t++)
+        if (t->kind == TS_REDIRECT && !strcmp(t->var, var))
+            return t;
+    return NULL;
+}
+
+const struct toolstate *toolstate_default_of(const char *resolved, const char *root,
+                                             const char *home)
+{
+    char dir[4096];
+    if (root && path_is_within(resolved, root) && toolstate_coverage_data(resolved))
+        return row_of("COVERAGE_FILE");
+    for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++) {
+        const char *base = defaults[i].base == TS_ROOT ? root : home;
+        if (!base || !base[0] || !strcmp(base, "/"))
+            continue;
+        int n = snprintf(dir, sizeof dir, "%s/%s", base, defaults[i].path);
+        if (n > 0 && (size_t)n < sizeof dir && path_is_within(resolved, dir))
+            return row_of(defaults[i].var);
+    }
     return NULL;
 }

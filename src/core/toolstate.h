@@ -51,4 +51,23 @@ const char *toolstate_hint(const char *resolved);
  * a runner writes at its end and the config should declare as an output; or NULL. */
 const char *toolstate_report_hint(const char *resolved, const char *root);
 
+/* Is RESOLVED coverage.py's data file (.coverage, or parallel mode's .coverage.<suffix>)? */
+bool toolstate_coverage_data(const char *resolved);
+
+/* The tool output directory RESOLVED lies in that a run may be given by declaring it an output
+ * (htmlcov, .benchmarks, node_modules/.cache): its components as in the path ("htmlcov"), or
+ * NULL. *END is set just after them in RESOLVED. */
+const char *toolstate_output_dir(const char *resolved, const char **end);
+
+/* Is the file name BASE a CI report's (junit.xml, coverage.xml, lcov.info, a *.sarif, a name
+ * with "report" in it)? Narrower than toolstate_report_hint: a name that is not clearly a
+ * report (package.json, data.xml) may be the user's file. */
+bool toolstate_report_name(const char *base);
+
+/* The row of the table (a TS_REDIRECT) whose tool keeps its state, by default, where RESOLVED
+ * lies: in the project ROOT (.hypothesis, .coverage) or in HOME (~/.npm, ~/.cache/pip); or
+ * NULL. A run redirects it, so a write there means the redirect did not reach the tool. */
+const struct toolstate *toolstate_default_of(const char *resolved, const char *root,
+                                             const char *home);
+
 #endif
