@@ -270,7 +270,7 @@ def bash(commands, top):
         "    esac",
         "    if [[ $cur == -* ]]; then",
         "        COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))",
-        "    elif [[ $cmd == explain || $cmd == audit ]]; then",
+        "    elif [[ $cmd == explain || $cmd == audit || $cmd == suggest ]]; then",
         "        COMPREPLY=($(compgen -f -- \"$cur\"))",
         "    fi",
         "}",
@@ -322,7 +322,7 @@ def zsh(commands, top):
                 specs.append("'%s'" % spec)
         if c.name == "run":
             specs.append("'(-)*::command:_normal'")
-        elif c.name in ("explain", "audit"):
+        elif c.name in ("explain", "audit", "suggest"):
             specs.append("'*:path:_files'")
         lines.append("    %s) _arguments -S %s ;;" % (c.name, " \\\n        ".join(specs)))
     lines += ["  esac", "}", "", '_testfence "$@"']
@@ -348,7 +348,7 @@ def fish(commands, top):
         if c.name == "run":
             lines.append("complete -c testfence -n '__fish_seen_subcommand_from run' "
                          "-a '(__fish_complete_subcommand --fcs-skip=2)'")
-        elif c.name in ("explain", "audit"):
+        elif c.name in ("explain", "audit", "suggest"):
             lines.append("complete -c testfence -n '__fish_seen_subcommand_from %s' -F" % c.name)
     return "\n".join(lines) + "\n"
 

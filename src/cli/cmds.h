@@ -12,6 +12,7 @@ int cmd_explain(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
 int cmd_init(int argc, char **argv);
 int cmd_clean(int argc, char **argv);
+int cmd_suggest(int argc, char **argv);
 
 #if defined(_WIN32) || defined(TESTFENCE_MACOS)
 struct opts;

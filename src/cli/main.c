@@ -15,6 +15,7 @@ static const struct command {
     {"init", cmd_init, "write a starter [tool.testfence] / testfence.toml"},
     {"clean", cmd_clean, "remove run workspaces beyond the retention count"},
     {"audit", cmd_audit, "scan test sources for writes that would escape tests/"},
+    {"suggest", cmd_suggest, "the smallest fix for each write a run blocked (a config diff)"},
 };
 
 static void usage(FILE *f)

@@ -22,7 +22,8 @@ struct opt {
     const char *help;
 };
 
-#define CMD_ALL (CMD_RUN | CMD_DOCTOR | CMD_EXPLAIN | CMD_INIT | CMD_CLEAN | CMD_AUDIT)
+#define CMD_ALL                                                                                    \
+    (CMD_RUN | CMD_DOCTOR | CMD_EXPLAIN | CMD_INIT | CMD_CLEAN | CMD_AUDIT | CMD_SUGGEST)
 #define CMD_POLICY (CMD_RUN | CMD_DOCTOR | CMD_EXPLAIN) /* a writable set to widen */
 
 /* ---- applying a value ------------------------------------------------------ */
@@ -204,6 +205,22 @@ static int set_all(struct opts *o, const char *v, tf_err *err)
 {
     (void)v, (void)err;
     o->all = true;
+    return 0;
+}
+
+/* ---- suggest's ------------------------------------------------------------ */
+
+static int set_suggest_run(struct opts *o, const char *v, tf_err *err)
+{
+    (void)err;
+    o->suggest_run = v;
+    return 0;
+}
+
+static int set_apply(struct opts *o, const char *v, tf_err *err)
+{
+    (void)v, (void)err;
+    o->apply = true;
     return 0;
 }
 
@@ -390,6 +407,12 @@ static const struct opt table[] = {
     {"--retain", 0, "N", CMD_CLEAN, set_retain,
      "keep the newest N run workspaces (default: the config's)"},
     {"--all", 0, NULL, CMD_CLEAN, set_all, "remove every run workspace"},
+    {"--run", 0, "ID", CMD_SUGGEST, set_suggest_run,
+     "read run ID's report.json (in the artifacts dir) instead of\n"
+     "the newest run's"},
+    {"--apply", 0, NULL, CMD_SUGGEST, set_apply,
+     "make the config change (declared outputs, [env]) in the\n"
+     "config file; the rest of it kept byte for byte"},
     {"--exit-zero", 0, NULL, CMD_AUDIT, set_exit_zero,
      "exit 0 even when there are findings (default: 1, as ruff)"},
     {"--strict", 0, NULL, CMD_AUDIT, set_strict,

@@ -23,6 +23,7 @@ enum opts_cmd {
     CMD_INIT = 1 << 3,
     CMD_CLEAN = 1 << 4,
     CMD_AUDIT = 1 << 5,
+    CMD_SUGGEST = 1 << 6,
 };
 
 /* What a command takes besides options. */
@@ -70,6 +71,8 @@ struct opts {
     bool verify;
     unsigned retain; /* 0: not given, use the config's */
     bool all;
+    const char *suggest_run;        /* suggest --run ID */
+    bool apply;                     /* suggest --apply */
     const char *report;             /* --report FILE: report.json's content, also written there */
     const char *junit;              /* --junit FILE */
     bool github;                    /* --format github: annotations too */

@@ -205,7 +205,7 @@ static bool tool_state(const struct suggest_write *w, const char *root, const ch
     if (cur && strcmp(cur, value)) {
         set_env(fix, cfg, t->var, value,
                 "the config's [env] points this tool's state outside the writable set: "
-                "give it back the place testfence chose.");
+                "give it back the place testfence chose");
         return true;
     }
     fix->kind = SUGGEST_ADVICE;
@@ -241,7 +241,7 @@ static bool tool_output(const struct suggest_write *w, const char *root,
     fix->kind = SUGGEST_OUTPUT;
     fix->in_config = config_has_output(cfg, fix->output);
     fix->advice = fix->in_config ? "already declared in the config (the run was before it was)."
-                                 : "a report the runner writes: declare it an output.";
+                                 : "a report the runner writes: declare it an output";
     return true;
 }
 
@@ -265,7 +265,7 @@ void suggest_fix(const struct suggest_write *w, const char *root, const char *ho
         } else {
             set_env(fix, cfg, "GIT_CONFIG_GLOBAL", "{workspace}/gitconfig",
                     "git config --global run by the command writes your own ~/.gitconfig: "
-                    "give the run a global config of its own.");
+                    "give the run a global config of its own");
         }
     } else if (!tool_state(w, root, home, cfg, fix) && !tool_output(w, root, cfg, fix)) {
         bool tool = toolstate_hint(w->resolved) ||

@@ -1,0 +1,421 @@
+/* testfence suggest: the smallest fix for each write a run's report.json lists, as a config
+ * diff and per-test advice; --apply makes the config change (never a change to the code). */
+#include "cmds.h"
+#include "core/confedit.h"
+#include "core/fileio.h"
+#include "core/path.h"
+#include "core/platform.h"
+#include "core/project.h"
+#include "core/suggest.h"
+#include "core/vlog.h"
+#include "core/workspace.h"
+#include "opts.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const struct opts_command command = {
+    .name = "suggest",
+    .cmd = CMD_SUGGEST,
+    .about = "usage: testfence suggest [OPTIONS] [REPORT.json]\n"
+             "\n"
+             "Propose the smallest fix for each write a run blocked, from its report.json\n"
+             "(default: the newest run's, in the artifacts dir; --run ID for another; or\n"
+             "the file given). A report the runner writes (junit.xml, coverage.xml,\n"
+             "htmlcov/, .benchmarks/) is declared an output; a tool's state the config\n"
+             "sent outside the writable set goes back where testfence puts it ([env]);\n"
+             "git config --global in a test gets GIT_CONFIG_GLOBAL in a fixture; any other\n"
+             "file is yours, and the advice is to change the test (tmp_path), never the\n"
+             "config. Printed: per test, each blocked write with where it was made (file:line\n"
+             "when the report has it) and what to do; then the config change as a unified\n"
+             "diff of testfence.toml or pyproject.toml's [tool.testfence] (git apply and\n"
+             "patch -p1 take the output as it is). --apply makes that change: the rest of\n"
+             "the file kept byte for byte, written whole or not at all, never through a\n"
+             "symlink; applying twice changes nothing more. Code is never edited.\n"
+             "\n",
+    .after = "exit status: 0 nothing to suggest, or suggestions printed (and, with --apply,\n"
+             "made); 125 usage error, no report, a report that is not valid JSON\n"
+             "(FILE:LINE:COL) or not testfence's, or a config --apply cannot edit.\n",
+    .operands = OPERANDS_ANY,
+    .missing = NULL,
+};
+
+/* ---- finding and reading the report ------------------------------------------------------ */
+
+/* The report of run ID (NULL: the newest that has one) in ARTIFACTS, into OUT. */
+static int report_in(const char *artifacts, const char *id, char *out, size_t len, tf_err *err)
+{
+    char best[256] = "";
+    if (id) {
+        if (!ws_is_run_id(id))
+            return tf_errf(err, "--run %s: not a run id (like 20261201T033417Z-0010155)", id);
+        snprintf(best, sizeof best, "%s%s", WS_PREFIX, id);
+    } else {
+        DIR *d = opendir(artifacts);
+        if (!d)
+            return tf_errnof(err, errno, "no run to read: %s", artifacts);
+        for (struct dirent *e; (e = readdir(d));) {
+            const char *n = e->d_name;
+            char p[PATH_MAX];
+            if (strncmp(n, WS_PREFIX, strlen(WS_PREFIX)) || !ws_is_run_id(n + strlen(WS_PREFIX)) ||
+                strcmp(n, best) <= 0 || strlen(n) >= sizeof best)
+                continue;
+            if (snprintf(p, sizeof p, "%s/%s/report.json", artifacts, n) < (int)sizeof p &&
+                access(p, F_OK) == 0)
+                snprintf(best, sizeof best, "%s", n);
+        }
+        closedir(d);
+        if (!best[0])
+            return tf_errf(err,
+                           "no run's report.json in %s (run 'testfence run' first, or "
+                           "name a report)",
+                           artifacts);
+    }
+    if (snprintf(out, len, "%s/%s/report.json", artifacts, best) >= (int)len)
+        return tf_errf(err, "path too long: %s", artifacts);
+    if (id && access(out, F_OK) != 0)
+        return tf_errnof(err, errno, "--run %s: %s", id, out);
+    return 0;
+}
+
+/* The report's text parsed into *DOC and read into R. */
+static int load_report(const char *path, struct json_value **doc, struct suggest_report *r,
+                       tf_err *err)
+{
+    char *text;
+    size_t len;
+    if (fileio_read_all(path, 1u << 30, &text, &len, err) < 0)
+        return -1;
+    int rc = json_parse(path, text, len, doc, err);
+    free(text);
+    if (rc == 0 && (rc = suggest_read(path, *doc, r, err)) < 0)
+        json_free(*doc);
+    return rc;
+}
+
+/* ---- the config the change goes to ---------------------------------------------------------- */
+
+struct target {
+    char path[PATH_MAX];
+    const char *table; /* "" (testfence.toml, another --config) or "tool.testfence" */
+    bool create;       /* no config file: a new testfence.toml */
+    char from[PATH_MAX + 8], to[PATH_MAX + 8]; /* the diff's names */
+};
+
+static bool is_pyproject(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    return !strcmp(b ? b + 1 : path, "pyproject.toml");
+}
+
+/* The file config_load reads (or, with none, the testfence.toml to make), and the diff's names:
+ * a/REL and b/REL inside the root, so patch -p1 there takes it. */
+static int choose_target(const char *root, const char *opt_config, struct target *t, tf_err *err)
+{
+    memset(t, 0, sizeof *t);
+    if (opt_config && snprintf(t->path, sizeof t->path, "%s", opt_config) >= (int)sizeof t->path)
+        return tf_errf(err, "--config: path too long");
+    if (!opt_config && (path_join(t->path, sizeof t->path, root, "testfence.toml", err) < 0))
+        return -1;
+    if (!opt_config && access(t->path, F_OK) != 0 &&
+        path_join(t->path, sizeof t->path, root, "pyproject.toml", err) == 0 &&
+        access(t->path, F_OK) != 0) {
+        t->create = true;
+        path_join(t->path, sizeof t->path, root, "testfence.toml", err);
+    }
+    t->table = is_pyproject(t->path) ? "tool.testfence" : "";
+    size_t rn = strlen(root);
+    bool inside = !strncmp(t->path, root, rn) && t->path[rn] == '/';
+    const char *shown = inside ? t->path + rn + 1 : t->path;
+    snprintf(t->from, sizeof t->from, "%s%s",
+             t->create ? "/dev/null"
+             : inside  ? "a/"
+                       : "",
+             t->create ? "" : shown);
+    snprintf(t->to, sizeof t->to, "%s%s", inside ? "b/" : "", shown);
+    return 0;
+}
+
+/* ---- the fixes --------------------------------------------------------------------------- */
+
+struct plan_s {
+    struct suggest_config cfg;
+    const char **cfg_names, **cfg_values; /* cfg's [env], owned */
+    char **outputs, **env_values;         /* the change to make */
+    const char **env_names;
+    size_t noutputs, nenv;
+    size_t tests_to_change, advice, in_config;
+};
+
+static bool listed(const char *const *v, size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(v[i], s))
+            return true;
+    return false;
+}
+
+/* FIX's config change added to P (once). */
+static void collect(struct plan_s *p, const struct suggest_fix *fix)
+{
+    char *copy = NULL;
+    if (fix->in_config) {
+        p->in_config++;
+    } else if (fix->kind == SUGGEST_OUTPUT &&
+               !listed((const char *const *)p->outputs, p->noutputs, fix->output) &&
+               (copy = strdup(fix->output))) {
+        p->outputs[p->noutputs++] = copy;
+    } else if (fix->kind == SUGGEST_ENV && !listed(p->env_names, p->nenv, fix->var) &&
+               (copy = strdup(fix->value))) {
+        p->env_names[p->nenv] = fix->var;
+        p->env_values[p->nenv++] = copy;
+    }
+    p->tests_to_change += fix->kind == SUGGEST_TEST || fix->kind == SUGGEST_GIT_GLOBAL;
+    p->advice += fix->kind == SUGGEST_ADVICE;
+}
+
+/* S for a terminal, printable whatever the report held. */
+static const char *shown(const char *s, char *buf, size_t cap)
+{
+    vlog_printable(buf, cap, s ? s : "");
+    return buf;
+}
+
+/* Where W was made, when the report says: "made at FILE:LINE in FUNC; the test: FILE:LINE". */
+static void print_where(const struct suggest_write *w)
+{
+    char a[600], b[300], c[600];
+    if (w->src_file && w->src_line)
+        printf("    made at %s:%lld%s%s", shown(w->src_file, a, sizeof a), w->src_line,
+               w->src_func ? " in " : "", w->src_func ? shown(w->src_func, b, sizeof b) : "");
+    if (w->test_file && w->test_line)
+        printf("%s%s:%lld", w->src_file && w->src_line ? "; the test: " : "    the test: ",
+               shown(w->test_file, c, sizeof c), w->test_line);
+    if ((w->src_file && w->src_line) || (w->test_file && w->test_line))
+        printf("\n");
+}
+
+static void print_fix(const struct suggest_fix *fix, const struct suggest_write *w)
+{
+    char q[PATH_MAX + 8];
+    if (fix->kind == SUGGEST_OUTPUT && !fix->in_config)
+        printf("    -> %s: outputs = [..., \"%s\"] (the change below)\n", fix->advice,
+               shown(fix->output, q, sizeof q));
+    else if (fix->kind == SUGGEST_ENV && !fix->in_config)
+        printf("    -> %s: [env] %s = \"%s\" (the change below)\n", fix->advice, fix->var,
+               fix->value);
+    else if (fix->kind == SUGGEST_ENV)
+        printf("    -> the config already sets [env] %s = \"%s\" (the run was before it did).\n",
+               fix->var, fix->value);
+    else if (fix->kind == SUGGEST_TEST)
+        printf("    -> change the %s, not the config: %s is no file a known tool makes, so "
+               "suggest will not let the run write it. %s\n",
+               w->test ? "test" : "command", shown(w->resolved, q, sizeof q), fix->advice);
+    else
+        printf("    -> %s\n", fix->advice);
+    if (fix->kind == SUGGEST_GIT_GLOBAL)
+        for (const char *l = suggest_git_fixture; *l;) {
+            const char *e = strchr(l, '\n');
+            int n = e ? (int)(e - l) : (int)strlen(l);
+            printf(n ? "         %.*s\n" : "\n", n, l);
+            l += n + (e != NULL);
+        }
+}
+
+/* Each write of R, grouped by test as the report has them, with its fix. */
+static void print_advice(const struct suggest_report *r, const char *home, struct plan_s *p)
+{
+    char t[700], q[PATH_MAX + 8];
+    for (size_t i = 0; i < r->n; i++) {
+        const struct suggest_write *w = &r->w[i];
+        struct suggest_fix fix;
+        if (i == 0 || w->test != r->w[i - 1].test)
+            printf("\n%s\n", w->test ? shown(w->test, t, sizeof t) : "(outside any test)");
+        printf("  %s %s", shown(w->op, t, sizeof t), shown(w->resolved, q, sizeof q));
+        printf(w->count > 1 ? " (x%lld)\n" : "\n", w->count);
+        print_where(w);
+        suggest_fix(w, r->root, home, &p->cfg, &fix);
+        print_fix(&fix, w);
+        collect(p, &fix);
+    }
+}
+
+/* ---- the change -------------------------------------------------------------------------- */
+
+/* The config's text with the change made, into *NEW (the old text in *OLD). */
+static int compose(const struct target *t, const struct plan_s *p, char **old, size_t *oldlen,
+                   char **new_, size_t *newlen, tf_err *err)
+{
+    struct confedit_change c = {(const char *const *)p->outputs, p->noutputs,
+                                (const char *const *)p->env_names,
+                                (const char *const *)p->env_values, p->nenv};
+    *old = NULL;
+    *oldlen = 0;
+    if (!t->create && fileio_read_all(t->path, FILEIO_CONFIG_MAX, old, oldlen, err) < 0)
+        return -1;
+    if (t->create && !(*old = strdup("")))
+        return tf_errf(err, "out of memory");
+    if (confedit_apply(t->path, *old, *oldlen, t->table, &c, new_, newlen, err) < 0) {
+        free(*old);
+        return -1;
+    }
+    return 0;
+}
+
+/* Write NEW over the config: refused through a symlink (the link, or what it names, is not
+ * the file the user reads as the config), written to a temp file and renamed. */
+static int apply(const struct target *t, const char *new_, size_t newlen, tf_err *err)
+{
+    struct stat st;
+    if (!t->create && lstat(t->path, &st) == 0 && !S_ISREG(st.st_mode))
+        return tf_errf(err,
+                       "%s is %s, not a regular file: not written; make the change above by "
+                       "hand",
+                       t->path, S_ISLNK(st.st_mode) ? "a symlink" : "special");
+    return fileio_replace(t->path, new_, newlen, t->create, err);
+}
+
+static int change(const struct target *t, const struct plan_s *p, bool do_apply, tf_err *err)
+{
+    char *old, *new_;
+    size_t oldlen, newlen;
+    if (compose(t, p, &old, &oldlen, &new_, &newlen, err) < 0)
+        return -1;
+    printf("\nthe config change%s:\n", do_apply ? "" : " (testfence suggest --apply makes it)");
+    fflush(stdout);
+    confedit_diff(stdout, t->from, t->to, old, oldlen, new_, newlen);
+    int rc = do_apply ? apply(t, new_, newlen, err) : 0;
+    if (rc == 0 && do_apply)
+        printf("testfence suggest: %s %s\n", t->create ? "created" : "changed", t->path);
+    free(old);
+    free(new_);
+    return rc;
+}
+
+/* ---- the command ------------------------------------------------------------------------- */
+
+static int plan_init(struct plan_s *p, const struct config *cfg, size_t nwrites, tf_err *err)
+{
+    memset(p, 0, sizeof *p);
+    p->cfg.outputs = (const char *const *)cfg->outputs.v;
+    p->cfg.noutputs = cfg->outputs.n;
+    p->cfg.nenv = cfg->nenv;
+    const char **names = p->cfg_names = calloc(cfg->nenv + 1, sizeof *names);
+    const char **values = p->cfg_values = calloc(cfg->nenv + 1, sizeof *values);
+    p->outputs = calloc(nwrites + 1, sizeof *p->outputs);
+    p->env_names = calloc(nwrites + 1, sizeof *p->env_names);
+    p->env_values = calloc(nwrites + 1, sizeof *p->env_values);
+    for (size_t i = 0; names && values && i < cfg->nenv; i++) {
+        names[i] = cfg->env[i].name;
+        values[i] = cfg->env[i].value;
+    }
+    p->cfg.env_names = names;
+    p->cfg.env_values = values;
+    if (!names || !values || !p->outputs || !p->env_names || !p->env_values)
+        return tf_errf(err, "out of memory");
+    return 0;
+}
+
+static void plan_free_s(struct plan_s *p)
+{
+    for (size_t i = 0; p->outputs && i < p->noutputs; i++)
+        free(p->outputs[i]);
+    for (size_t i = 0; p->env_values && i < p->nenv; i++)
+        free(p->env_values[i]);
+    free(p->cfg_names);
+    free(p->cfg_values);
+    free(p->outputs);
+    free(p->env_names);
+    free(p->env_values);
+}
+
+static void print_summary(const struct suggest_report *r, const struct plan_s *p)
+{
+    printf("\ntestfence suggest: %zu config change%s", p->noutputs + p->nenv,
+           p->noutputs + p->nenv == 1 ? "" : "s");
+    printf(", %zu write%s to fix in the tests or the command, %zu with a tool's own advice",
+           p->tests_to_change, p->tests_to_change == 1 ? "" : "s", p->advice);
+    printf(p->in_config ? ", %zu already in the config\n" : "\n", p->in_config);
+    (void)r;
+}
+
+/* The report for O: the operand, else --run's, else the newest run's, in the config's
+ * artifacts dir. */
+static int find_report(const struct opts *o, const char *root, const struct config *cfg, char *out,
+                       size_t len, tf_err *err)
+{
+    char artifacts[PATH_MAX];
+    if (o->nargs == 1)
+        return snprintf(out, len, "%s", o->args[0]) < (int)len ? 0 : tf_errf(err, "too long");
+    if (path_join(artifacts, sizeof artifacts, root, cfg->artifacts, err) < 0)
+        return -1;
+    return report_in(artifacts, o->suggest_run, out, len, err);
+}
+
+static int suggest(const struct opts *o, tf_err *err)
+{
+    char root[PATH_MAX], path[PATH_MAX], home[PATH_MAX];
+    struct config cfg = {0};
+    struct json_value *doc = NULL;
+    struct suggest_report r = {0};
+    struct target t;
+    struct plan_s p = {0};
+    if (o->nargs > 1)
+        return tf_errf(err, "one report at most; see 'testfence suggest --help'");
+    if (o->nargs == 1 && o->suggest_run)
+        return tf_errf(err, "name a report or give --run, not both");
+    int rc = project_find_root(o->req.root, root, sizeof root, err);
+    if (rc == 0)
+        rc = config_load(&cfg, root, o->req.config, err);
+    if (rc == 0)
+        rc = find_report(o, root, &cfg, path, sizeof path, err);
+    if (rc == 0)
+        rc = load_report(path, &doc, &r, err);
+    if (rc == 0)
+        rc = choose_target(root, o->req.config, &t, err);
+    if (rc == 0)
+        rc = plan_init(&p, &cfg, r.n, err);
+    if (rc == 0) {
+        char id[100];
+        printf("testfence suggest: %s (run %s): %zu distinct blocked write%s\n", path,
+               shown(r.run_id ? r.run_id : "?", id, sizeof id), r.n, r.n == 1 ? "" : "s");
+        if (strcmp(r.root, root))
+            printf("testfence suggest: the report's root is %s, not %s: its paths are taken "
+                   "relative to its own\n",
+                   shown(r.root, path, sizeof path), root);
+        if (!r.n)
+            printf("nothing to suggest: the run blocked no write\n");
+        print_advice(&r, platform_home(home, sizeof home) ? home : NULL, &p);
+        if (p.noutputs + p.nenv)
+            rc = change(&t, &p, o->apply, err);
+        else if (r.n)
+            printf("\nno config change to suggest%s\n",
+                   p.in_config ? ": the config already has what was missing" : "");
+        if (rc == 0 && r.n)
+            print_summary(&r, &p);
+    }
+    plan_free_s(&p);
+    suggest_report_free(&r);
+    json_free(doc);
+    config_free(&cfg);
+    return rc;
+}
+
+int cmd_suggest(int argc, char **argv)
+{
+    struct opts o;
+    tf_err err = {0};
+    int r = opts_parse(argc, argv, &command, &o, &err);
+    if (r == 0)
+        r = suggest(&o, &err);
+    fflush(stdout);
+    if (r < 0)
+        fprintf(stderr, "testfence: %s\n", err.msg);
+    opts_free(&o);
+    return r < 0 ? TF_EXIT_OWN_ERROR : 0;
+}
