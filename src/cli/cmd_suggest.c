@@ -47,35 +47,59 @@ static const struct opts_command command = {
 
 /* ---- finding and reading the report ------------------------------------------------------ */
 
-/* The report of run ID (NULL: the newest that has one) in ARTIFACTS, into OUT. */
+/* When the file was last written, in nanoseconds where the OS keeps them. */
+static long long mtime_ns(const struct stat *st)
+{
+#if defined(_WIN32)
+    return (long long)st->st_mtime * 1000000000;
+#elif defined(__APPLE__)
+    return (long long)st->st_mtimespec.tv_sec * 1000000000 + st->st_mtimespec.tv_nsec;
+#else
+    return (long long)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+#endif
+}
+
+/* The workspace in ARTIFACTS whose report.json was written last, into BEST: run ids sort by
+ * the second a run started, and two runs of one second by a random number. */
+static int newest_run(const char *artifacts, char *best, size_t len, tf_err *err)
+{
+    long long best_time = -1;
+    DIR *d = opendir(artifacts);
+    if (!d)
+        return tf_errnof(err, errno, "no run to read: %s", artifacts);
+    for (struct dirent *e; (e = readdir(d));) {
+        const char *n = e->d_name;
+        char p[PATH_MAX];
+        struct stat st;
+        if (strncmp(n, WS_PREFIX, strlen(WS_PREFIX)) || !ws_is_run_id(n + strlen(WS_PREFIX)) ||
+            strlen(n) >= len ||
+            snprintf(p, sizeof p, "%s/%s/report.json", artifacts, n) >= (int)sizeof p ||
+            stat(p, &st) != 0)
+            continue;
+        long long t = mtime_ns(&st);
+        if (t > best_time || (t == best_time && strcmp(n, best) > 0)) {
+            best_time = t;
+            snprintf(best, len, "%s", n);
+        }
+    }
+    closedir(d);
+    if (best_time < 0)
+        return tf_errf(err,
+                       "no run's report.json in %s (run 'testfence run' first, or name a report)",
+                       artifacts);
+    return 0;
+}
+
+/* The report of run ID (NULL: the newest) in ARTIFACTS, into OUT. */
 static int report_in(const char *artifacts, const char *id, char *out, size_t len, tf_err *err)
 {
     char best[256] = "";
-    if (id) {
-        if (!ws_is_run_id(id))
-            return tf_errf(err, "--run %s: not a run id (like 20261201T033417Z-0010155)", id);
+    if (id && !ws_is_run_id(id))
+        return tf_errf(err, "--run %s: not a run id (like 20261201T033417Z-0010155)", id);
+    if (id)
         snprintf(best, sizeof best, "%s%s", WS_PREFIX, id);
-    } else {
-        DIR *d = opendir(artifacts);
-        if (!d)
-            return tf_errnof(err, errno, "no run to read: %s", artifacts);
-        for (struct dirent *e; (e = readdir(d));) {
-            const char *n = e->d_name;
-            char p[PATH_MAX];
-            if (strncmp(n, WS_PREFIX, strlen(WS_PREFIX)) || !ws_is_run_id(n + strlen(WS_PREFIX)) ||
-                strcmp(n, best) <= 0 || strlen(n) >= sizeof best)
-                continue;
-            if (snprintf(p, sizeof p, "%s/%s/report.json", artifacts, n) < (int)sizeof p &&
-                access(p, F_OK) == 0)
-                snprintf(best, sizeof best, "%s", n);
-        }
-        closedir(d);
-        if (!best[0])
-            return tf_errf(err,
-                           "no run's report.json in %s (run 'testfence run' first, or "
-                           "name a report)",
-                           artifacts);
-    }
+    else if (newest_run(artifacts, best, sizeof best, err) < 0)
+        return -1;
     if (snprintf(out, len, "%s/%s/report.json", artifacts, best) >= (int)len)
         return tf_errf(err, "path too long: %s", artifacts);
     if (id && access(out, F_OK) != 0)
@@ -93,8 +117,10 @@ static int load_report(const char *path, struct json_value **doc, struct suggest
         return -1;
     int rc = json_parse(path, text, len, doc, err);
     free(text);
-    if (rc == 0 && (rc = suggest_read(path, *doc, r, err)) < 0)
+    if (rc == 0 && (rc = suggest_read(path, *doc, r, err)) < 0) {
         json_free(*doc);
+        *doc = NULL;
+    }
     return rc;
 }
 

@@ -114,6 +114,14 @@ static int add_edit(struct editor *e, size_t from, size_t to, const char *text)
     return 0;
 }
 
+/* S as a TOML basic string (JSON's escapes are TOML's, minus none it uses), into OUT. */
+static int quote(char *out, size_t cap, const char *s, tf_err *err)
+{
+    bool cut = false;
+    tf_json_escape(out, cap, s, &cut);
+    return cut ? tf_errf(err, "a value is too long for the config: %.80s", s) : 0;
+}
+
 /* LINE (ending in a newline) inserted at AT, the start of a line, or the end of a last line
  * without a newline, which then gets one first. */
 static int insert_line(struct editor *e, size_t at, const char *line)
@@ -128,14 +136,6 @@ static int insert_line(struct editor *e, size_t at, const char *line)
         return rc;
     }
     return add_edit(e, at, at, line);
-}
-
-/* S as a TOML basic string (JSON's escapes are TOML's, minus none it uses), into OUT. */
-static int quote(char *out, size_t cap, const char *s, tf_err *err)
-{
-    bool cut = false;
-    tf_json_escape(out, cap, s, &cut);
-    return cut ? tf_errf(err, "a value is too long for the config: %.80s", s) : 0;
 }
 
 /* Where a new key line goes in TABLE: after the last line holding a plain key of it (not a
@@ -171,29 +171,68 @@ static bool header_is(const struct editor *e, size_t off, const char *name)
     return k == n && off < e->len && e->s[off] == ']';
 }
 
-/* The new items appended to the array ARR: after its last item (before a trailing comma, so
- * it stays), one a line when the array has one a line, else on the same line. */
+/* After the last item of a multi-line array ending at END: the offset just after its comma
+ * (or END when it has none, *COMMA false), when only a comment or nothing follows on its line;
+ * else SIZE_MAX (the ']' follows on the line). */
+static size_t line_rest(const struct editor *e, size_t end, bool *comma)
+{
+    size_t i = end;
+    while (i < e->len && (e->s[i] == ' ' || e->s[i] == '\t'))
+        i++;
+    *comma = i < e->len && e->s[i] == ',';
+    size_t after = *comma ? i + 1 : end;
+    for (i = after; i < e->len && (e->s[i] == ' ' || e->s[i] == '\t' || e->s[i] == '\r');)
+        i++;
+    return i >= e->len || e->s[i] == '\n' || e->s[i] == '#' ? after : SIZE_MAX;
+}
+
+/* The items of C as lines of their own, indented as the last item (its line at BOL, INDENT
+ * long), each followed by a comma but the last when the old last had none. */
+static int item_lines(struct editor *e, const struct confedit_change *c, size_t bol, size_t indent,
+                      bool comma, char *text, size_t cap)
+{
+    char q[8192];
+    size_t used = 0;
+    for (size_t i = 0; i < c->noutputs; i++) {
+        if (quote(q, sizeof q, c->outputs[i], e->err) < 0)
+            return -1;
+        bool last = i + 1 == c->noutputs;
+        int k = snprintf(text + used, cap - used, "%.*s%s%s\n", (int)indent, e->s + bol, q,
+                         !last || comma ? "," : "");
+        if (k < 0 || (size_t)k >= cap - used)
+            return tf_errf(e->err, "too many outputs to add at once");
+        used += (size_t)k;
+    }
+    return 0;
+}
+
+/* The new items appended to the array ARR. One item a line: new lines after the last item's
+ * (its comment stays on it). Else on the same line, after the last item (an empty array: after
+ * its '['). */
 static int add_to_array(struct editor *e, const toml_value *arr, const struct confedit_change *c)
 {
     char q[8192], text[16384];
     size_t at = offset_of(e->s, e->len, toml_pos_of(arr)) + 1, n = toml_array_len(arr), used = 0;
-    size_t bol = 0, indent = 0;
-    bool multi = false;
     if (n) {
         toml_pos last = toml_pos_of(toml_array_at(arr, n - 1));
-        size_t lo = offset_of(e->s, e->len, last);
-        multi = last.line > toml_pos_of(arr).line;
+        size_t lo = offset_of(e->s, e->len, last), bol, indent = 0, rest;
+        bool comma;
         at = skip_value(e->s, e->len, lo);
         bol = offset_of(e->s, e->len, (toml_pos){last.line, 1});
         while (bol + indent < lo && (e->s[bol + indent] == ' ' || e->s[bol + indent] == '\t'))
             indent++;
+        if (last.line > toml_pos_of(arr).line && (rest = line_rest(e, at, &comma)) != SIZE_MAX) {
+            size_t eol = end_of_line(e->s, e->len, rest);
+            return (comma || add_edit(e, at, at, ",") == 0) &&
+                           item_lines(e, c, bol, indent, comma, text, sizeof text) == 0
+                       ? insert_line(e, eol, text)
+                       : -1;
+        }
     }
     for (size_t i = 0; i < c->noutputs; i++) {
         if (quote(q, sizeof q, c->outputs[i], e->err) < 0)
             return -1;
-        const char *sep = !i && !n ? "" : multi ? ",\n" : ", ";
-        int k = snprintf(text + used, sizeof text - used, "%s%.*s%s", sep, multi ? (int)indent : 0,
-                         e->s + bol, q);
+        int k = snprintf(text + used, sizeof text - used, "%s%s", !i && !n ? "" : ", ", q);
         if (k < 0 || (size_t)k >= sizeof text - used)
             return tf_errf(e->err, "too many outputs to add at once");
         used += (size_t)k;

@@ -103,6 +103,19 @@ static const char *unnamed_hint(const char *op, const char *resolved)
     return NULL;
 }
 
+/* Bytecode written outside a __pycache__ directory (in one: quiet, no hint). */
+static bool bytecode(const char *resolved)
+{
+    size_t n = strlen(resolved);
+    return n > 4 && !strcmp(resolved + n - 4, ".pyc");
+}
+
+bool hint_known_tool(const char *op, const char *resolved)
+{
+    return mount_op(op) || unnamed_hint(op, resolved) || bytecode(resolved) ||
+           toolstate_has_components(resolved, ".pytest_cache") || toolstate_hint(resolved);
+}
+
 const char *hint_for(const char *op, const char *resolved, const char *root, const char *home,
                      const char *test)
 {
@@ -113,8 +126,7 @@ const char *hint_for(const char *op, const char *resolved, const char *root, con
     const char *unnamed = unnamed_hint(op, resolved);
     if (unnamed)
         return unnamed;
-    size_t n = strlen(resolved);
-    if (n > 4 && !strcmp(resolved + n - 4, ".pyc")) /* (in __pycache__/: quiet, no hint) */
+    if (bytecode(resolved))
         return "Python bytecode outside a __pycache__ directory (py_compile, compileall): write "
                "it under tests/ or the run's temp dir, or set PYTHONDONTWRITEBYTECODE=1.";
     if (toolstate_has_components(resolved, ".pytest_cache"))

@@ -15,6 +15,11 @@
 const char *hint_for(const char *op, const char *resolved, const char *root, const char *home,
                      const char *test);
 
+/* Does hint_for answer the write OP to RESOLVED from what it knows of a tool or a call (a mount,
+ * tmpfile(), bytecode, pytest's cache, a tool's state or output), not from where the path is?
+ * (testfence suggest: any other path is the user's.) */
+bool hint_known_tool(const char *op, const char *resolved);
+
 /* Who made a blocked write, for the violation line: the test, or, outside any
  * test, "EXE (pid N, outside any test)" with EXE's directory dropped; and with which call,
  * for the hint (a tmpfile() is not a path the program chose). */

@@ -245,6 +245,29 @@ static bool tool_output(const struct suggest_write *w, const char *root,
     return true;
 }
 
+/* automake's test log, which a declared file cannot allow (hint.c's advice says why). */
+static bool automake_log(const char *resolved)
+{
+    const char *b = base_name(resolved);
+    return !strncmp(b, "test-suite.log", 14) || ends_with(b, ".trs");
+}
+
+/* Any other write: a tool's own advice when hint.c knows the tool; else the path is the user's,
+ * and the test (or the command) is what changes. The runner's hint for a file in the project
+ * says "add it to outputs": not for a file nobody knows is not the user's. */
+static void other(const struct suggest_write *w, const char *root, const char *home,
+                  struct suggest_fix *fix)
+{
+    bool tool =
+        hint_known_tool(w->op, w->resolved) || (!pytest_test(w->test) && automake_log(w->resolved));
+    fix->kind = tool ? SUGGEST_ADVICE : SUGGEST_TEST;
+    fix->advice = hint_for(w->op, w->resolved, root, home, w->test);
+    if (!tool && !pytest_test(w->test) && path_is_within(w->resolved, root))
+        fix->advice = "if a test of the command writes it, make the test write under $TMPDIR (the "
+                      "run's private temp dir) or the writable set; if the command itself does, "
+                      "point it there.";
+}
+
 void suggest_fix(const struct suggest_write *w, const char *root, const char *home,
                  const struct suggest_config *cfg, struct suggest_fix *fix)
 {
@@ -268,9 +291,6 @@ void suggest_fix(const struct suggest_write *w, const char *root, const char *ho
                     "give the run a global config of its own");
         }
     } else if (!tool_state(w, root, home, cfg, fix) && !tool_output(w, root, cfg, fix)) {
-        bool tool = toolstate_hint(w->resolved) ||
-                    (!pytest_test(w->test) && toolstate_report_hint(w->resolved, root));
-        fix->kind = tool ? SUGGEST_ADVICE : SUGGEST_TEST;
-        fix->advice = hint_for(w->op, w->resolved, root, home, w->test);
+        other(w, root, home, fix);
     }
 }

@@ -39,10 +39,12 @@ static void outputs(void)
     CHECK_STR(edit("outputs = [\"a\"] # c\n", "", &two),
               "outputs = [\"a\", \"junit.xml\", \"htmlcov/\"] # c\n");
     CHECK_STR(edit("outputs = [\n  \"a\",  # first\n    \"b\", # second\n]\n", "", &two),
-              "outputs = [\n  \"a\",  # first\n    \"b\",\n    \"junit.xml\",\n    \"htmlcov/\", "
-              "# second\n]\n");
-    CHECK_STR(edit("outputs = [\n  \"a\"\n]\n", "", &one),
-              "outputs = [\n  \"a\",\n  \"junit.xml\"\n]\n");
+              "outputs = [\n  \"a\",  # first\n    \"b\", # second\n    \"junit.xml\",\n    "
+              "\"htmlcov/\",\n]\n");
+    CHECK_STR(edit("outputs = [\n  \"a\" # first\n]\n", "", &two),
+              "outputs = [\n  \"a\", # first\n  \"junit.xml\",\n  \"htmlcov/\"\n]\n");
+    CHECK_STR(edit("outputs = [\n  \"a\",\n  \"b\"]\n", "", &one),
+              "outputs = [\n  \"a\",\n  \"b\", \"junit.xml\"]\n");
     CHECK_STR(edit("outputs = [ ]\n", "", &two), "outputs = [\"junit.xml\", \"htmlcov/\" ]\n");
     CHECK_STR(edit("[env]\nA = \"x\"\n", "", &one),
               "outputs = [\"junit.xml\"]\n[env]\nA = \"x\"\n");

@@ -91,8 +91,40 @@ static void table(void)
     CHECK(n > 0);
 }
 
+/* What suggest asks: a report's name, an output directory, a redirected tool's default place. */
+static void for_suggest(void)
+{
+    const char *reports[] = {"junit.xml",    "TEST-x.xml",    "report.xml",   "Results.xml",
+                             "coverage.xml", "coverage.json", ".report.json", "lcov.info",
+                             "x.lcov",       "a.sarif",       "report.html",  "pytest-junit.xml"};
+    const char *mine[] = {"package.json", "data.xml",     "config.toml", "index.html",
+                          "x.json",       "settings.xml", "report",      ""};
+    for (size_t i = 0; i < sizeof reports / sizeof *reports; i++)
+        CHECK(toolstate_report_name(reports[i]));
+    for (size_t i = 0; i < sizeof mine / sizeof *mine; i++)
+        CHECK(!toolstate_report_name(mine[i]));
+    const char *end = NULL;
+    CHECK_STR(toolstate_output_dir("/htmlcov/a/b", &end), "htmlcov");
+    CHECK(end && !strcmp(end, "/a/b"));
+    CHECK(toolstate_output_dir("/.benchmarks", &end) && !strcmp(end, ""));
+    CHECK(toolstate_output_dir("/node_modules/.cache/x", &end));
+    CHECK(!toolstate_output_dir("/htmlcovx/a", &end) &&
+          !toolstate_output_dir("/.nyc_output/a", &end));
+    CHECK(toolstate_coverage_data("/p/.coverage") && toolstate_coverage_data("/p/.coverage.h.1.x"));
+    CHECK(!toolstate_coverage_data("/p/coverage"));
+    const struct toolstate *t = toolstate_default_of("/p/.hypothesis/x", "/p", "/home/u");
+    CHECK(t && !strcmp(t->var, "HYPOTHESIS_STORAGE_DIRECTORY"));
+    t = toolstate_default_of("/p/.coverage", "/p", NULL);
+    CHECK(t && !strcmp(t->var, "COVERAGE_FILE"));
+    t = toolstate_default_of("/home/u/.cache/pip/x", "/p", "/home/u");
+    CHECK(t && !strcmp(t->var, "PIP_CACHE_DIR"));
+    CHECK(!toolstate_default_of("/home/u/.cache/other", "/p", "/home/u"));
+    CHECK(!toolstate_default_of("/.npm/x", "/p", "/")); /* a daemon's home is no home */
+}
+
 int main(void)
 {
+    for_suggest();
     components();
     tool_hints();
     report_hints();
