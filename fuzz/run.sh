@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build a libFuzzer target with ASan+UBSan and run it on one core.
-# usage: fuzz/run.sh toml|json [SECONDS] [LIBFUZZER_ARG...]   (SECONDS 0 = no time limit; default 60)
+# usage: fuzz/run.sh toml|json|confedit [SECONDS] [LIBFUZZER_ARG...]   (SECONDS 0 = no time limit; default 60)
 # e.g.   fuzz/run.sh toml 0 -runs=10000000
 # The seed corpus fuzz/corpus/TARGET is copied, never grown in place; new inputs, crash
 # files and the log land in build-fuzz/. Needs clang and libclang-rt-14-dev.
@@ -10,15 +10,18 @@ target=${1:?usage: fuzz/run.sh toml [SECONDS] [LIBFUZZER_ARG...]}
 secs=${2:-60}
 shift $(($# >= 2 ? 2 : 1))
 [ -f "fuzz/${target}_fuzz.c" ] || { echo "fuzz/run.sh: no target fuzz/${target}_fuzz.c" >&2; exit 2; }
-# The target's module: src/TARGET/TARGET.c (toml), else base's (json).
-src="src/$target/$target.c"
-[ -f "$src" ] || src="src/base/$target.c"
+# The target's module: src/TARGET/TARGET.c (toml), base's (json), or core's config editor
+# with the TOML parser it reads the file with (confedit).
+case $target in
+confedit) src="src/core/confedit.c src/toml/toml.c" ;;
+*) src="src/$target/$target.c"; [ -f "$src" ] || src="src/base/$target.c" ;;
+esac
 
 out=build-fuzz
 mkdir -p "$out/corpus-$target" "$out/artifacts-$target"
 clang -std=c17 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer \
     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-    -Isrc src/base/err.c src/base/text.c "$src" "fuzz/${target}_fuzz.c" -o "$out/${target}_fuzz"
+    -Isrc src/base/err.c src/base/text.c $src "fuzz/${target}_fuzz.c" -o "$out/${target}_fuzz"
 
 limit=()
 [ "$secs" -gt 0 ] && limit=(-max_total_time="$secs")

@@ -363,7 +363,8 @@ static int build(struct editor *e, const struct tail *t, char **out, size_t *out
     char *b = malloc(n);
     if (!b)
         return tf_errf(e->err, "out of memory");
-    qsort(e->v, e->n, sizeof *e->v, by_place);
+    if (e->n) /* qsort wants a base even for nothing */
+        qsort(e->v, e->n, sizeof *e->v, by_place);
     size_t used = 0, at = 0;
     for (size_t i = 0; i < e->n; i++) {
         memcpy(b + used, e->s + at, e->v[i].from - at);
