@@ -50,12 +50,12 @@ static const struct opts_command command = {
 /* When the file was last written, in nanoseconds where the OS keeps them. */
 static long long mtime_ns(const struct stat *st)
 {
-#if defined(_WIN32)
-    return (long long)st->st_mtime * 1000000000;
-#elif defined(__APPLE__)
+#if defined(__APPLE__)
     return (long long)st->st_mtimespec.tv_sec * 1000000000 + st->st_mtimespec.tv_nsec;
-#else
+#elif defined(__linux__) && !defined(TESTFENCE_MACOS) /* the macOS set on Linux has neither */
     return (long long)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+#else
+    return (long long)st->st_mtime * 1000000000;
 #endif
 }
 

@@ -2,6 +2,7 @@
 
 #include "hint.h"
 #include "path.h"
+#include "platform.h"
 #include "toolstate.h"
 
 #include <stdio.h>
@@ -61,7 +62,7 @@ static int read_write(const char *name, const struct json_value *o, const char *
         opt_whole(name, o, "src_line", &w->src_line, err) < 0 ||
         opt_whole(name, o, "test_line", &w->test_line, err) < 0)
         return -1;
-    if (!w->op || !w->resolved || w->resolved[0] != '/')
+    if (!w->op || !w->resolved || !platform_is_absolute(w->resolved))
         return bad(name, o, "a write needs \"op\" and an absolute \"resolved\"", err);
     return 0;
 }
@@ -103,7 +104,7 @@ int suggest_read(const char *name, const struct json_value *doc, struct suggest_
                    err);
     r->run_id = json_text(json_get(doc, "run_id"));
     r->root = json_text(json_get(doc, "root"));
-    if (!r->root || r->root[0] != '/')
+    if (!r->root || !platform_is_absolute(r->root))
         return bad(name, doc, "the report needs \"root\", an absolute path", err);
     const struct json_value *tests = json_get(doc, "tests");
     if (!tests || tests->type != JSON_ARRAY)

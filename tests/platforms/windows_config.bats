@@ -219,7 +219,7 @@ tree() {
 
 @test "every command's --help exits 0; run's names Windows' fence" {
     local c
-    for c in run doctor explain init clean audit; do
+    for c in run doctor explain init clean audit suggest; do
         run win "$c" --help
         [ "$status" -eq 0 ]
         [[ "$output" == usage:\ testfence\ "$c"* ]]
@@ -245,4 +245,35 @@ tree() {
     "$TESTFENCE" init
     cmp win.toml pyproject.toml
     same . init # already there: the same refusal
+}
+
+# report_for ROOT: a report.json of a run in ROOT: junit.xml written at the root outside any
+# test, config.toml by a test.
+report_for() {
+    printf '{"schema": "testfence-report/1", "run_id": "x", "root": "%s", "tests": [
+  {"test": null, "writes": [{"op": "open", "resolved": "%s/junit.xml"}]},
+  {"test": "tests/test_a.py::test_x", "writes": [{"op": "open", "resolved": "%s/config.toml",
+   "src_file": "tests/test_a.py", "src_line": 3}]}]}\n' "$1" "$1" "$1"
+}
+
+@test "suggest: a report with the drive's paths gets the Linux build's advice, and --apply writes the same pyproject.toml" {
+    report_for "Z:$P" >"$BATS_TEST_TMPDIR/win.json"
+    report_for "$P" >"$BATS_TEST_TMPDIR/linux.json"
+    printf '[project]\nname = "x"\n' >pyproject.toml
+    local a b
+    a=$("$TESTFENCE" suggest "$BATS_TEST_TMPDIR/linux.json" 2>&1 | sed "s|$P|<ROOT>|g; s|linux.json|R|")
+    b=$(win suggest "$BATS_TEST_TMPDIR/win.json" 2>&1 | sed "s|Z:$P|<ROOT>|g; s|win.json|R|")
+    [ "$a" = "$b" ] || { echo "linux: $a"; echo "wine: $b"; return 1; }
+    run win suggest --apply "$BATS_TEST_TMPDIR/win.json"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"change the test, not the config: Z:$P/config.toml"* ]]
+    [[ "$output" == *"made at tests/test_a.py:3"* ]]
+    mv pyproject.toml win.toml
+    printf '[project]\nname = "x"\n' >pyproject.toml
+    run "$TESTFENCE" suggest --apply "$BATS_TEST_TMPDIR/linux.json"
+    [ "$status" -eq 0 ]
+    cmp win.toml pyproject.toml
+    grep -qx 'outputs = \["junit.xml"\]' pyproject.toml
+    printf '{"tests": [}' >"$BATS_TEST_TMPDIR/bad.json"
+    same . suggest "$BATS_TEST_TMPDIR/bad.json" # 125, FILE:LINE:COL
 }
