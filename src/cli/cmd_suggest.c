@@ -5,19 +5,24 @@
 #include "core/fileio.h"
 #include "core/path.h"
 #include "core/platform.h"
-#include "core/project.h"
+#include "core/plan.h"
 #include "core/suggest.h"
 #include "core/vlog.h"
+#include "core/walk.h"
 #include "core/workspace.h"
 #include "opts.h"
 
-#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#ifndef environ /* macOS: src/macos/posix.h's */
+extern char **environ;
+#endif
 
 static const struct opts_command command = {
     .name = "suggest",
@@ -59,30 +64,40 @@ static long long mtime_ns(const struct stat *st)
 #endif
 }
 
-/* The workspace in ARTIFACTS whose report.json was written last, into BEST: run ids sort by
- * the second a run started, and two runs of one second by a random number. */
-static int newest_run(const char *artifacts, char *best, size_t len, tf_err *err)
+/* When run NAME's report.json (in the artifacts dir AFD, named ARTIFACTS) was written, or -1:
+ * no run workspace, or no report.json that is a regular file, reached without a link. */
+static long long report_time(int afd, const char *artifacts, const char *name)
+{
+    tf_err scratch;
+    struct stat st;
+    int wsfd = walk_open_dir(afd, artifacts, name, 0, &scratch);
+    bool ok = wsfd >= 0 && fstatat(wsfd, "report.json", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+              S_ISREG(st.st_mode);
+    if (wsfd >= 0)
+        close(wsfd);
+    return ok ? mtime_ns(&st) : -1;
+}
+
+/* The run workspace in AFD whose report.json was written last, into BEST: run ids sort by the
+ * second a run started, and two runs of one second by a random number. */
+static int newest_run(int afd, const char *artifacts, char *best, size_t len, tf_err *err)
 {
     long long best_time = -1;
-    DIR *d = opendir(artifacts);
-    if (!d)
-        return tf_errnof(err, errno, "no run to read: %s", artifacts);
-    for (struct dirent *e; (e = readdir(d));) {
-        const char *n = e->d_name;
-        char p[PATH_MAX];
-        struct stat st;
+    struct dirlist *l = walk_list(afd);
+    if (!l)
+        return tf_errnof(err, errno, "cannot list %s", artifacts);
+    for (const struct dirlist_entry *e; (e = dirlist_next(l));) {
+        const char *n = e->name;
         if (strncmp(n, WS_PREFIX, strlen(WS_PREFIX)) || !ws_is_run_id(n + strlen(WS_PREFIX)) ||
-            strlen(n) >= len ||
-            snprintf(p, sizeof p, "%s/%s/report.json", artifacts, n) >= (int)sizeof p ||
-            stat(p, &st) != 0)
+            strlen(n) >= len)
             continue;
-        long long t = mtime_ns(&st);
-        if (t > best_time || (t == best_time && strcmp(n, best) > 0)) {
+        long long t = report_time(afd, artifacts, n);
+        if (t >= 0 && (t > best_time || (t == best_time && strcmp(n, best) > 0))) {
             best_time = t;
             snprintf(best, len, "%s", n);
         }
     }
-    closedir(d);
+    dirlist_close(l);
     if (best_time < 0)
         return tf_errf(err,
                        "no run's report.json in %s (run 'testfence run' first, or name a report)",
@@ -90,33 +105,55 @@ static int newest_run(const char *artifacts, char *best, size_t len, tf_err *err
     return 0;
 }
 
-/* The report of run ID (NULL: the newest) in ARTIFACTS, into OUT. */
-static int report_in(const char *artifacts, const char *id, char *out, size_t len, tf_err *err)
+/* The workspace of run ID (NULL: the newest) in AFD, opened without following a link. */
+static int open_run(int afd, const char *artifacts, const char *id, char *name, size_t len,
+                    tf_err *err)
 {
-    char best[256] = "";
     if (id && !ws_is_run_id(id))
         return tf_errf(err, "--run %s: not a run id (like 20261201T033417Z-0010155)", id);
     if (id)
-        snprintf(best, sizeof best, "%s%s", WS_PREFIX, id);
-    else if (newest_run(artifacts, best, sizeof best, err) < 0)
+        snprintf(name, len, "%s%s", WS_PREFIX, id);
+    else if (newest_run(afd, artifacts, name, len, err) < 0)
         return -1;
-    if (snprintf(out, len, "%s/%s/report.json", artifacts, best) >= (int)len)
-        return tf_errf(err, "path too long: %s", artifacts);
-    if (id && access(out, F_OK) != 0)
-        return tf_errnof(err, errno, "--run %s: %s", id, out);
-    return 0;
+    int wsfd = walk_open_dir(afd, artifacts, name, 0, err);
+    if (wsfd < 0 && id && errno == ENOENT)
+        return tf_errf(err, "--run %s: no such run in %s", id, artifacts);
+    return wsfd;
+}
+
+/* The report's text: the operand's (the user's own choice, read as named), else from the
+ * artifacts dir, opened from the writable set without following a link, the workspace of
+ * --run's run or the newest, its report.json never through a symlink (a test may plant
+ * one). SHOWN: where it was read. */
+static int read_report(const struct opts *o, const struct plan *pl, char *shown, size_t len,
+                       char **text, size_t *n, tf_err *err)
+{
+    enum { MAX = 1 << 30 };
+    char artifacts[PATH_MAX], name[256];
+    snprintf(shown, len, "%s", o->nargs == 1 ? o->args[0] : "");
+    if (o->nargs == 1)
+        return fileio_read_all(o->args[0], MAX, text, n, err);
+    if (plan_artifacts(pl, artifacts, sizeof artifacts, err) < 0)
+        return -1;
+    int afd = plan_open_artifacts(pl, artifacts, false, err);
+    if (afd < 0 && errno == ENOENT)
+        return tf_errf(err, "no run to read: %s does not exist", artifacts);
+    int wsfd = afd < 0 ? -1 : open_run(afd, artifacts, o->suggest_run, name, sizeof name, err);
+    if (afd >= 0)
+        close(afd);
+    if (wsfd < 0)
+        return -1;
+    snprintf(shown, len, "%s/%s/report.json", artifacts, name);
+    int rc = fileio_read_at(wsfd, "report.json", shown, MAX, text, n, err);
+    close(wsfd);
+    return rc;
 }
 
 /* The report's text parsed into *DOC and read into R. */
-static int load_report(const char *path, struct json_value **doc, struct suggest_report *r,
-                       tf_err *err)
+static int load_report(const char *path, const char *text, size_t len, struct json_value **doc,
+                       struct suggest_report *r, tf_err *err)
 {
-    char *text;
-    size_t len;
-    if (fileio_read_all(path, 1u << 30, &text, &len, err) < 0)
-        return -1;
     int rc = json_parse(path, text, len, doc, err);
-    free(text);
     if (rc == 0 && (rc = suggest_read(path, *doc, r, err)) < 0) {
         json_free(*doc);
         *doc = NULL;
@@ -169,7 +206,7 @@ static int choose_target(const char *root, const char *opt_config, struct target
 
 /* ---- the fixes --------------------------------------------------------------------------- */
 
-struct plan_s {
+struct fixes {
     struct suggest_config cfg;
     const char **cfg_names, **cfg_values; /* cfg's [env], owned */
     char **outputs, **env_values;         /* the change to make */
@@ -187,7 +224,7 @@ static bool listed(const char *const *v, size_t n, const char *s)
 }
 
 /* FIX's config change added to P (once). */
-static void collect(struct plan_s *p, const struct suggest_fix *fix)
+static void collect(struct fixes *p, const struct suggest_fix *fix)
 {
     char *copy = NULL;
     if (fix->in_config) {
@@ -212,17 +249,26 @@ static const char *shown(const char *s, char *buf, size_t cap)
     return buf;
 }
 
+/* FILE as the user knows it: relative to ROOT when inside it (a report may name it absolute). */
+static const char *in_project(const char *file, const char *root)
+{
+    size_t n = strlen(root);
+    return !strncmp(file, root, n) && file[n] == '/' && file[n + 1] ? file + n + 1 : file;
+}
+
 /* Where W was made, when the report says: "made at FILE:LINE in FUNC; the test: FILE:LINE". */
-static void print_where(const struct suggest_write *w)
+static void print_where(const struct suggest_write *w, const char *root)
 {
     char a[600], b[300], c[600];
-    if (w->src_file && w->src_line)
-        printf("    made at %s:%lld%s%s", shown(w->src_file, a, sizeof a), w->src_line,
-               w->src_func ? " in " : "", w->src_func ? shown(w->src_func, b, sizeof b) : "");
-    if (w->test_file && w->test_line)
-        printf("%s%s:%lld", w->src_file && w->src_line ? "; the test: " : "    the test: ",
-               shown(w->test_file, c, sizeof c), w->test_line);
-    if ((w->src_file && w->src_line) || (w->test_file && w->test_line))
+    bool src = w->src_file && w->src_line > 0, test = w->test_file && w->test_line > 0;
+    if (src)
+        printf("    made at %s:%lld%s%s", shown(in_project(w->src_file, root), a, sizeof a),
+               w->src_line, w->src_func ? " in " : "",
+               w->src_func ? shown(w->src_func, b, sizeof b) : "");
+    if (test)
+        printf("%s%s:%lld", src ? "; the test: " : "    the test: ",
+               shown(in_project(w->test_file, root), c, sizeof c), w->test_line);
+    if (src || test)
         printf("\n");
 }
 
@@ -254,7 +300,7 @@ static void print_fix(const struct suggest_fix *fix, const struct suggest_write 
 }
 
 /* Each write of R, grouped by test as the report has them, with its fix. */
-static void print_advice(const struct suggest_report *r, const char *home, struct plan_s *p)
+static void print_advice(const struct suggest_report *r, const char *home, struct fixes *p)
 {
     char t[700], q[PATH_MAX + 8];
     for (size_t i = 0; i < r->n; i++) {
@@ -264,7 +310,7 @@ static void print_advice(const struct suggest_report *r, const char *home, struc
             printf("\n%s\n", w->test ? shown(w->test, t, sizeof t) : "(outside any test)");
         printf("  %s %s", shown(w->op, t, sizeof t), shown(w->resolved, q, sizeof q));
         printf(w->count > 1 ? " (x%lld)\n" : "\n", w->count);
-        print_where(w);
+        print_where(w, r->root);
         suggest_fix(w, r->root, home, &p->cfg, &fix);
         print_fix(&fix, w);
         collect(p, &fix);
@@ -274,7 +320,7 @@ static void print_advice(const struct suggest_report *r, const char *home, struc
 /* ---- the change -------------------------------------------------------------------------- */
 
 /* The config's text with the change made, into *NEW (the old text in *OLD). */
-static int compose(const struct target *t, const struct plan_s *p, char **old, size_t *oldlen,
+static int compose(const struct target *t, const struct fixes *p, char **old, size_t *oldlen,
                    char **new_, size_t *newlen, tf_err *err)
 {
     struct confedit_change c = {(const char *const *)p->outputs, p->noutputs,
@@ -306,7 +352,7 @@ static int apply(const struct target *t, const char *new_, size_t newlen, tf_err
     return fileio_replace(t->path, new_, newlen, t->create, err);
 }
 
-static int change(const struct target *t, const struct plan_s *p, bool do_apply, tf_err *err)
+static int change(const struct target *t, const struct fixes *p, bool do_apply, tf_err *err)
 {
     char *old, *new_;
     size_t oldlen, newlen;
@@ -325,7 +371,7 @@ static int change(const struct target *t, const struct plan_s *p, bool do_apply,
 
 /* ---- the command ------------------------------------------------------------------------- */
 
-static int plan_init(struct plan_s *p, const struct config *cfg, size_t nwrites, tf_err *err)
+static int fixes_init(struct fixes *p, const struct config *cfg, size_t nwrites, tf_err *err)
 {
     memset(p, 0, sizeof *p);
     p->cfg.outputs = (const char *const *)cfg->outputs.v;
@@ -347,7 +393,7 @@ static int plan_init(struct plan_s *p, const struct config *cfg, size_t nwrites,
     return 0;
 }
 
-static void plan_free_s(struct plan_s *p)
+static void fixes_free(struct fixes *p)
 {
     for (size_t i = 0; p->outputs && i < p->noutputs; i++)
         free(p->outputs[i]);
@@ -360,7 +406,7 @@ static void plan_free_s(struct plan_s *p)
     free(p->env_values);
 }
 
-static void print_summary(const struct suggest_report *r, const struct plan_s *p)
+static void print_summary(const struct suggest_report *r, const struct fixes *p)
 {
     printf("\ntestfence suggest: %zu config change%s", p->noutputs + p->nenv,
            p->noutputs + p->nenv == 1 ? "" : "s");
@@ -370,65 +416,63 @@ static void print_summary(const struct suggest_report *r, const struct plan_s *p
     (void)r;
 }
 
-/* The report for O: the operand, else --run's, else the newest run's, in the config's
- * artifacts dir. */
-static int find_report(const struct opts *o, const char *root, const struct config *cfg, char *out,
-                       size_t len, tf_err *err)
+/* What suggest prints for the report R (read from PATH) of a run of the project ROOT, and the
+ * config change it makes with --apply. */
+static int answer(const struct opts *o, const char *path, const struct suggest_report *r,
+                  const char *root, const struct target *t, struct fixes *p, tf_err *err)
 {
-    char artifacts[PATH_MAX];
-    if (o->nargs == 1)
-        return snprintf(out, len, "%s", o->args[0]) < (int)len ? 0 : tf_errf(err, "too long");
-    if (path_join(artifacts, sizeof artifacts, root, cfg->artifacts, err) < 0)
-        return -1;
-    return report_in(artifacts, o->suggest_run, out, len, err);
+    char id[100], shown_root[PATH_MAX], home[PATH_MAX];
+    int rc = 0;
+    printf("testfence suggest: %s (run %s): %zu distinct blocked write%s\n", path,
+           shown(r->run_id ? r->run_id : "?", id, sizeof id), r->n, r->n == 1 ? "" : "s");
+    if (strcmp(r->root, root))
+        printf("testfence suggest: the report's root is %s, not %s: its paths are taken "
+               "relative to its own\n",
+               shown(r->root, shown_root, sizeof shown_root), root);
+    if (!r->n)
+        printf("nothing to suggest: the run blocked no write\n");
+    print_advice(r, platform_home(home, sizeof home) ? home : NULL, p);
+    if (p->noutputs + p->nenv)
+        rc = change(t, p, o->apply, err);
+    else if (r->n)
+        printf("\nno config change to suggest%s\n",
+               p->in_config ? ": the config already has what was missing" : "");
+    if (rc == 0 && r->n)
+        print_summary(r, p);
+    return rc;
 }
 
+/* The project and its config as run would plan them (the artifacts dir must lie in the
+ * writable set), the report, the file a change would go to; then the answer. */
 static int suggest(const struct opts *o, tf_err *err)
 {
-    char root[PATH_MAX], path[PATH_MAX], home[PATH_MAX];
-    struct config cfg = {0};
+    char path[PATH_MAX + 300], *text = NULL;
+    size_t len = 0;
+    struct plan pl;
     struct json_value *doc = NULL;
     struct suggest_report r = {0};
     struct target t;
-    struct plan_s p = {0};
+    struct fixes p = {0};
     if (o->nargs > 1)
         return tf_errf(err, "one report at most; see 'testfence suggest --help'");
     if (o->nargs == 1 && o->suggest_run)
         return tf_errf(err, "name a report or give --run, not both");
-    int rc = project_find_root(o->req.root, root, sizeof root, err);
+    int rc = plan_policy(&pl, &o->req, environ, err);
     if (rc == 0)
-        rc = config_load(&cfg, root, o->req.config, err);
+        rc = read_report(o, &pl, path, sizeof path, &text, &len, err);
     if (rc == 0)
-        rc = find_report(o, root, &cfg, path, sizeof path, err);
+        rc = load_report(path, text, len, &doc, &r, err);
     if (rc == 0)
-        rc = load_report(path, &doc, &r, err);
+        rc = choose_target(pl.root, o->req.config, &t, err);
     if (rc == 0)
-        rc = choose_target(root, o->req.config, &t, err);
+        rc = fixes_init(&p, &pl.cfg, r.n, err);
     if (rc == 0)
-        rc = plan_init(&p, &cfg, r.n, err);
-    if (rc == 0) {
-        char id[100];
-        printf("testfence suggest: %s (run %s): %zu distinct blocked write%s\n", path,
-               shown(r.run_id ? r.run_id : "?", id, sizeof id), r.n, r.n == 1 ? "" : "s");
-        if (strcmp(r.root, root))
-            printf("testfence suggest: the report's root is %s, not %s: its paths are taken "
-                   "relative to its own\n",
-                   shown(r.root, path, sizeof path), root);
-        if (!r.n)
-            printf("nothing to suggest: the run blocked no write\n");
-        print_advice(&r, platform_home(home, sizeof home) ? home : NULL, &p);
-        if (p.noutputs + p.nenv)
-            rc = change(&t, &p, o->apply, err);
-        else if (r.n)
-            printf("\nno config change to suggest%s\n",
-                   p.in_config ? ": the config already has what was missing" : "");
-        if (rc == 0 && r.n)
-            print_summary(&r, &p);
-    }
-    plan_free_s(&p);
+        rc = answer(o, path, &r, pl.root, &t, &p, err);
+    fixes_free(&p);
     suggest_report_free(&r);
     json_free(doc);
-    config_free(&cfg);
+    free(text);
+    plan_free(&pl);
     return rc;
 }
 

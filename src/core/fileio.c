@@ -59,6 +59,18 @@ int fileio_read_all(const char *path, size_t max, char **buf, size_t *len, tf_er
     return rc;
 }
 
+int fileio_read_at(int dirfd, const char *name, const char *shown, size_t max, char **buf,
+                   size_t *len, tf_err *err)
+{
+    int fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return tf_errnof(err, errno, "cannot read %s%s", shown,
+                         errno == ELOOP ? " (a symlink, not followed)" : "");
+    int rc = read_fd(fd, shown, max, buf, len, err);
+    close(fd);
+    return rc;
+}
+
 int fileio_write_all(int fd, const char *data, size_t len)
 {
     while (len > 0) {

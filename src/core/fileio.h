@@ -16,6 +16,12 @@
  * directory) is an error, never a hang. */
 int fileio_read_all(const char *path, size_t max, char **buf, size_t *len, tf_err *err);
 
+/* Read NAME in the directory DIRFD as fileio_read_all reads a file, never through a symlink
+ * (O_NOFOLLOW): a file under the writable set, which a test may have replaced by one. SHOWN
+ * names it in messages. */
+int fileio_read_at(int dirfd, const char *name, const char *shown, size_t max, char **buf,
+                   size_t *len, tf_err *err);
+
 /* Write all LEN bytes of DATA to FD (retrying on EINTR and short writes). 0, or -1 with
  * errno (EIO when a write makes no progress). */
 int fileio_write_all(int fd, const char *data, size_t len);

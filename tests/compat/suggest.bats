@@ -209,9 +209,9 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 for t in r["tests"]:
     if t["test"] == sys.argv[2]:
-        for w in t["writes"]:
+        for w in t["writes"]:  # a file named absolute is shown relative to the root
             w.update(src_file="tests/helpers.py", src_line=12, src_func="save",
-                     test_file="tests/test_cfg.py", test_line=4)
+                     test_file=r["root"] + "/tests/test_cfg.py", test_line=4)
 json.dump(r, open(sys.argv[3], "w"), indent=2)
 PY
 }
@@ -253,7 +253,7 @@ PY
     expect_status 125
     suggest --run 20260101T000000Z-0000001
     expect_status 125
-    expect_output_has "--run 20260101T000000Z-0000001: $P/tests/artifacts/_isolation_workspace_20260101T000000Z-0000001/report.json"
+    expect_output_has "--run 20260101T000000Z-0000001: no such run in $P/tests/artifacts"
     suggest --run ../x
     expect_status 125
     expect_output_has "not a run id"
@@ -292,4 +292,27 @@ PY
     [ "$(cat pyproject.toml)" = '[tool]
 testfence = { retain = 3 }' ]
     [ -z "$(ls -A | grep -v -e '^\.git$' -e '^config\.toml$' -e '^pyproject\.toml$' -e '^tests$')" ]
+}
+
+@test "a report.json a test replaced by a symlink, or a workspace replaced by one, is not followed" {
+    fenced sh -c 'echo x > junit.xml'
+    local id ws
+    id=$(ls tests/artifacts | sed -n 's/^_isolation_workspace_//p')
+    ws=tests/artifacts/_isolation_workspace_$id
+    mv "$ws/report.json" "$BATS_TEST_TMPDIR/elsewhere.json"
+    ln -s "$BATS_TEST_TMPDIR/elsewhere.json" "$ws/report.json"
+    suggest
+    expect_status 125
+    expect_output_has "testfence: no run's report.json in $P/tests/artifacts"
+    suggest --run "$id"
+    expect_status 125
+    expect_output_has "testfence: cannot read $P/$ws/report.json (a symlink, not followed)"
+    mv "$ws" "$BATS_TEST_TMPDIR/ws"
+    ln -s "$BATS_TEST_TMPDIR/ws" "$ws"
+    suggest --run "$id"
+    expect_status 125
+    suggest "$BATS_TEST_TMPDIR/elsewhere.json" # named by the user: read as named
+    expect_status 0
+    expect_output_has '+outputs = ["junit.xml"]'
+    expect_no_config
 }

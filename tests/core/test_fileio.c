@@ -31,6 +31,18 @@ int main(void)
     snprintf(q, sizeof q, "%s/f.toml/x", dir);
     CHECK(fileio_replace(q, "x", 1, 0, &err) < 0 && strstr(err.msg, "Not a directory"));
     CHECK(fileio_read_all(dir, 10, &buf, &len, &err) < 0 && strstr(err.msg, "not a regular file"));
+    /* fileio_read_at: the file itself, never through a symlink. */
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+    snprintf(q, sizeof q, "%s/link", dir);
+    CHECK(symlink(p, q) == 0);
+    CHECK(fileio_read_at(dfd, "f.toml", "F", 1024, &buf, &len, &err) == 0 && len == 6);
+    free(buf);
+    CHECK(fileio_read_at(dfd, "link", "L", 1024, &buf, &len, &err) < 0 &&
+          strstr(err.msg, "cannot read L (a symlink, not followed)"));
+    CHECK(fileio_read_at(dfd, ".", "D", 1024, &buf, &len, &err) < 0 &&
+          strstr(err.msg, "not a regular file"));
+    close(dfd);
+    unlink(q);
     /* Nothing half written is ever left beside it. */
     char cmd[PATH_MAX + 64];
     snprintf(cmd, sizeof cmd, "test -z \"$(ls -A '%s' | grep -v '^f.toml$')\"", dir);
