@@ -256,18 +256,23 @@ static const char *in_project(const char *file, const char *root)
     return !strncmp(file, root, n) && file[n] == '/' && file[n + 1] ? file + n + 1 : file;
 }
 
-/* Where W was made, when the report says: "made at FILE:LINE in FUNC; the test: FILE:LINE". */
+/* Where W was made, when the report says, as run's summary says it: "at FILE:LINE in FUNC,
+ * from TEST_FILE:TEST_LINE" (the test's line left out when it is the same). */
 static void print_where(const struct suggest_write *w, const char *root)
 {
     char a[600], b[300], c[600];
     bool src = w->src_file && w->src_line > 0, test = w->test_file && w->test_line > 0;
     if (src)
-        printf("    made at %s:%lld%s%s", shown(in_project(w->src_file, root), a, sizeof a),
-               w->src_line, w->src_func ? " in " : "",
+        shown(in_project(w->src_file, root), a, sizeof a);
+    if (test)
+        shown(in_project(w->test_file, root), c, sizeof c);
+    if (src && test && w->src_line == w->test_line && !strcmp(a, c))
+        test = false;
+    if (src)
+        printf("    at %s:%lld%s%s", a, w->src_line, w->src_func ? " in " : "",
                w->src_func ? shown(w->src_func, b, sizeof b) : "");
     if (test)
-        printf("%s%s:%lld", src ? "; the test: " : "    the test: ",
-               shown(in_project(w->test_file, root), c, sizeof c), w->test_line);
+        printf("%s%s:%lld", src ? ", from " : "    from ", c, w->test_line);
     if (src || test)
         printf("\n");
 }

@@ -226,10 +226,17 @@ PY
     expect_status 0
     expect_output_has "tests/test_cfg.py::test_cfg
   open64 $P/config.toml
-    made at tests/helpers.py:12 in save; the test: tests/test_cfg.py:4
+    at tests/helpers.py:12 in save, from tests/test_cfg.py:4
     -> change the test"
     expect_output_has "tests/test_cfg.py::test_other
   open64 $P/other.txt
+    -> change the test"
+    # The test's own line, when it made the write itself: said once.
+    report_with_lines tests/test_cfg.py::test_other
+    $PY -c 'import json, sys; r = json.load(open(sys.argv[1])); w = [t for t in r["tests"] if t["test"] == "tests/test_cfg.py::test_other"][0]["writes"][0]; w.update(src_file="tests/test_cfg.py", src_line=4, src_func="test_other"); json.dump(r, open(sys.argv[1], "w"))' "$BATS_TEST_TMPDIR/r.json"
+    suggest "$BATS_TEST_TMPDIR/r.json"
+    expect_output_has "  open64 $P/other.txt
+    at tests/test_cfg.py:4 in test_other
     -> change the test"
 }
 

@@ -267,7 +267,7 @@ report_for() {
     run win suggest --apply "$BATS_TEST_TMPDIR/win.json"
     [ "$status" -eq 0 ]
     [[ "$output" == *"change the test, not the config: Z:$P/config.toml"* ]]
-    [[ "$output" == *"made at tests/test_a.py:3"* ]]
+    [[ "$output" == *"at tests/test_a.py:3"* ]]
     mv pyproject.toml win.toml
     printf '[project]\nname = "x"\n' >pyproject.toml
     run "$TESTFENCE" suggest --apply "$BATS_TEST_TMPDIR/linux.json"
