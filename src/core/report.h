@@ -15,6 +15,8 @@ struct report_entry {
     char *test; /* NULL: outside any test */
     char *phase, *op, *path, *resolved, *blocked_by, *exe, *first_time;
     char *cmdline; /* the first record's, for a protected file's hint (names the tool); else NULL */
+    char *src_file, *src_func, *test_file; /* where the first such write came from (or NULL) */
+    long src_line, test_line;
     int err;
     size_t count;
     size_t seq;  /* order of first appearance */
