@@ -57,6 +57,8 @@ struct report_run {
     bool colour;           /* the summary goes to a terminal that wants colour */
     const char *fails_why; /* why the run fails whatever the log says (NULL: it does not) */
     const struct report_outputs *outs; /* NULL: none */
+    double started, seconds; /* when the command started (seconds since the epoch) and how
+                              * long it ran, wall clock; started 0: not known */
 };
 
 /* Read the log NAME in the directory DIRFD (opened by run before the command started,
