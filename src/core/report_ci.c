@@ -194,10 +194,11 @@ static void fill_junit(FILE *f, const void *p)
         junit_case(f, s, i, report_group_end(s, r->n, i), c->run);
     if (!tests)
         fputs("    <testcase classname=\"testfence\" name=\"no writes outside the writable "
-              "set\"/>\n",
+              "set\" time=\"0\"/>\n",
               f);
     if (incomplete)
-        fputs("    <testcase classname=\"testfence\" name=\"the violation log\">\n      <error "
+        fputs("    <testcase classname=\"testfence\" name=\"the violation log\" time=\"0\">\n      "
+              "<error "
               "message=\"the violation log could not be read whole; see the run's "
               "output\"/>\n    </testcase>\n",
               f);

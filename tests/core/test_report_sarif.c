@@ -125,7 +125,10 @@ static void rule_choice(void)
     CHECK_STR(code_of(&x), "TF103");
     x = (struct rec){.test = t, .resolved = "/tmp/ws/proj/tests/data.csv", .by = "protect"};
     CHECK_STR(code_of(&x), "TF900");
-    x = (struct rec){.test = t, .op = "outlived", .path = "sleep 100", .resolved = "/bin/sleep",
+    x = (struct rec){.test = t,
+                     .op = "outlived",
+                     .path = "sleep 100",
+                     .resolved = "/bin/sleep",
                      .by = "testfence"};
     CHECK_STR(code_of(&x), "TF901");
 }
