@@ -242,7 +242,7 @@ static bool place(struct report_loc *loc, const char *file, long line, const cha
     return true;
 }
 
-/* The file of a pytest id ("tests/t.py::test_x" -> "tests/t.py"), NULL when it has none. */
+/* The file of a pytest id ("tests/t.py::test_x" -> "tests/t.py"); false when it has none. */
 static bool id_place(struct report_loc *loc, const char *test, const char *root)
 {
     const char *sep = test ? strstr(test, "::") : NULL;
