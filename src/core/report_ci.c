@@ -166,8 +166,8 @@ static void suite_time(FILE *f, const struct report_run *run)
     time_t t = (time_t)run->started;
     struct tm tm;
     fprintf(f, " time=\"%.3f\"", run->started > 0 && run->seconds > 0 ? run->seconds : 0.0);
-    if (run->started > 0 && gmtime_r(&t, &tm) &&
-        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S+00:00", &tm))
+    const struct tm *utc = run->started > 0 ? gmtime_r(&t, &tm) : NULL;
+    if (utc && strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S+00:00", utc))
         fprintf(f, " timestamp=\"%s\"", when);
 }
 
