@@ -267,14 +267,23 @@ bool report_where(const struct report_entry *e, const char *root, struct report_
            place(loc, e->test_file, e->test_line, root, true);
 }
 
-bool report_ci_base(char *base, size_t len, const char *root)
+/* The length of the checkout the variable NAME names when ROOT lies inside it, else 0. */
+static size_t checkout_len(const char *name, const char *root)
 {
-    const char *ws = getenv("GITHUB_WORKSPACE");
+    const char *ws = getenv(name);
     size_t n = ws ? strlen(ws) : 0;
     while (n > 1 && ws[n - 1] == '/')
         n--;
-    bool inside = n && !strncmp(root, ws, n) && (root[n] == '/' || root[n] == '\0');
-    int k = inside ? snprintf(base, len, "%.*s", (int)n, ws) : snprintf(base, len, "%s", root);
+    return n && !strncmp(root, ws, n) && (root[n] == '/' || root[n] == '\0') ? n : 0;
+}
+
+bool report_ci_base(char *base, size_t len, const char *root)
+{
+    /* GitHub's checkout, else GitLab's: where the CI resolves a file the outputs name */
+    size_t n = checkout_len("GITHUB_WORKSPACE", root);
+    if (!n)
+        n = checkout_len("CI_PROJECT_DIR", root);
+    int k = snprintf(base, len, "%.*s", n ? (int)n : (int)strlen(root), root);
     return k >= 0 && (size_t)k < len;
 }
 

@@ -44,9 +44,10 @@ bool report_where(const struct report_entry *e, const char *root, struct report_
 /* Where the test of E is: its own frame (test_file, test_line), else its id's file. */
 bool report_test_where(const struct report_entry *e, const char *root, struct report_loc *loc);
 
-/* The directory the CI outputs' paths are relative to: the repository GitHub checked out
- * (GITHUB_WORKSPACE) when ROOT lies inside it, so an annotation lands on the file in a
- * project kept in a subdirectory; ROOT otherwise. Into BASE; false: it does not fit. */
+/* The directory the CI outputs' paths are relative to: the repository the CI checked out
+ * (GITHUB_WORKSPACE, else GitLab's CI_PROJECT_DIR) when ROOT lies inside it, so an
+ * annotation lands on the file in a project kept in a subdirectory; ROOT otherwise. Into
+ * BASE; false: it does not fit. */
 bool report_ci_base(char *base, size_t len, const char *root);
 
 /* FILE (relative to ROOT) relative to report_ci_base. False: it does not fit. */

@@ -125,6 +125,17 @@ static void github(void)
     CHECK(has(t, "::error file=tests/t.py,"));
     free(t);
     unsetenv("GITHUB_WORKSPACE");
+    /* GitLab's checkout likewise, GitHub's first when both are set */
+    setenv("CI_PROJECT_DIR", "/ws", 1);
+    t = printed(one, 1, false, &rc);
+    CHECK(has(t, "::error file=proj/tests/t.py,"));
+    free(t);
+    setenv("GITHUB_WORKSPACE", "/ws/proj", 1);
+    t = printed(one, 1, false, &rc);
+    CHECK(has(t, "::error file=tests/t.py,"));
+    free(t);
+    unsetenv("GITHUB_WORKSPACE");
+    unsetenv("CI_PROJECT_DIR");
 
     /* outside any test, or no file in the id: no file= */
     const struct rec bare[] = {{.test = NULL, .resolved = "/etc/x"},
@@ -397,6 +408,8 @@ int main(void)
     char tmp[PATH_MAX];
     if (!check_tmpdir(tmp, sizeof tmp, "tf_report_ci") || !realpath(tmp, dir))
         return perror("mkdtemp"), 1;
+    unsetenv("GITHUB_WORKSPACE"); /* the CI this suite may run in is not the one tested */
+    unsetenv("CI_PROJECT_DIR");
     nothing_asked();
     github();
     github_escaped();
