@@ -17,38 +17,9 @@ bool tf_audit_format_parse(const char *name, tf_audit_format *fmt)
     return false;
 }
 
-/* Where a piece of S (LEFT bytes) ends, at most PIECE bytes in: before a byte that starts
- * a character, or after four continuation bytes in a row (no UTF-8 sequence holds four), so
- * the escaper reads each piece as it would read S whole. */
-static size_t piece_end(const char *s, size_t left, size_t piece)
-{
-    if (left <= piece)
-        return left;
-    for (size_t n = piece; n > piece - 4; n--)
-        if (((unsigned char)s[n] & 0xC0) != 0x80)
-            return n;
-    return piece;
-}
-
-/* S as a JSON string to OUT through base/text's escaper, a piece at a time so a string
- * of any length is written whole, with the bytes of escaping it at once. */
 void tf_audit_json_str(FILE *out, const char *s)
 {
-    enum { PIECE = 1024 };
-    char piece[PIECE + 1], buf[PIECE * 6 + 3]; /* a byte escapes to 6 at most (\ufffd) */
-    size_t left = strlen(s);
-    fputc('"', out);
-    while (left) {
-        size_t n = piece_end(s, left, PIECE);
-        memcpy(piece, s, n);
-        piece[n] = '\0';
-        bool cut = false;
-        size_t len = tf_json_escape(buf, sizeof buf, piece, &cut);
-        fwrite(buf + 1, 1, len - 2, out); /* without the piece's own quotes */
-        s += n;
-        left -= n;
-    }
-    fputc('"', out);
+    tf_json_write(out, s);
 }
 
 const char *tf_audit_severity_name(tf_severity s)
@@ -124,40 +95,6 @@ static void print_json(FILE *out, const tf_audit_report *rep)
     fputs("\n}\n", out);
 }
 
-/* SARIF uris are RFC 3986: percent-encode everything but unreserved chars and '/'. */
-static void uri_str(FILE *out, const char *prefix, const char *path)
-{
-    fputc('"', out);
-    fputs(prefix, out);
-    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
-        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-            strchr("-._~/", *p))
-            fputc(*p, out);
-        else
-            fprintf(out, "%%%02X", *p);
-    }
-    fputc('"', out);
-}
-
-/* A file: URI for the absolute PATH: "file:///tmp/x" for "/tmp/x"; a Windows path with a
- * drive ("C:/x", testfence.exe's form) is "file:///C:/x" (RFC 8089), its colon kept. */
-static bool drive_path(const char *path)
-{
-    return ((path[0] >= 'a' && path[0] <= 'z') || (path[0] >= 'A' && path[0] <= 'Z')) &&
-           path[1] == ':' && path[2] == '/';
-}
-
-static void file_uri(FILE *out, const char *path)
-{
-    char drive[16];
-    if (drive_path(path)) {
-        snprintf(drive, sizeof drive, "file:///%c:", path[0]);
-        uri_str(out, drive, path + 2);
-    } else {
-        uri_str(out, "file://", path);
-    }
-}
-
 static void sarif_rule(FILE *out, tf_rule_id id)
 {
     const tf_rule *r = tf_rule_get(id);
@@ -197,13 +134,13 @@ static void sarif_result(FILE *out, const tf_finding *f, bool first)
     tf_audit_json_str(out, f->message);
     fputs("}, \"locations\": [{\"physicalLocation\": {\"artifactLocation\": {\"uri\": ", out);
     if (f->rel) {
-        uri_str(out, "", f->rel);
+        tf_uri_write(out, "", f->rel);
         fputs(", \"uriBaseId\": \"%SRCROOT%\"", out);
     } else {
-        if (f->path[0] == '/' || drive_path(f->path))
-            file_uri(out, f->path);
+        if (f->path[0] == '/' || tf_drive_path(f->path))
+            tf_file_uri_write(out, f->path);
         else
-            uri_str(out, "", f->path);
+            tf_uri_write(out, "", f->path);
     }
     fprintf(out, "}, \"region\": {\"startLine\": %d, \"startColumn\": %d}}}]", f->line, f->col);
     if (f->suppressed)
@@ -224,7 +161,7 @@ static void print_sarif(FILE *out, const tf_audit_report *rep)
     fputs("\n      ]}},\n      \"originalUriBaseIds\": {\"%SRCROOT%\": {\"uri\": ", out);
     char root[4200];
     snprintf(root, sizeof root, "%s/", rep->cfg->root);
-    file_uri(out, strcmp(rep->cfg->root, "/") ? root : "/");
+    tf_file_uri_write(out, strcmp(rep->cfg->root, "/") ? root : "/");
     fprintf(out,
             "}},\n      \"invocations\": [{\"executionSuccessful\": %s, "
             "\"toolExecutionNotifications\": [",

@@ -143,3 +143,66 @@ void tf_gh_escape(FILE *f, const char *s, bool property)
             fputc(*s, f);
     }
 }
+
+/* Where a piece of S (LEFT bytes) ends, at most PIECE bytes in: before a byte that starts
+ * a character, or after four continuation bytes in a row (no UTF-8 sequence holds four), so
+ * the escaper reads each piece as it would read S whole. */
+static size_t piece_end(const char *s, size_t left, size_t piece)
+{
+    if (left <= piece)
+        return left;
+    for (size_t n = piece; n > piece - 4; n--)
+        if (((unsigned char)s[n] & 0xC0) != 0x80)
+            return n;
+    return piece;
+}
+
+void tf_json_write(FILE *out, const char *s)
+{
+    enum { PIECE = 1024 };
+    char piece[PIECE + 1], buf[PIECE * 6 + 3]; /* a byte escapes to 6 at most (\ufffd) */
+    size_t left = strlen(s);
+    fputc('"', out);
+    while (left) {
+        size_t n = piece_end(s, left, PIECE);
+        memcpy(piece, s, n);
+        piece[n] = '\0';
+        bool cut = false;
+        size_t len = tf_json_escape(buf, sizeof buf, piece, &cut);
+        fwrite(buf + 1, 1, len - 2, out); /* without the piece's own quotes */
+        s += n;
+        left -= n;
+    }
+    fputc('"', out);
+}
+
+void tf_uri_write(FILE *out, const char *prefix, const char *path)
+{
+    fputc('"', out);
+    fputs(prefix, out);
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+            strchr("-._~/", *p))
+            fputc(*p, out);
+        else
+            fprintf(out, "%%%02X", *p);
+    }
+    fputc('"', out);
+}
+
+bool tf_drive_path(const char *path)
+{
+    return ((path[0] >= 'a' && path[0] <= 'z') || (path[0] >= 'A' && path[0] <= 'Z')) &&
+           path[1] == ':' && path[2] == '/';
+}
+
+void tf_file_uri_write(FILE *out, const char *path)
+{
+    char drive[16];
+    if (tf_drive_path(path)) {
+        snprintf(drive, sizeof drive, "file:///%c:", path[0]);
+        tf_uri_write(out, drive, path + 2);
+    } else {
+        tf_uri_write(out, "file://", path);
+    }
+}

@@ -1,5 +1,5 @@
-/* text: the one UTF-8 reader and writer, hex digit reader, JSON string escaper and GitHub
- * workflow-command escaper of testfence; pure functions of their arguments, no allocation. */
+/* text: the one UTF-8 reader and writer, hex digit reader, JSON string escaper, URI encoder
+ * and GitHub workflow-command escaper of testfence; pure functions of their arguments. */
 #ifndef TESTFENCE_TEXT_H
 #define TESTFENCE_TEXT_H
 
@@ -29,6 +29,22 @@ int tf_hex_read(const char *s, size_t avail, size_t digits, unsigned long *v);
  * at a time as \ufffd. At most CAP - 1 bytes (CAP >= 3), never half an escape; OUT is
  * always terminated. Returns the length written; *CUT is set when S did not fit whole. */
 size_t tf_json_escape(char *out, size_t cap, const char *s, bool *cut);
+
+/* S as a JSON string (tf_json_escape's) to OUT, whole whatever its length: escaped a
+ * piece at a time, with the bytes of escaping it at once. */
+void tf_json_write(FILE *out, const char *s);
+
+/* PREFIX, then PATH as a URI reference (RFC 3986), both in JSON quotes, to OUT: every byte
+ * but the unreserved ones and '/' percent-encoded (PREFIX is written as it is). */
+void tf_uri_write(FILE *out, const char *prefix, const char *path);
+
+/* The absolute PATH as a file: URI in JSON quotes to OUT: "file:///tmp/x" for "/tmp/x"; a
+ * Windows path with a drive ("C:/x", testfence.exe's form) is "file:///C:/x" (RFC 8089),
+ * its colon kept. */
+void tf_file_uri_write(FILE *out, const char *path);
+
+/* PATH starts with a drive ("C:/"): absolute on Windows. */
+bool tf_drive_path(const char *path);
 
 /* S as a GitHub workflow command's data to F: %, CR and LF as %25, %0D, %0A; in a
  * PROPERTY (file=, title=) also ':' and ',' as %3A, %2C. */

@@ -56,6 +56,7 @@ static int unsupported(const struct opts *o, tf_err *err)
                       : o->nkeep_fds > 0                  ? "--keep-fd"
                       : o->report                         ? "--report"
                       : o->junit                          ? "--junit"
+                      : o->sarif                          ? "--sarif"
                       : o->github                         ? "--format github"
                       : o->test_env                       ? "--test-env"
                                                           : NULL;

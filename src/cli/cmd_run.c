@@ -175,6 +175,7 @@ static struct session_request request_of(const struct opts *o, char **cmd)
         .nkeep_fds = o->nkeep_fds,
         .report = o->report,
         .junit = o->junit,
+        .sarif = o->sarif,
         .github = o->github,
         .argv = cmd,
         .warn = stderr,

@@ -136,6 +136,13 @@ static int set_junit(struct opts *o, const char *v, tf_err *err)
     return 0;
 }
 
+static int set_sarif(struct opts *o, const char *v, tf_err *err)
+{
+    (void)err;
+    o->sarif = v;
+    return 0;
+}
+
 static int set_run_format(struct opts *o, const char *v, tf_err *err)
 {
     if (strcmp(v, "text") && strcmp(v, "github"))
@@ -376,10 +383,15 @@ static const struct opt table[] = {
      "symlink inside the writable set"},
     {"--junit", 0, "FILE", CMD_RUN, set_junit,
      "write a JUnit XML report to FILE: one failing testcase per\n"
-     "test whose writes were blocked, named by its test id"},
+     "test whose writes were blocked, its classname and name as\n"
+     "pytest's junitxml makes them, with its file and line"},
+    {"--sarif", 0, "FILE", CMD_RUN, set_sarif,
+     "write the blocked writes as SARIF 2.1.0 to FILE, at the lines\n"
+     "that made them, under the audit's rule codes, for code\n"
+     "scanning (its directory must exist)"},
     {"--format", 0, "text|github", CMD_RUN, set_run_format,
      "the summary as text (default), or also one ::error annotation\n"
-     "per blocked write for GitHub Actions"},
+     "per blocked write for GitHub Actions, at its file and line"},
     {"--retain", 0, "N", CMD_RUN, set_retain,
      "run workspaces to keep, counting this one (default: the\n"
      "config's retain, 3)"},

@@ -75,6 +75,7 @@ struct opts {
     bool apply;                     /* suggest --apply */
     const char *report;             /* --report FILE: report.json's content, also written there */
     const char *junit;              /* --junit FILE */
+    const char *sarif;              /* --sarif FILE */
     bool github;                    /* --format github: annotations too */
     enum session_keep_tmp keep_tmp; /* --keep-tmp, --no-keep-tmp; else on failure */
     int *keep_fds;                  /* --keep-fd N: descriptors the command inherits besides 0-2 */

@@ -26,6 +26,15 @@ static int refuse_planted(const char *link, void *arg, tf_err *err)
                    c->given, link);
 }
 
+/* A Python source: a slip of the keyboard (--junit tests/test_x.py) would replace a test,
+ * so it is refused, as the audit's --output-file refuses it. */
+static bool python_source(const char *name)
+{
+    size_t n = strlen(name);
+    return n >= 3 && name[n - 3] == '.' && (name[n - 2] | 0x20) == 'p' &&
+           (name[n - 1] | 0x20) == 'y';
+}
+
 /* What is already there: a regular file (replaced), a symlink inside the writable set
  * (replaced, never followed), or nothing. Anything else (/dev/stdout, a directory, a
  * symlink the user made) is refused rather than replaced. DIR is the directory's name. */
@@ -34,6 +43,9 @@ static int check_target(int dirfd, const char *dir, const char *name, const char
 {
     char here[PATH_MAX];
     struct stat st;
+    if (python_source(name))
+        return tf_errf(
+            err, "%s: refusing to write a report over a Python source; name another file", given);
     if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISREG(st.st_mode))
         return 0;
     if (path_join(here, sizeof here, dir, name, err) < 0)
@@ -79,6 +91,22 @@ static int unusable(const struct path_res *res, const char *given, tf_err *err)
     return tf_errf(err, "%s: %s is not a directory", given, res->path);
 }
 
+/* Can a file be made in the directory? Tried, not asked (access(2) knows nothing of a
+ * read-only mount, nor of the fence testfence itself may run in): a probe made and removed
+ * now, so a report that cannot be written is refused before the command runs, not after. */
+static int check_writable(int dirfd, const char *dir, const char *name, const char *given,
+                          tf_err *err)
+{
+    char probe[NAME_MAX + 40];
+    snprintf(probe, sizeof probe, ".%.200s.%ld.probe", name, (long)getpid());
+    int fd = openat(dirfd, probe, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return tf_errnof(err, errno, "%s: cannot write in %s", given, dir);
+    close(fd);
+    unlinkat(dirfd, probe, 0);
+    return 0;
+}
+
 int outpath_open(struct outpath *o, const char *given, const struct policy *policy, tf_err *err)
 {
     char dir[PATH_MAX];
@@ -96,6 +124,8 @@ int outpath_open(struct outpath *o, const char *given, const struct policy *poli
         rc = unusable(res, given, err);
     if (rc == 0)
         rc = check_target(po.dirfd, res->path, o->name, given, policy, err);
+    if (rc == 0)
+        rc = check_writable(po.dirfd, res->path, o->name, given, err);
     free(res);
     if (rc < 0) {
         if (po.dirfd >= 0)

@@ -71,8 +71,8 @@ static char *dup_or_null(const char *s, bool *oom)
 
 static void entry_free(struct report_entry *e)
 {
-    char *all[] = {e->test,       e->phase, e->op,         e->path,   e->resolved,
-                   e->blocked_by, e->exe,   e->first_time, e->cmdline};
+    char *all[] = {e->test, e->phase,      e->op,      e->path,     e->resolved, e->blocked_by,
+                   e->exe,  e->first_time, e->cmdline, e->src_file, e->src_func, e->test_file};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         free(all[i]);
 }
@@ -100,6 +100,11 @@ static int add_entry(struct report *r, const struct vlog_record *rec)
         .exe = dup_or_null(rec->exe ? rec->exe : "", &oom),
         .first_time = dup_or_null(rec->time ? rec->time : "", &oom),
         .cmdline = protect_record(rec) ? dup_or_null(rec->cmdline, &oom) : NULL,
+        .src_file = dup_or_null(rec->src_file, &oom),
+        .src_func = dup_or_null(rec->src_func, &oom),
+        .test_file = dup_or_null(rec->test_file, &oom),
+        .src_line = rec->src_line,
+        .test_line = rec->test_line,
         .err = rec->err,
         .count = 1,
         .seq = r->n,

@@ -15,6 +15,8 @@ struct report_entry {
     char *test; /* NULL: outside any test */
     char *phase, *op, *path, *resolved, *blocked_by, *exe, *first_time;
     char *cmdline; /* the first record's, for a protected file's hint (names the tool); else NULL */
+    char *src_file, *src_func, *test_file; /* where the first such write came from (or NULL) */
+    long src_line, test_line;
     int err;
     size_t count;
     size_t seq;  /* order of first appearance */
@@ -55,6 +57,8 @@ struct report_run {
     bool colour;           /* the summary goes to a terminal that wants colour */
     const char *fails_why; /* why the run fails whatever the log says (NULL: it does not) */
     const struct report_outputs *outs; /* NULL: none */
+    double started, seconds; /* when the command started (seconds since the epoch) and how
+                              * long it ran, wall clock; started 0: not known */
 };
 
 /* Read the log NAME in the directory DIRFD (opened by run before the command started,

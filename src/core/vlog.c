@@ -85,7 +85,23 @@ static void put_int(struct sbuf *b, const char *key, long v)
     put_raw(b, tmp);
 }
 
-/* Budgets (escaped bytes) chosen so that their sum and the keys stay under VLOG_MAX. */
+/* The source fields, each only when known: a file with its line (a function only with them). */
+static void put_where(struct sbuf *b, const struct vlog_record *r)
+{
+    if (r->src_file && r->src_file[0] && r->src_line > 0 && r->src_line <= VLOG_LINE_NO_MAX) {
+        put_str(b, "src_file", r->src_file, 240);
+        put_int(b, "src_line", r->src_line);
+        if (r->src_func && r->src_func[0])
+            put_str(b, "src_func", r->src_func, 64);
+    }
+    if (r->test_file && r->test_file[0] && r->test_line > 0 && r->test_line <= VLOG_LINE_NO_MAX) {
+        put_str(b, "test_file", r->test_file, 200);
+        put_int(b, "test_line", r->test_line);
+    }
+}
+
+/* Budgets (escaped bytes) chosen so that their sum and the keys stay under VLOG_MAX, the
+ * source fields at their longest included (tests/core/test_vlog.c fills every one). */
 size_t vlog_format(char *out, size_t cap, const struct vlog_record *r)
 {
     char en[32];
@@ -103,7 +119,8 @@ size_t vlog_format(char *out, size_t cap, const struct vlog_record *r)
     put_str(&b, "error", vlog_errname(r->err, en, sizeof en), 24);
     put_str(&b, "blocked_by", r->blocked_by, 12);
     put_str(&b, "exe", r->exe, 300);
-    put_str(&b, "cmdline", r->cmdline, 500);
+    put_str(&b, "cmdline", r->cmdline, 450);
+    put_where(&b, r);
     put_raw(&b, b.cut || r->truncated ? ",\"truncated\":true}\n" : ",\"truncated\":false}\n");
     return b.len;
 }
@@ -253,6 +270,11 @@ enum field {
     VF_EXE,
     VF_CMDLINE,
     VF_TRUNC,
+    VF_SRC_FILE,
+    VF_SRC_LINE,
+    VF_SRC_FUNC,
+    VF_TEST_FILE,
+    VF_TEST_LINE,
     VF_COUNT
 };
 
@@ -283,6 +305,11 @@ static const struct field_spec {
     [VF_EXE] = {"exe", K(J_STR) | K(J_NULL), STR(exe)},
     [VF_CMDLINE] = {"cmdline", K(J_STR) | K(J_NULL), STR(cmdline)},
     [VF_TRUNC] = {"truncated", K(J_BOOL), NOT_STR},
+    [VF_SRC_FILE] = {"src_file", K(J_STR), STR(src_file)},
+    [VF_SRC_LINE] = {"src_line", K(J_INT), NOT_STR},
+    [VF_SRC_FUNC] = {"src_func", K(J_STR), STR(src_func)},
+    [VF_TEST_FILE] = {"test_file", K(J_STR), STR(test_file)},
+    [VF_TEST_LINE] = {"test_line", K(J_INT), NOT_STR},
 };
 
 static int field_of(const char *key)
@@ -303,6 +330,25 @@ static void assign(struct vlog_record *r, int f, const struct jval *v)
         r->err = (int)v->num;
     else if (f == VF_TRUNC)
         r->truncated = v->num != 0;
+    else if (f == VF_SRC_LINE)
+        r->src_line = (long)v->num;
+    else if (f == VF_TEST_LINE)
+        r->test_line = (long)v->num;
+}
+
+/* The source fields come in pairs (a file and its line; a function only with them): one
+ * without the other, or a line no file has, is dropped, not the record (they say nothing
+ * about what was blocked). */
+static void where_pairs(struct vlog_record *r)
+{
+    if (!r->src_file || !r->src_file[0] || r->src_line < 1 || r->src_line > VLOG_LINE_NO_MAX) {
+        r->src_file = r->src_func = NULL;
+        r->src_line = 0;
+    }
+    if (!r->test_file || !r->test_file[0] || r->test_line < 1 || r->test_line > VLOG_LINE_NO_MAX) {
+        r->test_file = NULL;
+        r->test_line = 0;
+    }
 }
 
 static bool op_name_ok(const char *s)
@@ -359,6 +405,7 @@ int vlog_parse(const char *line, size_t len, struct vlog_record *r, char *scratc
     skip_ws(&j);
     if (j.s != j.end)
         return -1;
+    where_pairs(r);
     return validate(r, seen, version);
 }
 

@@ -35,7 +35,20 @@ struct vlog_record {
     const char *exe;        /* /proc/self/exe */
     const char *cmdline;    /* argv joined with spaces */
     bool truncated;         /* some field was cut to keep the record under VLOG_MAX */
+    /* Where in the project the write came from (optional: NULL and 0 when unknown; a pytest
+     * plugin supplies them, the rest of the record stays the shim's): the innermost frame in
+     * the project (test, fixture, hook, helper), and the test function's own frame in that
+     * stack; for a child process, the frames that started it. Files are relative to the
+     * project root inside it, else absolute. Informational: nothing decides by them. */
+    const char *src_file;
+    long src_line;
+    const char *src_func;
+    const char *test_file;
+    long test_line;
 };
+
+/* The largest line number a record carries (anything else is forged). */
+#define VLOG_LINE_NO_MAX 100000000L
 
 /* Where a record's "who and when" is kept while it is built: this process. */
 struct vlog_self {

@@ -87,7 +87,7 @@ static int keep_fds(struct session *s, tf_err *err)
     return 0;
 }
 
-/* --report, --junit, --format github: the files' directories opened now, before the
+/* --report, --junit, --sarif, --format github: the files' directories opened now, before the
  * command can plant anything, and checked against the writable set. */
 static int open_outputs(struct session *s, tf_err *err)
 {
@@ -95,6 +95,8 @@ static int open_outputs(struct session *s, tf_err *err)
     if (s->req.report && outpath_open(&s->outs.json, s->req.report, &s->pl.policy, err) < 0)
         return -1;
     if (s->req.junit && outpath_open(&s->outs.junit, s->req.junit, &s->pl.policy, err) < 0)
+        return -1;
+    if (s->req.sarif && outpath_open(&s->outs.sarif, s->req.sarif, &s->pl.policy, err) < 0)
         return -1;
     return 0;
 }
@@ -719,6 +721,11 @@ int session_end_tmp(struct session *s, int status, tf_err *err)
 
 static int finish(struct session *s, FILE *out, char *const *argv, int command_status);
 
+static double seconds_of(struct timespec t)
+{
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
 int session_finish(struct session *s, FILE *out, char *const *argv, int command_status)
 {
     int status = finish(s, out, argv, command_status);
@@ -733,6 +740,8 @@ static int finish(struct session *s, FILE *out, char *const *argv, int command_s
     bool allow_violations = s->req.allow_violations;
     if (s->refused)
         return command_status; /* said already; nothing ran, no workspace */
+    struct timespec ended;     /* the clock s->started was read from */
+    clock_gettime(CLOCK_REALTIME_COARSE, &ended);
     /* What the command left for the next run fails this one, as a tampered record does
      * (--allow-violations does not cover either). */
     bool planted = s->backend != SESSION_NONE && session_left_hazards(s, out) > 0;
@@ -759,7 +768,9 @@ static int finish(struct session *s, FILE *out, char *const *argv, int command_s
                              .command_status = command_status,
                              .status = command_status,
                              .colour = colour_wanted(fileno(out)),
-                             .outs = &s->outs};
+                             .outs = &s->outs,
+                             .started = seconds_of(s->started),
+                             .seconds = seconds_of(ended) - seconds_of(s->started)};
     if (!s->d.on) { /* no log: leftovers, said as they were killed, fail the run here */
         report_plain(s, &run, out);
         bool fails = planted || (s->leftovers && !allow_violations);

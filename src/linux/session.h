@@ -45,7 +45,7 @@ struct session_request {
                                        the run failed) */
     const int *keep_fds;            /* descriptors the command inherits besides 0-2 */
     size_t nkeep_fds;
-    const char *report, *junit; /* --report FILE, --junit FILE, or NULL */
+    const char *report, *junit, *sarif; /* --report, --junit, --sarif FILE, or NULL */
     char *const *argv;          /* the command, checked for reports it would write outside
                                    (core/pyargs); NULL in process (the plugin checks them) */
     bool github;                /* --format github: annotations too */

@@ -31,3 +31,53 @@ setup() {
     [ -z "$(find . -path ./tests -prune -o -name '*.pyc' -print)" ]
     [[ "$output" != *__pycache__* ]]
 }
+
+@test "examples/clobber in CI: JUnit names, annotations and SARIF at the same file and line" {
+    mkdir "$BATS_TEST_TMPDIR/reports"
+    # with the plugin, which tells run the line of each write where it can (docs/plugin.md)
+    unset TESTFENCE_WORKSPACE TESTFENCE_RUN_ID TESTFENCE_PLUGIN PYTEST_ADDOPTS TESTFENCE_SHIM_CONF
+    run env GITHUB_WORKSPACE="$BATS_TEST_TMPDIR" PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 \
+        PYTHONPATH="$TESTFENCE_SRC/python" TESTFENCE_LIBRARY="$(dirname "$TESTFENCE")/libtestfence.so" \
+        "$TESTFENCE" run --format github --junit "$BATS_TEST_TMPDIR/reports/j.xml" \
+        --sarif "$BATS_TEST_TMPDIR/reports/r.sarif" -- \
+        /usr/bin/python3 -m pytest -q -p testfence -p no:cacheprovider
+    expect_status 1
+    assert_outside_unchanged
+    printf '%s\n' "$output" | grep '^::error ' >"$BATS_TEST_TMPDIR/annotations"
+    run /usr/bin/python3 "$TESTFENCE_SRC/tests/support/sarif_schema.py" "$BATS_TEST_TMPDIR/reports/r.sarif"
+    expect_status 0
+    /usr/bin/python3 - "$BATS_TEST_TMPDIR" <<'PY'
+import json, re, sys, xml.etree.ElementTree as ET
+d = sys.argv[1]
+careless = {"test_save_overwrites_manual_slop_with_open", "test_save_through_path_write_text",
+            "test_shell_helper_clobbers_config", "test_credentials_reset"}
+# annotations: test id -> (file, line or None)
+notes = {}
+for a in open(d + "/annotations"):
+    props, msg = re.match(r"::error (.*?)::(.*)", a).groups()
+    kv = dict(p.split("=", 1) for p in props.split(","))
+    notes[msg.split(": ")[0]] = (kv.get("file"), kv.get("line"))
+assert set(notes) == {"tests/test_settings.py::" + t for t in careless}, notes
+for test, (f, line) in notes.items():  # the test's file, or the app's that it called
+    assert f in ("proj/tests/test_settings.py", "proj/slop/settings.py"), (test, f)
+# SARIF: the same file, the same line (1 where the annotation has none)
+run, = json.load(open(d + "/reports/r.sarif"))["runs"]
+assert len(run["results"]) == 4, run["results"]
+for res in run["results"]:
+    loc = res["locations"][0]["physicalLocation"]
+    f, line = notes[res["properties"]["test"]]
+    assert loc["artifactLocation"]["uri"] == f and loc["region"]["startLine"] == int(line or 1), (res, f, line)
+    assert res["ruleId"] == "TF101", res  # the project's own root files
+# JUnit: pytest's names, the test's file, a time
+suite = ET.parse(d + "/reports/j.xml").getroot().find("testsuite")
+cases = suite.findall("testcase")
+assert {(c.get("classname"), c.get("name")) for c in cases} == {("tests.test_settings", t) for t in careless}, cases
+assert all(c.get("file") == "proj/tests/test_settings.py" and c.get("time") == "0" for c in cases)
+# the case's line is the test's own (where the records say it), never the app's
+lines = {c.get("name"): c.get("line") for c in cases}
+for test, (f, line) in notes.items():
+    if f == "proj/tests/test_settings.py" and line:
+        assert lines[test.split("::")[1]] == line, (test, lines)
+assert float(suite.get("time")) > 0 and suite.get("timestamp"), suite.attrib
+PY
+}

@@ -5,6 +5,7 @@
 #include "core/outpath.h"
 #include "core/path.h"
 
+#include <dirent.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -103,6 +104,17 @@ int main(void)
     CHECK(symlink("loop", at("loop")) == 0);
     CHECK(put(at("loop/g.json"), &p, "g", msg, sizeof msg) < 0 && strstr(msg, "too many symlinks"));
     CHECK(put(at("reports/a.json/g.json"), &p, "g", msg, sizeof msg) < 0);
+    /* A Python source is never replaced by a report (a slip: --junit tests/test_x.py). */
+    CHECK(put(at("tests/test_x.PY"), &p, "g", msg, sizeof msg) < 0 &&
+          strstr(msg, "refusing to write a report over a Python source"));
+    CHECK(access(at("tests/test_x.PY"), F_OK) < 0);
+    /* The probe that the directory takes a file leaves nothing behind. */
+    CHECK(put(at("reports/h.json"), &p, "h", msg, sizeof msg) == 0);
+    DIR *d = opendir(at("reports"));
+    for (struct dirent *e; d && (e = readdir(d));)
+        CHECK(!strstr(e->d_name, ".probe") && !strstr(e->d_name, ".tmp"));
+    if (d)
+        closedir(d);
 
     policy_free(&p);
     return check_done("test_outpath");

@@ -1,5 +1,6 @@
-/* test_report_ci: GitHub annotations (escaped whole, leftovers said as such), the JUnit
- * file and report.json written where asked, and write errors told. */
+/* test_report_ci: GitHub annotations (escaped whole, leftovers said as such, at the record's
+ * file and line), the JUnit file (pytest's classname and name) and report.json written where
+ * asked, write errors told, and where a write points by the source-line contract. */
 #include "check.h"
 
 #include "core/report_ci.h"
@@ -15,6 +16,8 @@ static char dir[PATH_MAX];
 struct rec {
     const char *test, *op, *path, *resolved, *by;
     int err;
+    const char *extra; /* more keys for the line, as JSON ("\"src_line\":3"): the source-line
+                          contract's, which vlog_format does not write */
 };
 
 static void put(int fd, const struct rec *x)
@@ -31,6 +34,8 @@ static void put(int fd, const struct rec *x)
                             .exe = "/bin/sh",
                             .cmdline = "sh"};
     size_t n = vlog_format(line, sizeof line, &r);
+    if (x->extra) /* before the closing "}\n" */
+        n = (size_t)snprintf(line + n - 2, sizeof line - n + 2, ",%s}\n", x->extra) + n - 2;
     CHECK(write(fd, line, n) == (ssize_t)n);
 }
 
@@ -120,6 +125,17 @@ static void github(void)
     CHECK(has(t, "::error file=tests/t.py,"));
     free(t);
     unsetenv("GITHUB_WORKSPACE");
+    /* GitLab's checkout likewise, GitHub's first when both are set */
+    setenv("CI_PROJECT_DIR", "/ws", 1);
+    t = printed(one, 1, false, &rc);
+    CHECK(has(t, "::error file=proj/tests/t.py,"));
+    free(t);
+    setenv("GITHUB_WORKSPACE", "/ws/proj", 1);
+    t = printed(one, 1, false, &rc);
+    CHECK(has(t, "::error file=tests/t.py,"));
+    free(t);
+    unsetenv("GITHUB_WORKSPACE");
+    unsetenv("CI_PROJECT_DIR");
 
     /* outside any test, or no file in the id: no file= */
     const struct rec bare[] = {{.test = NULL, .resolved = "/etc/x"},
@@ -221,7 +237,8 @@ static void junit(void)
     CHECK(rc == 0);
     char *x = slurp("junit.xml");
     CHECK(has(x, "<testsuites name=\"testfence\" tests=\"2\" failures=\"2\" errors=\"0\">"));
-    CHECK(has(x, "<testcase classname=\"testfence\" name=\"t.py::a&lt;&amp;&quot;&gt;\">"));
+    CHECK(has(x, "<testcase classname=\"t\" name=\"a&lt;&amp;&quot;&gt;\" file=\"t.py\" "
+                 "time=\"0\">"));
     CHECK(has(x, "message=\"2 blocked writes outside the writable set\""));
     /* the leftover's group says it left a process running, not "0 blocked writes" */
     CHECK(x && !strstr(x, "0 blocked writes"));
@@ -232,7 +249,7 @@ static void junit(void)
     free(printed(NULL, 0, false, &rc));
     x = slurp("junit.xml");
     CHECK(has(x, "tests=\"1\" failures=\"0\" errors=\"0\""));
-    CHECK(has(x, "name=\"no writes outside the writable set\"/>"));
+    CHECK(has(x, "name=\"no writes outside the writable set\" time=\"0\"/>"));
     free(x);
     free(printed(recs, 1, true, &rc));
     x = slurp("junit.xml");
@@ -277,11 +294,122 @@ static void json_and_errors(void)
     report_outputs_close(&outs);
 }
 
+/* The first entry of the report of one record X, for report_where. */
+static bool where_of(const struct rec *x, struct report_loc *loc)
+{
+    struct report r;
+    load(&r, x, 1, false);
+    bool ok = r.n == 1 && report_where(&r.v[0], run.root, loc);
+    report_free(&r);
+    return ok;
+}
+
+/* The source-line contract: src_file/src_line, else test_file/test_line, else the id's file,
+ * else nothing; made relative to the root; nothing a record names leads out of it. */
+static void where(void)
+{
+    struct report_loc loc;
+    struct rec x = {.test = "tests/t.py::test_a", .resolved = "/etc/x"};
+    x.extra = "\"src_file\":\"slop/settings.py\",\"src_line\":12,\"src_func\":\"save\","
+              "\"test_file\":\"tests/t.py\",\"test_line\":30";
+    CHECK(where_of(&x, &loc) && !strcmp(loc.file, "slop/settings.py") && loc.line == 12 &&
+          !loc.absolute);
+    x.extra = "\"src_file\":\"/ws/proj/slop/a.py\",\"src_line\":3";
+    CHECK(where_of(&x, &loc) && !strcmp(loc.file, "slop/a.py") && loc.line == 3);
+    /* a frame outside the project gives way to the test's own */
+    x.extra = "\"src_file\":\"/usr/lib/python3/x.py\",\"src_line\":3,\"test_file\":\"tests/t.py\","
+              "\"test_line\":30";
+    CHECK(where_of(&x, &loc) && !strcmp(loc.file, "tests/t.py") && loc.line == 30);
+    x.extra = "\"src_file\":\"../../etc/passwd\",\"src_line\":3";
+    CHECK(where_of(&x, &loc) && !strcmp(loc.file, "tests/t.py") && loc.line == 0);
+    x.extra = "\"test_file\":\"tests/t.py\",\"test_line\":7";
+    CHECK(where_of(&x, &loc) && !strcmp(loc.file, "tests/t.py") && loc.line == 7);
+    x.extra = NULL; /* the keys absent (before h-line's records): the id's file, no line */
+    CHECK(where_of(&x, &loc) && !strcmp(loc.file, "tests/t.py") && loc.line == 0);
+    /* a file without its line (vlog drops the half pair): the test's file, the record kept */
+    x.extra = "\"src_file\":\"a.py\"";
+    CHECK(where_of(&x, &loc) && !strcmp(loc.file, "tests/t.py") && loc.line == 0);
+    x.extra = "\"src_file\":\"a.py\",\"src_line\":-4";
+    CHECK(where_of(&x, &loc) && !strcmp(loc.file, "tests/t.py") && loc.line == 0);
+    /* outside any test: its own line, or nothing; outside the root only as a last resort */
+    struct rec out = {.resolved = "/etc/x", .extra = "\"src_file\":\"conftest.py\",\"src_line\":5"};
+    CHECK(where_of(&out, &loc) && !strcmp(loc.file, "conftest.py") && loc.line == 5);
+    out.extra = "\"src_file\":\"/opt/tool/run.py\",\"src_line\":9";
+    CHECK(where_of(&out, &loc) && loc.absolute && !strcmp(loc.file, "/opt/tool/run.py"));
+    out.extra = NULL;
+    CHECK(!where_of(&out, &loc));
+    x = (struct rec){.test = "ctest-name", .resolved = "/etc/x"};
+    CHECK(!where_of(&x, &loc));
+}
+
+/* Annotations at the line that wrote, and outside any test at its file when known. */
+static void github_lines(void)
+{
+    report_outputs_init(&outs);
+    outs.github = true;
+    int rc;
+    const struct rec recs[] = {
+        {.test = "tests/t.py::test_a",
+         .resolved = "/etc/x",
+         .extra = "\"src_file\":\"slop/settings.py\",\"src_line\":12"},
+        {.resolved = "/etc/y", .extra = "\"src_file\":\"conftest.py\",\"src_line\":5"},
+        {.resolved = "/etc/z"}};
+    setenv("GITHUB_WORKSPACE", "/ws", 1);
+    char *t = printed(recs, 3, false, &rc);
+    CHECK(has(t, "::error file=proj/slop/settings.py,line=12,title=testfence%3A blocked "
+                 "write::tests/t.py::test_a: open /etc/x"));
+    CHECK(has(t, "::error file=proj/conftest.py,line=5,title=testfence%3A blocked "
+                 "write::(outside any test): open /etc/y"));
+    CHECK(has(t, "::error title=testfence%3A blocked write::(outside any test): open /etc/z"));
+    free(t);
+    unsetenv("GITHUB_WORKSPACE");
+    outs.github = false;
+}
+
+/* pytest's junitxml names, the test's file and line, the run's time. */
+static void junit_names(void)
+{
+    report_outputs_init(&outs);
+    want_file(&outs.junit, "names.xml");
+    int rc;
+    const struct rec recs[] = {
+        {.test = "tests/sub/test_x.py::TestA::test_b[p::q/r.py]",
+         .resolved = "/etc/x",
+         .extra = "\"src_file\":\"slop/a.py\",\"src_line\":3,\"test_file\":\"tests/sub/test_x.py\","
+                  "\"test_line\":40"},
+        {.test = "tests/t.py::test_c", .resolved = "/etc/x"},
+        {.test = "ctest-name", .resolved = "/etc/x"},
+        {.resolved = "/etc/x", .extra = "\"src_file\":\"conftest.py\",\"src_line\":5"}};
+    struct report_run timed = run;
+    timed.started = 1796600000; /* 2026-12-06T23:33:20Z */
+    timed.seconds = 2.5;
+    struct report r;
+    load(&r, recs, 4, false);
+    FILE *f = fopen("/dev/null", "w");
+    rc = report_write_outputs(&r, &timed, f);
+    fclose(f);
+    report_free(&r);
+    CHECK(rc == 0);
+    char *x = slurp("names.xml");
+    CHECK(has(x, "<testcase classname=\"tests.sub.test_x.TestA\" name=\"test_b[p::q/r.py]\" "
+                 "file=\"tests/sub/test_x.py\" line=\"40\" time=\"0\">"));
+    CHECK(has(x, "<testcase classname=\"tests.t\" name=\"test_c\" file=\"tests/t.py\" "
+                 "time=\"0\">"));
+    CHECK(has(x, "<testcase classname=\"testfence\" name=\"ctest-name\" time=\"0\">"));
+    CHECK(has(x, "<testcase classname=\"testfence\" name=\"(outside any test)\" "
+                 "file=\"conftest.py\" line=\"5\" time=\"0\">"));
+    CHECK(has(x, "skipped=\"0\" time=\"2.500\" timestamp=\"2026-12-06T23:33:20+00:00\">"));
+    free(x);
+    report_outputs_close(&outs);
+}
+
 int main(void)
 {
     char tmp[PATH_MAX];
     if (!check_tmpdir(tmp, sizeof tmp, "tf_report_ci") || !realpath(tmp, dir))
         return perror("mkdtemp"), 1;
+    unsetenv("GITHUB_WORKSPACE"); /* the CI this suite may run in is not the one tested */
+    unsetenv("CI_PROJECT_DIR");
     nothing_asked();
     github();
     github_escaped();
@@ -289,5 +417,8 @@ int main(void)
     github_leftover();
     junit();
     json_and_errors();
+    where();
+    github_lines();
+    junit_names();
     return check_done("test_report_ci");
 }

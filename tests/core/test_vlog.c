@@ -46,6 +46,45 @@ static void roundtrip(void)
     r.test = NULL;
     n = vlog_format(line, sizeof line, &r);
     CHECK(vlog_parse(line, n - 1, &back, scratch) == 0 && back.test == NULL);
+    CHECK(back.src_file == NULL && back.src_line == 0 && back.test_file == NULL);
+    CHECK(strstr(line, "src_") == NULL && strstr(line, "test_file") == NULL);
+}
+
+/* The source fields: written when known, read back; a file without its line is not. */
+static void where(void)
+{
+    char line[VLOG_MAX], scratch[VLOG_MAX];
+    struct vlog_record r = sample(), back;
+    r.src_file = "conftest.py";
+    r.src_line = 12;
+    r.src_func = "pytest_configure";
+    r.test_file = "tests/test_cfg.py";
+    r.test_line = 7;
+    size_t n = vlog_format(line, sizeof line, &r);
+    CHECK(strstr(line, "\"src_file\":\"conftest.py\",\"src_line\":12,"
+                       "\"src_func\":\"pytest_configure\"") != NULL);
+    CHECK(vlog_parse(line, n - 1, &back, scratch) == 0);
+    CHECK_STR(back.src_file, "conftest.py");
+    CHECK_STR(back.src_func, "pytest_configure");
+    CHECK_STR(back.test_file, "tests/test_cfg.py");
+    CHECK(back.src_line == 12 && back.test_line == 7);
+    r.src_line = 0; /* no line: no source at all */
+    r.test_file = "";
+    n = vlog_format(line, sizeof line, &r);
+    CHECK(strstr(line, "src_") == NULL && strstr(line, "test_file") == NULL);
+    /* Forged pairs are dropped, the record kept. */
+    const char *half = "{\"v\":1,\"pid\":7,\"op\":\"open\",\"resolved\":\"/x\",\"errno\":13,"
+                       "\"blocked_by\":\"kernel\",\"src_file\":\"a.py\",\"src_func\":\"f\","
+                       "\"test_line\":3,\"test_file\":\"t.py\"}";
+    CHECK(parse(half, &back, scratch) == 0 && back.src_file == NULL && back.src_func == NULL);
+    CHECK_STR(back.test_file, "t.py");
+    CHECK(back.test_line == 3);
+    const char *huge = "{\"v\":1,\"pid\":7,\"op\":\"open\",\"resolved\":\"/x\",\"errno\":13,"
+                       "\"blocked_by\":\"kernel\",\"src_file\":\"a.py\",\"src_line\":-4}";
+    CHECK(parse(huge, &back, scratch) == 0 && back.src_file == NULL && back.src_line == 0);
+    const char *typed = "{\"v\":1,\"pid\":7,\"op\":\"open\",\"resolved\":\"/x\",\"errno\":13,"
+                        "\"blocked_by\":\"kernel\",\"src_line\":\"12\"}";
+    CHECK(parse(typed, &back, scratch) < 0);
 }
 
 /* Fields of any size and content keep a record under PIPE_BUF and valid. */
@@ -60,6 +99,8 @@ static void caps_and_escapes(void)
     big[8] = (char)0xff; /* invalid UTF-8 */
     struct vlog_record r = sample(), back;
     r.test = r.path = r.resolved = r.exe = r.cmdline = big;
+    r.src_file = r.src_func = r.test_file = big;
+    r.src_line = r.test_line = VLOG_LINE_NO_MAX;
     big[0] = '/';
     size_t n = vlog_format(line, sizeof line, &r);
     CHECK(n <= VLOG_MAX);
@@ -67,6 +108,8 @@ static void caps_and_escapes(void)
     CHECK(back.truncated);
     CHECK(back.test && back.test[5] == '\n' && back.test[6] == '\x1b' && back.test[7] == '"');
     CHECK(!strncmp(back.test + 8, "\xef\xbf\xbd", 3)); /* U+FFFD */
+    CHECK(back.src_line == VLOG_LINE_NO_MAX && back.test_line == VLOG_LINE_NO_MAX);
+    CHECK(back.src_func && back.test_file);
     /* A multi-byte character is never cut in half. */
     char euro[3000];
     for (size_t i = 0; i + 3 < sizeof euro; i += 3)
@@ -187,6 +230,7 @@ static void printable(void)
 int main(void)
 {
     roundtrip();
+    where();
     caps_and_escapes();
     forged();
     read_file();

@@ -56,6 +56,7 @@ run_steps() {
     /usr/bin/python3 -c 'import json, sys, xml.etree.ElementTree as ET
 assert json.load(open("testfence-report.json"))["blocked"] == 0
 assert json.load(open("testfence-audit.sarif"))["version"] == "2.1.0"
+assert json.load(open("testfence-run.sarif"))["runs"][0]["results"] == []
 assert ET.parse("testfence-junit.xml").getroot().get("failures") == "0"'
 }
 
@@ -65,6 +66,12 @@ assert ET.parse("testfence-junit.xml").getroot().get("failures") == "0"'
     [ "$output" = $'step 1: 1\nstep 2: 1' ] || { echo "$output"; cat "$BATS_TEST_TMPDIR"/step*.log; false; }
     grep -q '^::error file=tests/test_settings.py,title=testfence%3A blocked write::' "$BATS_TEST_TMPDIR/step1.log"
     grep -q 'TF101' "$BATS_TEST_TMPDIR/c/testfence-audit.sarif"
+    # the run's alerts at the tests' file, under the audit's code for a root file
+    /usr/bin/python3 -c 'import json, sys
+res = json.load(open(sys.argv[1]))["runs"][0]["results"]
+assert len(res) == 4 and {r["ruleId"] for r in res} == {"TF101"}, res
+assert {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in res} == {"tests/test_settings.py"}' \
+        "$BATS_TEST_TMPDIR/c/testfence-run.sarif"
 }
 
 @test "GitLab CI: the tests and audit jobs' scripts; JUnit files where the job says" {
@@ -76,8 +83,8 @@ assert ET.parse("testfence-junit.xml").getroot().get("failures") == "0"'
 assert "TF101" in {i["check_name"] for i in json.load(open("gl-code-quality-report.json"))}
 fence = ET.parse("testfence-junit.xml").getroot()
 assert fence.get("failures") == "4", fence.attrib
-names = {c.get("name") for c in fence.iter("testcase")}
-assert "tests/test_settings.py::test_credentials_reset" in names, names
+names = {(c.get("classname"), c.get("name")) for c in fence.iter("testcase")}
+assert ("tests.test_settings", "test_credentials_reset") in names, names
 ET.parse("tests/artifacts/pytest-junit.xml")'
     cleanproject "$BATS_TEST_TMPDIR/p"
     run run_steps "$TESTFENCE_SRC/examples/ci/gitlab-ci.yml" gitlab "$BATS_TEST_TMPDIR/p"

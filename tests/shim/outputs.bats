@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
-# What run writes for CI: --report FILE, --junit FILE, --format github, and colour on a
-# terminal. The files are written by the unfenced parent, never through a link a test
-# planted; nothing outside tests/ but the files asked for changes.
+# What run writes for CI: --report FILE, --junit FILE, --sarif FILE, --format github, and
+# colour on a terminal. The files are written by the unfenced parent, never through a link a
+# test planted; nothing outside tests/ but the files asked for changes. The records here carry
+# no source line (the shim does not write one yet): the outputs fall back to the test's file.
 
 load ../support/helpers
 
@@ -39,8 +40,12 @@ ws = json.load(open(rep["workspace"] + "/report.json"))
 assert ws == rep, "the two reports differ"
 suite = ET.parse(p + "/reports/fence.xml").getroot().find("testsuite")
 assert suite.get("tests") == "1" and suite.get("failures") == "1", suite.attrib
+assert float(suite.get("time")) > 0 and suite.get("timestamp").endswith("+00:00"), suite.attrib
 case, = suite.findall("testcase")
-assert case.get("name") == "tests/test_a.py::test_bad", case.attrib
+# pytest's junitxml names, so the case merges with pytest's own; the test's file, no line known
+assert case.get("classname") == "tests.test_a" and case.get("name") == "test_bad", case.attrib
+assert case.get("file") == "tests/test_a.py" and case.get("line") is None, case.attrib
+assert case.get("time") == "0", case.attrib
 fail = case.find("failure")
 assert fail.get("type") == "TEST_SANDBOX_VIOLATION"
 assert p + "/config.toml" in fail.text and "x2" in fail.text, fail.text
@@ -50,7 +55,7 @@ PY
 @test "--junit on a clean run: one passing testcase, exit 0" {
     run "$TESTFENCE" run --junit reports/fence.xml -- sh -c 'echo ok > tests/fine.txt'
     expect_status 0
-    grep -q '<testcase classname="testfence" name="no writes outside the writable set"/>' reports/fence.xml
+    grep -q '<testcase classname="testfence" name="no writes outside the writable set" time="0"/>' reports/fence.xml
     grep -q 'failures="0"' reports/fence.xml
 }
 
@@ -119,4 +124,59 @@ PY
     expect_output_has "TEST_SANDBOX_VIOLATION: tests/test_a.py::test_bad attempted to write to $P/config.toml"
     run "$TESTFENCE" run -- tests/writes.sh
     [[ "$output" != *"$esc"* ]]
+}
+
+@test "--sarif: valid SARIF 2.1.0, each write under the audit's code at the annotation's file" {
+    run env GITHUB_WORKSPACE="$BATS_TEST_TMPDIR" "$TESTFENCE" run --format github \
+        --sarif reports/fence.sarif -- tests/writes.sh
+    expect_status 120
+    assert_only_reports_changed
+    expect_output_has "::error file=proj/tests/test_a.py,title=testfence%3A blocked write::"
+    run /usr/bin/python3 "$TESTFENCE_SRC/tests/support/sarif_schema.py" reports/fence.sarif
+    expect_status 0
+    /usr/bin/python3 - "$P" "$BATS_TEST_TMPDIR" <<'PY'
+import json, sys
+p, ws = sys.argv[1], sys.argv[2]
+run, = json.load(open(p + "/reports/fence.sarif"))["runs"]
+assert run["tool"]["driver"]["name"] == "testfence", run["tool"]
+# its own category, so the audit's upload is not replaced by it
+assert run["automationDetails"]["id"].startswith("testfence-run/"), run["automationDetails"]
+assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == "file://" + ws + "/", run["originalUriBaseIds"]
+assert run["invocations"][0]["exitCode"] == 120, run["invocations"]
+res, = run["results"]
+assert res["ruleId"] == "TF101", res  # config.toml at the root
+loc = res["locations"][0]["physicalLocation"]
+# where the annotation is: the test's file (no source line in these records: line 1)
+assert loc["artifactLocation"] == {"uri": "proj/tests/test_a.py", "uriBaseId": "%SRCROOT%"}, loc
+assert loc["region"] == {"startLine": 1}, loc
+assert res["properties"]["count"] == 2 and res["properties"]["resolved"] == p + "/config.toml", res
+PY
+}
+
+@test "--sarif on a clean run: a valid log with no result, exit 0" {
+    run "$TESTFENCE" run --sarif reports/fence.sarif -- sh -c 'echo ok > tests/fine.txt'
+    expect_status 0
+    run /usr/bin/python3 "$TESTFENCE_SRC/tests/support/sarif_schema.py" reports/fence.sarif
+    expect_status 0
+    /usr/bin/python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["runs"][0]; assert r["results"] == [], r' reports/fence.sarif
+}
+
+@test "bad --sarif paths: a planted link, a Python source, a directory it cannot write; 125 before running, nothing written" {
+    ln -s "$P/reports" tests/out
+    run "$TESTFENCE" run --allow-hazards --sarif tests/out/fence.sarif -- sh -c 'echo ran > tests/ran'
+    expect_status 125
+    expect_output_has "testfence: tests/out/fence.sarif: $P/tests/out is a symlink inside the writable set"
+    [ "${#lines[@]}" -eq 1 ]
+    rm tests/out
+    run "$TESTFENCE" run --sarif tests/test_a.py -- sh -c 'echo ran > tests/ran'
+    expect_status 125
+    expect_output_has "testfence: tests/test_a.py: refusing to write a report over a Python source"
+    [ ! -e tests/ran ] && [ ! -e tests/test_a.py ]
+    # a directory this run cannot write in: outside an outer run's writable set (as root,
+    # mode bits would not stop it)
+    run "$TESTFENCE" run -- "$TESTFENCE" run --sarif reports/fence.sarif -- sh -c 'echo ran > tests/ran'
+    expect_status 125
+    expect_output_has "testfence: reports/fence.sarif: cannot write in $P/reports: "
+    [ ! -e tests/ran ]
+    [ -z "$(ls -A reports)" ]
 }
