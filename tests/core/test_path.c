@@ -500,6 +500,10 @@ static void test_chroot(void)
 {
     if (getuid() != 0)
         return;
+    if (getenv("TESTFENCE_RUN_ID")) { /* the guard of an outer run refuses chroot */
+        printf("test_path: chroot: skipped, nested under testfence\n");
+        return;
+    }
     mk("jail");
     mk("jail/etc");
     struct kid k = spawn_kid(kid_chroot);
