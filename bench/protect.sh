@@ -4,7 +4,8 @@
 # "none", in the same call: `testfence run -- true`, paired (bench/pair.py: A B A B ..., the
 # median of the pair-by-pair ratios). Only the start and the end of a run change: reading or
 # running a protected file is a read through a bind mount.
-# usage: bench/protect.sh [TESTFENCE]   N pairs (20), FILES (10000), PROJECT_DIR (TMPDIR, /tmp)
+# usage: bench/protect.sh [TESTFENCE]   N pairs (20), FILES (10000), PER_DIR files in each
+#        directory (100; 1: as many directories as files, each marked), PROJECT_DIR (TMPDIR, /tmp)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tf=$(realpath "${1:-build/testfence}")
@@ -16,11 +17,11 @@ trap 'rm -rf "$proj"' EXIT
 echo "machine: $(nproc) cores, $(uname -srm); project on $(stat -f -c %T "$proj")"
 cd "$proj"
 git init -q .
-/usr/bin/python3 - "$files" <<'PY'
+/usr/bin/python3 - "$files" "${PER_DIR:-100}" <<'PY'
 import os, sys
-n = int(sys.argv[1])
+n, per = int(sys.argv[1]), int(sys.argv[2])
 for i in range(n):
-    d = "tests/d%03d" % (i // 100)
+    d = "tests/d%05d" % (i // per)
     os.makedirs(d, exist_ok=True)
     with open("%s/test_%05d.py" % (d, i), "w") as f:
         f.write("def test_%d():\n    assert True\n" % i)

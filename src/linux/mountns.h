@@ -28,8 +28,9 @@ struct mountns {
      * other, bound read-only onto themselves once the writable set is back. Not owned. */
     const char *protect;
     size_t nprotect;
-    /* The directories on the way to them, likewise: each made a mount point beneath the
-     * writable copy, so renaming or removing it fails (EBUSY). */
+    /* The directories on the way to them, likewise, in descending order (a directory after
+     * those beneath it): each made a mount point beneath the writable copy, so renaming or
+     * removing it fails (EBUSY). */
     const char *protect_dirs;
     size_t nprotect_dirs;
 };

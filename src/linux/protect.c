@@ -314,12 +314,14 @@ static int collect_tracked(struct protect_list *l, const struct plan *pl, tf_err
 
 /* ---- the directories on the way ----------------------------------------------------------- */
 
-static int by_name(const void *a, const void *b)
+/* Descending: a directory after every directory beneath it. */
+static int by_name_down(const void *a, const void *b)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    return strcmp(*(char *const *)b, *(char *const *)a);
 }
 
-/* L->dirs from ALL (NAMES of them, with repeats): sorted, each once. */
+/* L->dirs from ALL (with repeats): each once, a directory after those beneath it (the view
+ * marks them in that order, linux/mountns). */
 static int add_unique(struct protect_list *l, const struct protect_names *all, tf_err *err)
 {
     const char **v = all->n ? malloc(all->n * sizeof *v) : NULL;
@@ -328,7 +330,7 @@ static int add_unique(struct protect_list *l, const struct protect_names *all, t
     const char *p = all->buf;
     for (size_t i = 0; i < all->n; i++, p += strlen(p) + 1)
         v[i] = p;
-    qsort(v, all->n, sizeof *v, by_name);
+    qsort(v, all->n, sizeof *v, by_name_down);
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < all->n; i++)
         if (i == 0 || strcmp(v[i], v[i - 1]))

@@ -25,7 +25,8 @@ struct protect_list {
     struct protect_names files; /* the protected files */
     /* Each directory between a project directory of the writable set and a protected file:
      * renaming or removing one would move the user's files (the view makes each a mount
-     * point where no path leads, linux/mountns). */
+     * point where no path leads, linux/mountns). Each once, in descending order: a
+     * directory after every directory beneath it. */
     struct protect_names dirs;
     char note[512]; /* why less is protected than asked (not a git repository), or "" */
 };

@@ -96,7 +96,12 @@ case_rename() {
 }
 
 case_dir() {
+    mkdir -p tests/sub/inner/most
+    printf 'data\n' >tests/sub/inner/most/data.txt
+    git add tests && git -c user.email=t@t -c user.name=t commit -qm inner
     attack "$1" tracked 'mv tests/sub tests/old || echo refused
+        mv tests/sub/inner tests/inner2 || echo refused-inner
+        mv tests/sub/inner/most tests/most2 || echo refused-most
         mkdir tests/empty; mv -T tests/empty tests/fixtures || echo refused2
         rmdir tests/fixtures || echo refused3
         /usr/bin/python3 -c "import os; os.rename(\"tests/fixtures\", \"tests/fx\")" || echo refused4
@@ -108,12 +113,16 @@ os.mkdir(\"tests/sub/d\"); os.rename(\"tests/sub/d\", \"tests/fixtures/d\")" && 
     expect_output_has refused2
     expect_output_has refused3
     expect_output_has refused4
+    expect_output_has refused-inner
+    expect_output_has refused-most
+    expect_output_has "$P/tests/sub/inner/most/ (EACCES, a directory of your protected test files)"
     expect_output_has moved-ok
     expect_output_has "$P/tests/sub/ (EACCES, a directory of your protected test files)"
     expect_output_has "$P/tests/fixtures/ (EACCES, a directory of your protected test files)"
     expect_output_has "attempted to move or remove $P/tests/sub/, a directory holding test files"
     expect_output_has "changes to your protected test files (protect in the config) were refused"
-    [ ! -e tests/old ] && [ ! -e tests/fx ] && [ -d tests/fixtures/d ]
+    [ ! -e tests/old ] && [ ! -e tests/fx ] && [ ! -e tests/inner2 ] && [ ! -e tests/most2 ]
+    [ -d tests/fixtures/d ]
     [ "$(cat tests/n.txt)" = n ]
 }
 
