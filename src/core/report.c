@@ -117,6 +117,23 @@ static int add_entry(struct report *r, const struct vlog_record *rec)
     return 0;
 }
 
+/* A repeat of E that says where it came from when E's first record did not (a C library's
+ * thread, then the test's own call): E takes it. -1: no memory. */
+static int where_later(struct report_entry *e, const struct vlog_record *rec)
+{
+    bool oom = false;
+    if (!e->src_file && rec->src_file) {
+        e->src_file = dup_or_null(rec->src_file, &oom);
+        e->src_func = dup_or_null(rec->src_func, &oom);
+        e->src_line = rec->src_line;
+    }
+    if (!e->test_file && rec->test_file) {
+        e->test_file = dup_or_null(rec->test_file, &oom);
+        e->test_line = rec->test_line;
+    }
+    return oom ? -1 : 0;
+}
+
 static int take(const struct vlog_record *rec, void *ctx)
 {
     struct report *r = ctx;
@@ -128,7 +145,7 @@ static int take(const struct vlog_record *rec, void *ctx)
     for (; r->slots[k]; k = (k + 1) & (r->nslots - 1))
         if (same(&r->v[r->slots[k] - 1], rec)) {
             r->v[r->slots[k] - 1].count++;
-            return 0;
+            return where_later(&r->v[r->slots[k] - 1], rec);
         }
     if (r->n >= REPORT_MAX_DISTINCT) {
         r->dropped++;
@@ -285,6 +302,15 @@ size_t report_group_leftovers(struct report_entry **s, size_t i, size_t end)
     return n;
 }
 
+/* "      at conftest.py:12 in pytest_configure" under a write that says where it came from. */
+static void print_where(FILE *f, const struct report_entry *e)
+{
+    char where[800];
+    if (hint_where(where, sizeof where, e->src_file, e->src_line, e->src_func, e->test_file,
+                   e->test_line) > 0)
+        fprintf(f, "      at %s\n", where);
+}
+
 void report_print_group(FILE *f, struct report_entry **s, size_t i, size_t end,
                         const struct report_run *run)
 {
@@ -308,6 +334,7 @@ void report_print_group(FILE *f, struct report_entry **s, size_t i, size_t end,
     const char *last_hint = NULL;
     for (size_t k = i; k < end && k < i + SHOW_WRITES; k++) {
         print_entry(f, s[k], run);
+        print_where(f, s[k]);
         const char *h = report_hint(s[k], run);
         if (h != last_hint)
             fprintf(f, "      %show to fix:%s %s\n", colour_if(run->colour, COLOUR_CYAN),
@@ -446,6 +473,16 @@ static void json_entry(FILE *f, const struct report_entry *e, const struct repor
     json_kv(f, in, "phase", e->phase, true);
     json_kv(f, in, "first_time", e->first_time, true);
     json_kv(f, in, "exe", e->exe, true);
+    if (e->src_file) {
+        json_kv(f, in, "src_file", e->src_file, true);
+        fprintf(f, "%s\"src_line\": %ld,\n", in, e->src_line);
+        if (e->src_func)
+            json_kv(f, in, "src_func", e->src_func, true);
+    }
+    if (e->test_file) {
+        json_kv(f, in, "test_file", e->test_file, true);
+        fprintf(f, "%s\"test_line\": %ld,\n", in, e->test_line);
+    }
     json_kv(f, in, "hint", report_hint(e, run), false);
     fputs(comma ? "      },\n" : "      }\n", f);
 }
