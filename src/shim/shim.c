@@ -295,6 +295,8 @@ static void where_find(struct where *w)
     if (w->done)
         return;
     w->done = true;
+    w->src_file = w->src_func = w->test_file = NULL;
+    w->src_line = w->test_line = 0;
     where_from_plugin(w);
     const char *env = getenv("TESTFENCE_STARTED_AT");
     const char *f[5];
