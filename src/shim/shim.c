@@ -212,9 +212,11 @@ static const char *current_test(const struct shimstate *st, char *test, size_t l
 /* A pytest plugin in this process registers a function (testfence_shim_frames) that names
  * where the Python code on this thread is: it writes "src_file\0src_line\0src_func\0
  * test_file\0test_line" into BUF (at most CAP bytes) and returns the length. It is called only
- * for a refused write, with busy set (what it writes itself is not looked at: the re-entry
- * guard), never on the success path. What it says only adds those five fields to the record:
- * it decides nothing (a test may register its own), a failure or garbage leaves them out. */
+ * for a refused write, never on the success path. What it says only adds those five fields to
+ * the record: it decides nothing (a test may register its own), a failure or garbage leaves
+ * them out. While it runs, the shim looks at this thread's calls again (Python may run a
+ * finalizer or a signal handler of the test's in it, whose refusals are recorded like any
+ * other), but never calls it again: the re-entry guard, in_frames. */
 typedef int (*shim_frames_fn)(char *buf, int cap);
 
 struct framehook {
@@ -226,6 +228,7 @@ struct framehook {
     int (*finalizing)(void);     /* Py_IsFinalizing: an interpreter going away is not called */
 };
 static struct framehook *framehook; /* published whole, never freed (another thread may read) */
+static __thread int in_frames __attribute__((tls_model("initial-exec")));
 
 /* The source fields of one refused call, found once for all the layers that record it. */
 struct where {
@@ -275,11 +278,16 @@ static bool split5(char *buf, size_t len, char sep, const char *f[5])
 static void where_from_plugin(struct where *w)
 {
     const struct framehook *h = __atomic_load_n(&framehook, __ATOMIC_ACQUIRE);
-    if (!h || !h->fn || syscall(SYS_getpid) != h->pid || (h->thread_state && !h->thread_state()) ||
-        (h->finalizing && h->finalizing()))
+    if (in_frames || !h || !h->fn || syscall(SYS_getpid) != h->pid ||
+        (h->thread_state && !h->thread_state()) || (h->finalizing && h->finalizing()))
         return;
     memset(w->frames, 0, sizeof w->frames);
+    int outer = busy;
+    in_frames = 1;
+    busy = 0;
     int n = h->fn(w->frames, (int)sizeof w->frames - 1);
+    busy = outer;
+    in_frames = 0;
     const char *f[5];
     if (n <= 0 || (size_t)n >= sizeof w->frames)
         return;

@@ -156,8 +156,8 @@ expect_lines() {
 }
 
 @test "a frames function that fails or lies leaves the record whole: the shim's fields stay the shim's" {
-    # A hostile test registers its own frames function: one that raises, then one that
-    # claims another file, a negative line and garbage. Every refusal is still recorded with
+    # A hostile test registers its own frames function: one that raises, one that claims
+    # another file, a negative line and garbage, one that writes outside itself. Every refusal is still recorded with
     # its test, op and path as the shim saw them.
     cat >tests/test_hostile.py <<'EOF'
 import ctypes
@@ -177,6 +177,14 @@ def liar(buf, cap):
     return 100000  # more than it wrote, more than the buffer
 
 
+def writer(buf, cap):
+    try:
+        open(ROOT / "tool_presets.toml", "w")  # refused too: recorded, and not asked again
+    except OSError:
+        pass
+    return 0
+
+
 def clobber(fn, name):
     ctypes.CDLL(None).testfence_shim_frames(fn)
     try:
@@ -191,6 +199,10 @@ def test_raising_frames():
 
 def test_lying_frames():
     clobber(FN(liar), "personas.toml")
+
+
+def test_writing_frames():
+    clobber(FN(writer), "mcp_env.toml")
 EOF
     rm conftest.py
     fingerprint >"$BATS_TEST_TMPDIR/before"
@@ -198,6 +210,9 @@ EOF
     expect_status 120 # the tests swallowed the errors, the writes were blocked
     expect_output_has "tests/test_hostile.py::test_raising_frames: 1 blocked write"
     expect_output_has "tests/test_hostile.py::test_lying_frames: 1 blocked write"
+    expect_output_has "tests/test_hostile.py::test_writing_frames: 2 blocked writes"
+    expect_output_has "$P/mcp_env.toml (EACCES)"
+    expect_output_has "$P/tool_presets.toml (EACCES)"
     expect_output_has "$P/presets.toml (EACCES)"
     expect_output_has "$P/personas.toml (EACCES)"
     expect_output_lacks "elsewhere.py"
