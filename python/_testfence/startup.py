@@ -339,6 +339,7 @@ def _start_fenced(config, opt, s=None):
     s.fence()
     _fenced(s, opt, "kernel")
     _state.record_in_process = not shim_here  # else the shim records, as for children
+    where.top_of_run()
     _point_at_lines(s.get("root"), _shim_handle() if shim_here else None)
     _state.why = "fenced (Landlock ABI %d): writes only beneath %s, the run's temp dir and the system set; workspace %s" % (
         lib.tf_landlock_abi(s.h), s.get("fence_dir"), s.get("workspace"))
@@ -385,6 +386,7 @@ def _start_python(config, opt, lib, kernel_why):
     install_python_backend()
     _fenced(s, opt, "python")
     _state.record_in_process = True  # the hook refuses before any C code could see it
+    where.top_of_run()
     _point_at_lines(s.get("root"), None)
     chosen = ("--testfence-backend=python" if kernel_why is None
               else "the kernel cannot fence here: %s" % kernel_why.split(": ", 1)[-1])

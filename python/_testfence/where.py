@@ -31,6 +31,12 @@ class _Where:
     callback = None  # the ctypes function the shim calls (kept alive while registered)
 
 
+def top_of_run():
+    """This process starts a run of its own (it fences itself): no line of it started this
+    process, so what the environment says (a shell's stale export) is not believed."""
+    os.environ.pop(ENV_STARTED_AT, None)
+
+
 def set_root(root):
     """The project root (the library's): frames beneath it, and outside the standard library,
     site-packages and this plugin, are the project's."""
