@@ -155,6 +155,59 @@ expect_lines() {
     expect_output_has "TEST_SANDBOX_VIOLATION: git (pid "
 }
 
+@test "every way to start a process tells it its line; a method's and a unittest's test line is theirs" {
+    rm conftest.py tests/test_settings.py tests/test_where.py
+    cat >tests/test_ways.py <<'EOF'
+import os
+import subprocess
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def test_os_system():
+    os.system("cd %s && echo x > ../presets.toml 2>/dev/null" % HERE)
+
+
+def test_posix_spawn():
+    pid = os.posix_spawn("/bin/sh", ["sh", "-c", "cd %s && echo x > ../personas.toml 2>/dev/null" % HERE], os.environ)
+    os.waitpid(pid, 0)
+
+
+def test_popen_env():
+    env = dict(os.environ, EXTRA="1")
+    subprocess.run(["sh", "-c", "echo x > ../mcp_env.toml 2>/dev/null"], cwd=HERE, env=env)
+    assert "TESTFENCE_STARTED_AT" not in env  # the caller's mapping is left as it was
+
+
+class TestClass:
+    def test_method(self):
+        try:
+            open(os.path.join(HERE, "..", "tool_presets.toml"), "w")
+        except OSError:
+            pass
+
+
+class TestUnit(unittest.TestCase):
+    def test_unit(self):
+        try:
+            open(os.path.join(HERE, "..", "config.toml"), "w")
+        except OSError:
+            pass
+EOF
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+    run $PY -m pytest -p testfence -p no:cacheprovider tests/test_ways.py
+    expect_status 1
+    local t=tests/test_ways.py
+    expect_output_has "      at $t:$(line_of $t 'os.system(') in test_os_system"
+    expect_output_has "      at $t:$(line_of $t 'os.posix_spawn(') in test_posix_spawn"
+    expect_output_has "      at $t:$(line_of $t 'subprocess.run(["sh"') in test_popen_env"
+    expect_output_has "      at $t:$(line_of $t '"tool_presets.toml"') in test_method"
+    expect_output_has "      at $t:$(line_of $t '"config.toml"') in test_unit"
+    expect_output_has "5 failed"
+    assert_outside_unchanged
+}
+
 @test "a frames function that fails or lies leaves the record whole: the shim's fields stay the shim's" {
     # A hostile test registers its own frames function: one that raises, one that claims
     # another file, a negative line and garbage, one that writes outside itself. Every refusal is still recorded with
