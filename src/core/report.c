@@ -25,9 +25,13 @@ static uint64_t fnv(uint64_t h, const char *s)
     return (h ^ 0xff) * 1099511628211u; /* a separator, so ("ab","c") != ("a","bc") */
 }
 
-static uint64_t key_hash(const char *test, const char *op, const char *resolved)
+/* A distinct write: the same test, call, target and line of the project (two lines writing one
+ * file are two fixes to make, each shown). */
+static uint64_t key_hash(const char *test, const char *op, const char *resolved,
+                         const char *src_file, long src_line)
 {
-    return fnv(fnv(fnv(14695981039346656037u, test ? test : "\x01"), op), resolved);
+    uint64_t h = fnv(fnv(fnv(14695981039346656037u, test ? test : "\x01"), op), resolved);
+    return src_file ? fnv(h, src_file) ^ (uint64_t)src_line : h;
 }
 
 static bool same_str(const char *a, const char *b)
@@ -38,7 +42,8 @@ static bool same_str(const char *a, const char *b)
 static bool same(const struct report_entry *e, const struct vlog_record *rec)
 {
     return same_str(e->test, rec->test) && !strcmp(e->op, rec->op) &&
-           !strcmp(e->resolved, rec->resolved);
+           !strcmp(e->resolved, rec->resolved) && same_str(e->src_file, rec->src_file) &&
+           e->src_line == rec->src_line;
 }
 
 static int grow_index(struct report *r)
@@ -49,7 +54,7 @@ static int grow_index(struct report *r)
         return -1;
     for (size_t i = 0; i < r->n; i++) {
         const struct report_entry *e = &r->v[i];
-        size_t k = key_hash(e->test, e->op, e->resolved) & (n - 1);
+        size_t k = key_hash(e->test, e->op, e->resolved, e->src_file, e->src_line) & (n - 1);
         while (s[k])
             k = (k + 1) & (n - 1);
         s[k] = i + 1;
@@ -117,16 +122,11 @@ static int add_entry(struct report *r, const struct vlog_record *rec)
     return 0;
 }
 
-/* A repeat of E that says where it came from when E's first record did not (a C library's
- * thread, then the test's own call): E takes it. -1: no memory. */
+/* A repeat of E whose test's own line is known when E's first record's was not: E takes it.
+ * -1: no memory. */
 static int where_later(struct report_entry *e, const struct vlog_record *rec)
 {
     bool oom = false;
-    if (!e->src_file && rec->src_file) {
-        e->src_file = dup_or_null(rec->src_file, &oom);
-        e->src_func = dup_or_null(rec->src_func, &oom);
-        e->src_line = rec->src_line;
-    }
     if (!e->test_file && rec->test_file) {
         e->test_file = dup_or_null(rec->test_file, &oom);
         e->test_line = rec->test_line;
@@ -141,7 +141,8 @@ static int take(const struct vlog_record *rec, void *ctx)
     r->unattributed += rec->test == NULL;
     if ((r->n + 1) * 2 > r->nslots && grow_index(r) < 0)
         return -1;
-    size_t k = key_hash(rec->test, rec->op, rec->resolved) & (r->nslots - 1);
+    size_t k =
+        key_hash(rec->test, rec->op, rec->resolved, rec->src_file, rec->src_line) & (r->nslots - 1);
     for (; r->slots[k]; k = (k + 1) & (r->nslots - 1))
         if (same(&r->v[r->slots[k] - 1], rec)) {
             r->v[r->slots[k] - 1].count++;

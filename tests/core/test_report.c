@@ -112,8 +112,8 @@ static void protected_summary(int dfd, const struct report_run *run)
     report_free(&r);
 }
 
-/* Where a write came from: in the summary under it and in report.json; a repeat that says
- * where fills in a first record that did not. */
+/* Where a write came from: in the summary under it and in report.json; the same write from
+ * another line (or from none known) is another entry, a repeat from the same line one. */
 static void where_shown(int dfd, const struct report_run *run)
 {
     char line[VLOG_MAX];
@@ -133,6 +133,10 @@ static void where_shown(int dfd, const struct report_run *run)
     rec.src_func = "pytest_configure";
     n = vlog_format(line, sizeof line, &rec);
     CHECK(write(fd, line, n) == (ssize_t)n);
+    CHECK(write(fd, line, n) == (ssize_t)n); /* again: counted, not listed twice */
+    rec.src_line = 13;
+    n = vlog_format(line, sizeof line, &rec);
+    CHECK(write(fd, line, n) == (ssize_t)n);
     rec.test = "tests/t.py::test_x";
     rec.src_file = "tests/helper.py";
     rec.src_line = 3;
@@ -144,13 +148,15 @@ static void where_shown(int dfd, const struct report_run *run)
     close(fd);
     struct report r;
     tf_err err;
-    CHECK(report_load(&r, dfd, "where", &err) == 0 && r.n == 2);
+    CHECK(report_load(&r, dfd, "where", &err) == 0 && r.n == 4 && r.total == 5);
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     report_print(f, &r, run);
     fclose(f);
     CHECK(strstr(text, "by git\n      at conftest.py:12 in pytest_configure\n") != NULL);
+    CHECK(strstr(text, "EACCES) x2 by git\n      at conftest.py:12 in") != NULL);
+    CHECK(strstr(text, "by git\n      at conftest.py:13 in pytest_configure\n") != NULL);
     CHECK(strstr(text, "      at tests/helper.py:3 in save, from tests/t.py:20\n") != NULL);
     free(text);
     CHECK(report_write_json(&r, run, dfd, "where.json", &err) == 0);
