@@ -155,6 +155,13 @@ expect_lines() {
     expect_output_has "TEST_SANDBOX_VIOLATION: git (pid "
 }
 
+@test "testfence run -- pytest -n 2: each worker joins run's shim with its frames" {
+    $PY -c 'import xdist' 2>/dev/null || skip "no pytest-xdist (scripts/deps.sh test)"
+    run "$TESTFENCE" run -- $PY -m pytest -p testfence -p no:cacheprovider -p xdist.plugin -n 2
+    expect_status 1
+    expect_lines
+}
+
 @test "every way to start a process tells it its line; a method's and a unittest's test line is theirs" {
     rm conftest.py tests/test_settings.py tests/test_where.py
     cat >tests/test_ways.py <<'EOF'
