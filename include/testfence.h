@@ -167,12 +167,20 @@ const char *tf_test_split(const char *value, size_t *test_len);
 int tf_record(tf_session *s, const char *op, const char *path, const char *resolved, int err,
               int by_us, const char *test, const char *phase);
 
+/* tf_record with where in the project the write came from (the record's optional source
+ * fields: docs/diagnostics.md): SRC_FILE:SRC_LINE in SRC_FUNC, the innermost frame in the
+ * project, and TEST_FILE:TEST_LINE, the test function's own line. Each file relative to the
+ * project root inside it, else absolute; NULL (or a line < 1) leaves its pair out. */
+int tf_record_at(tf_session *s, const char *op, const char *path, const char *resolved, int err,
+                 int by_us, const char *test, const char *phase, const char *src_file,
+                 long src_line, const char *src_func, const char *test_file, long test_line);
+
 /* Read the violation log (again, from the start); returns the number of records or -1. */
 long tf_violations_load(tf_session *s);
 /* A field of record I: "time" "test" "phase" "op" "path" "resolved" "error" "blocked_by"
- * "exe"; NULL when absent or unknown. */
+ * "exe", "src_file" "src_func" "test_file"; NULL when absent or unknown. */
 const char *tf_violation_str(const tf_session *s, size_t i, const char *field);
-/* "pid" or "errno"; -1 when unknown. */
+/* "pid", "errno", "src_line" or "test_line" (0: unknown); -1 when unknown. */
 long tf_violation_int(const tf_session *s, size_t i, const char *field);
 /* The one-line "TEST_SANDBOX_VIOLATION: ... How to fix: ..." for record I. */
 const char *tf_violation_line(tf_session *s, size_t i);

@@ -11,6 +11,7 @@ from .native import (
     AT_FDCWD, TF_IOCTL_HARMLESS, TF_IOCTL_REFUSED, TF_PATH_EMPTY, TF_PATH_NOFOLLOW,
     TF_PATH_OUTSIDE, TF_PATH_QUIET, TF_PATH_WRITABLE, _WRITE_FLAGS)
 from .state import _state
+from . import where as _where
 
 
 def _current():
@@ -129,7 +130,16 @@ def _record_refused(st, op, shown, resolved, err, by_us=True, fixture=None):
     if fixture and test:
         st.fixture_of[(test, resolved)] = fixture
     if st.record_in_process:
-        st.session.record(op, shown, resolved, err, by_us, test, phase)
+        st.session.record(op, shown, resolved, err, by_us, test, phase, _where_here())
+
+
+def _where_here():
+    """Where the refused write came from (where.find), for its record: taken only here, where
+    a write is refused. Nothing, rather than an error in the test's call, if it fails."""
+    try:
+        return _where.find(sys._getframe(2))
+    except Exception:
+        return None
 
 
 def _ioctl(st, args):

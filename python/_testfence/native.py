@@ -133,6 +133,7 @@ def _load_library():
         "tf_files_inside": (c_i, [c_p, ctypes.c_char_p, c_sz, ctypes.c_char_p, c_sz]),
         "tf_fenced": (c_i, [c_p]),
         "tf_record": (c_i, [c_p, c_s, c_s, c_s, c_i, c_i, c_s, c_s]),
+        "tf_record_at": (c_i, [c_p, c_s, c_s, c_s, c_i, c_i, c_s, c_s, c_s, c_l, c_s, c_s, c_l]),
         "tf_test_split": (c_s, [c_s, ctypes.POINTER(c_sz)]),
         "tf_ioctl_class": (c_i, [ctypes.c_ulong]),
         "tf_fails_first": (c_i, [c_s, c_i, c_s, c_i, c_s]),
@@ -278,8 +279,14 @@ class Session:
         dirfd, path = (source[0], source[1]) if source else (AT_FDCWD, None)
         return self.lib.tf_fails_first(op.encode(), flags, _b(resolved), dirfd, path) == 1
 
-    def record(self, op, path, resolved, err, by_us, test, phase):
-        self.lib.tf_record(self.h, op.encode(), _b(path), _b(resolved), err, int(by_us), _b(test), _b(phase))
+    def record(self, op, path, resolved, err, by_us, test, phase, where=None):
+        """Append a record; WHERE: (src_file, src_line, src_func, test_file, test_line), each
+        None when unknown (where.find)."""
+        sf, sl, fn, tf, tl = where or (None, None, None, None, None)
+        self.lib.tf_record_at(self.h, op.encode(), _b(path), _b(resolved), err, int(by_us),
+                              _b(test), _b(phase), _b(sf), sl or 0,
+                              None if fn is None else fn.encode("utf-8", "replace"), _b(tf),
+                              tl or 0)
 
     def violations(self, start=0):
         """The records of the log from the START-th on, as dicts with their

@@ -10,6 +10,7 @@ from . import pypolicy
 from .audithook import _audit, install_python_backend
 from .native import ENV_PLUGIN, FenceError, Session, _load_library
 from .state import _state
+from . import where
 
 # Set by a fenced pytest whose backend is python, for its children: a pytest-xdist worker (or a
 # pytest a test starts) joins the run with the same backend (the kernel has nothing to say),
@@ -41,6 +42,8 @@ def _join_python(lib, ws):
     _state.policy = _python_policy(j)
     install_python_backend()
     _state.record_in_process = True
+    where.set_root(j.get("root"))
+    where.tell_children()
     _state.why = "joined the run %s (python backend: this process fences itself again)" % ws
 
 

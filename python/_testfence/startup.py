@@ -19,6 +19,7 @@ from .native import (
     _load_library, _s)
 from .report import _PerTest
 from .state import _bytecode_back, _state, _warn
+from . import where
 
 
 def _shim_mapped():
@@ -210,6 +211,29 @@ def _attach_shim(conf):
     return False
 
 
+def _shim_handle():
+    """The shim loaded in this process, to call it (None: not loaded): the one the plugin loaded,
+    else a preloaded one, in the global scope."""
+    if _state.shim is not None:
+        return _state.shim
+    if not _shim_mapped():
+        return None
+    try:
+        return ctypes.CDLL(None)
+    except OSError:
+        return None
+
+
+def _point_at_lines(root, shim):
+    """Records say where in the project under ROOT a write came from: the shim loaded here
+    (SHIM, or None) asks this process's frames when it records, and the processes the tests
+    start are told the line that started them. Nothing is looked at for an allowed write."""
+    where.set_root(root)
+    where.tell_children()
+    if shim is not None:
+        where.register(shim)
+
+
 def _imported_from_writable(s):
     """Modules this process imported before the fence from inside the writable set, where a
     test of an earlier run could have planted them: (stdlib-named ones, the others). The
@@ -315,6 +339,8 @@ def _start_fenced(config, opt, s=None):
     s.fence()
     _fenced(s, opt, "kernel")
     _state.record_in_process = not shim_here  # else the shim records, as for children
+    where.top_of_run()
+    _point_at_lines(s.get("root"), _shim_handle() if shim_here else None)
     _state.why = "fenced (Landlock ABI %d): writes only beneath %s, the run's temp dir and the system set; workspace %s" % (
         lib.tf_landlock_abi(s.h), s.get("fence_dir"), s.get("workspace"))
     outputs = s.outputs()
@@ -360,6 +386,8 @@ def _start_python(config, opt, lib, kernel_why):
     install_python_backend()
     _fenced(s, opt, "python")
     _state.record_in_process = True  # the hook refuses before any C code could see it
+    where.top_of_run()
+    _point_at_lines(s.get("root"), None)
     chosen = ("--testfence-backend=python" if kernel_why is None
               else "the kernel cannot fence here: %s" % kernel_why.split(": ", 1)[-1])
     _state.why = ("python backend (%s), WEAKER than the kernel's: %s; %s (docs/platforms.md). "
@@ -418,6 +446,7 @@ def _already_fenced(ws, opt):
     s = Session(lib)
     s.load(opt("testfence_allow") or [], opt("testfence_output") or [])
     verdict = s.fenced()
+    root = s.get("root")
     if verdict == 1:
         s.close()
         if os.environ.get(ENV_PLUGIN) == ws:
@@ -426,7 +455,11 @@ def _already_fenced(ws, opt):
             _state.session, _state.mode = j, "joined"
             _state.record_in_process = not _shim_mapped()
             _state.why = "joined the fenced run %s (the fence is inherited)" % ws
+            _point_at_lines(j.get("root"), _shim_handle())
         else:
+            # testfence run's shim records this process's refusals: it asks the frames here
+            # (the plugin joins the run for that only), and children are told their line.
+            _point_at_lines(root, _shim_handle())
             _state.mode = "outer-run"
             _state.why = ("already fenced by `testfence run` (workspace %s; the kernel refuses "
                           "writes outside tests/: checked); the plugin does nothing" % ws)
@@ -439,6 +472,7 @@ def _already_fenced(ws, opt):
         return True, None
     if verdict == 0 and lib.tf_landlock_abi(s.h) == 0 and _shim_mapped():
         s.close()
+        _point_at_lines(root, _shim_handle())
         _state.mode = "outer-run"
         _state.why = ("under `testfence run --backend preload` (workspace %s): only its LD_PRELOAD "
                       "shim fences, WEAKER; this kernel has no Landlock for the plugin" % ws)

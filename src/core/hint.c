@@ -216,23 +216,58 @@ bool hint_protected_dir(const char *resolved)
 /* The line for a protected file, or a directory on the way to some (its name ends with a
  * "/"): what was changed, by which program. */
 static int protected_line(char *out, size_t len, const struct hint_who *who, const char *name,
-                          const char *path)
+                          const char *path, const char *at)
 {
     char prog[256];
     vlog_printable(prog, sizeof prog, base_name(who->exe));
     return snprintf(out, len,
                     "TEST_SANDBOX_VIOLATION: %s attempted to %s %s, %s protected from the "
-                    "run%s%s%s. How to fix: %s",
+                    "run%s%s%s. How to fix: %s%s",
                     name, hint_protected_dir(path) ? "move or remove" : "change", path,
                     hint_protected_dir(path) ? "a directory holding test files" : "a test file",
                     who->test ? " (by " : "", who->test ? prog : "", who->test ? ")" : "",
-                    hint_protected(who->exe, path, who->cmdline));
+                    hint_protected(who->exe, path, who->cmdline), at);
+}
+
+int hint_where(char *out, size_t len, const char *src_file, long src_line, const char *src_func,
+               const char *test_file, long test_line)
+{
+    char file[300], func[100], test[300];
+    bool src = src_file && src_file[0] && src_line > 0;
+    bool tst = test_file && test_file[0] && test_line > 0;
+    int n = 0;
+    out[0] = '\0';
+    if (src) {
+        vlog_printable(file, sizeof file, src_file);
+        vlog_printable(func, sizeof func, src_func ? src_func : "");
+        n = snprintf(out, len, "%s:%ld%s%s", file, src_line, func[0] ? " in " : "", func);
+    }
+    if (n < 0 || (size_t)n >= len)
+        return n < 0 ? 0 : (int)len - 1;
+    if (tst && !(src && src_line == test_line && !strcmp(src_file, test_file))) {
+        vlog_printable(test, sizeof test, test_file);
+        int m =
+            snprintf(out + n, len - (size_t)n, "%s%s:%ld", src ? ", from " : "", test, test_line);
+        n += m < 0 ? 0 : m;
+    }
+    return (size_t)n < len ? n : (int)len - 1;
+}
+
+/* " (at WHERE)" for the violation line, "" when WHO says nowhere. */
+static void where_suffix(char *out, size_t len, const struct hint_who *who)
+{
+    char where[800];
+    if (hint_where(where, sizeof where, who->src_file, who->src_line, who->src_func, who->test_file,
+                   who->test_line) > 0)
+        snprintf(out, len, " (at %s)", where);
+    else
+        out[0] = '\0';
 }
 
 int hint_violation_line(char *out, size_t len, const struct hint_who *who, const char *resolved,
                         const char *fence, const char *root, const char *home)
 {
-    char name[700], path[1100], fence_shown[1100];
+    char name[700], path[1100], fence_shown[1100], at[820];
     if (who->test) {
         vlog_printable(name, sizeof name, who->test);
     } else {
@@ -243,14 +278,16 @@ int hint_violation_line(char *out, size_t len, const struct hint_who *who, const
         snprintf(name, sizeof name, "%s (pid %ld, outside any test)", printable, who->pid);
     }
     vlog_printable(path, sizeof path, resolved);
+    where_suffix(at, sizeof at, who);
     if (who->protected)
-        return protected_line(out, len, who, name, path);
+        return protected_line(out, len, who, name, path, at);
     /* The fence names paths too (the writable set's), as untrusted as the target's. */
     vlog_printable(fence_shown, sizeof fence_shown, fence);
     return snprintf(out, len,
                     "TEST_SANDBOX_VIOLATION: %s attempted to write to %s which is outside %s. "
-                    "How to fix: %s",
-                    name, path, fence_shown, hint_for(who->op, resolved, root, home, who->test));
+                    "How to fix: %s%s",
+                    name, path, fence_shown, hint_for(who->op, resolved, root, home, who->test),
+                    at);
 }
 
 int hint_paint(char *out, size_t len, const char *line)

@@ -30,7 +30,20 @@ struct hint_who {
     const char *op;      /* the record's ("open", "tmpfile"...); NULL: not known */
     bool protected;      /* the target is a protected file of the user's (blocked_by "protect") */
     const char *cmdline; /* the program's argv joined with spaces; NULL: not known */
+    /* Where in the project it came from (the record's source fields; NULL/0: unknown). */
+    const char *src_file;
+    long src_line;
+    const char *src_func;
+    const char *test_file;
+    long test_line;
 };
+
+/* Where a blocked write came from, for people: "conftest.py:12 in pytest_configure", with
+ * ", from tests/test_x.py:20" when the test's own line is another; the test's line alone when
+ * only it is known. Printable (control characters replaced). Returns the length written, 0
+ * (OUT "") when nothing is known. */
+int hint_where(char *out, size_t len, const char *src_file, long src_line, const char *src_func,
+               const char *test_file, long test_line);
 
 /* The hint for a change to a protected file (protect in the config) at RESOLVED made by the
  * program EXE with the command line CMDLINE (each may be NULL): git and the snapshot tools
@@ -44,8 +57,9 @@ bool hint_protected_dir(const char *resolved);
 
 /* The seed's line, without a newline, every field made printable:
  * "TEST_SANDBOX_VIOLATION: WHO attempted to write to RESOLVED which is outside
- * FENCE. How to fix: HINT". The shim prints it live and the pytest plugin in
- * its failures, so both entry points say the same thing. Returns snprintf's. */
+ * FENCE. How to fix: HINT", and " (at WHERE)" (hint_where) when WHO says where. The shim prints it
+ * live and the pytest plugin in its failures, so both entry points say the same thing. Returns
+ * snprintf's. */
 int hint_violation_line(char *out, size_t len, const struct hint_who *who, const char *resolved,
                         const char *fence, const char *root, const char *home);
 

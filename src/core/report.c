@@ -25,9 +25,13 @@ static uint64_t fnv(uint64_t h, const char *s)
     return (h ^ 0xff) * 1099511628211u; /* a separator, so ("ab","c") != ("a","bc") */
 }
 
-static uint64_t key_hash(const char *test, const char *op, const char *resolved)
+/* A distinct write: the same test, call, target and line of the project (two lines writing one
+ * file are two fixes to make, each shown). */
+static uint64_t key_hash(const char *test, const char *op, const char *resolved,
+                         const char *src_file, long src_line)
 {
-    return fnv(fnv(fnv(14695981039346656037u, test ? test : "\x01"), op), resolved);
+    uint64_t h = fnv(fnv(fnv(14695981039346656037u, test ? test : "\x01"), op), resolved);
+    return src_file ? fnv(h, src_file) ^ (uint64_t)src_line : h;
 }
 
 static bool same_str(const char *a, const char *b)
@@ -38,7 +42,8 @@ static bool same_str(const char *a, const char *b)
 static bool same(const struct report_entry *e, const struct vlog_record *rec)
 {
     return same_str(e->test, rec->test) && !strcmp(e->op, rec->op) &&
-           !strcmp(e->resolved, rec->resolved);
+           !strcmp(e->resolved, rec->resolved) && same_str(e->src_file, rec->src_file) &&
+           e->src_line == rec->src_line;
 }
 
 static int grow_index(struct report *r)
@@ -49,7 +54,7 @@ static int grow_index(struct report *r)
         return -1;
     for (size_t i = 0; i < r->n; i++) {
         const struct report_entry *e = &r->v[i];
-        size_t k = key_hash(e->test, e->op, e->resolved) & (n - 1);
+        size_t k = key_hash(e->test, e->op, e->resolved, e->src_file, e->src_line) & (n - 1);
         while (s[k])
             k = (k + 1) & (n - 1);
         s[k] = i + 1;
@@ -117,6 +122,18 @@ static int add_entry(struct report *r, const struct vlog_record *rec)
     return 0;
 }
 
+/* A repeat of E whose test's own line is known when E's first record's was not: E takes it.
+ * -1: no memory. */
+static int where_later(struct report_entry *e, const struct vlog_record *rec)
+{
+    bool oom = false;
+    if (!e->test_file && rec->test_file) {
+        e->test_file = dup_or_null(rec->test_file, &oom);
+        e->test_line = rec->test_line;
+    }
+    return oom ? -1 : 0;
+}
+
 static int take(const struct vlog_record *rec, void *ctx)
 {
     struct report *r = ctx;
@@ -124,11 +141,12 @@ static int take(const struct vlog_record *rec, void *ctx)
     r->unattributed += rec->test == NULL;
     if ((r->n + 1) * 2 > r->nslots && grow_index(r) < 0)
         return -1;
-    size_t k = key_hash(rec->test, rec->op, rec->resolved) & (r->nslots - 1);
+    size_t k =
+        key_hash(rec->test, rec->op, rec->resolved, rec->src_file, rec->src_line) & (r->nslots - 1);
     for (; r->slots[k]; k = (k + 1) & (r->nslots - 1))
         if (same(&r->v[r->slots[k] - 1], rec)) {
             r->v[r->slots[k] - 1].count++;
-            return 0;
+            return where_later(&r->v[r->slots[k] - 1], rec);
         }
     if (r->n >= REPORT_MAX_DISTINCT) {
         r->dropped++;
@@ -285,6 +303,15 @@ size_t report_group_leftovers(struct report_entry **s, size_t i, size_t end)
     return n;
 }
 
+/* "      at conftest.py:12 in pytest_configure" under a write that says where it came from. */
+static void print_where(FILE *f, const struct report_entry *e)
+{
+    char where[800];
+    if (hint_where(where, sizeof where, e->src_file, e->src_line, e->src_func, e->test_file,
+                   e->test_line) > 0)
+        fprintf(f, "      at %s\n", where);
+}
+
 void report_print_group(FILE *f, struct report_entry **s, size_t i, size_t end,
                         const struct report_run *run)
 {
@@ -308,6 +335,7 @@ void report_print_group(FILE *f, struct report_entry **s, size_t i, size_t end,
     const char *last_hint = NULL;
     for (size_t k = i; k < end && k < i + SHOW_WRITES; k++) {
         print_entry(f, s[k], run);
+        print_where(f, s[k]);
         const char *h = report_hint(s[k], run);
         if (h != last_hint)
             fprintf(f, "      %show to fix:%s %s\n", colour_if(run->colour, COLOUR_CYAN),
@@ -446,6 +474,16 @@ static void json_entry(FILE *f, const struct report_entry *e, const struct repor
     json_kv(f, in, "phase", e->phase, true);
     json_kv(f, in, "first_time", e->first_time, true);
     json_kv(f, in, "exe", e->exe, true);
+    if (e->src_file) {
+        json_kv(f, in, "src_file", e->src_file, true);
+        fprintf(f, "%s\"src_line\": %ld,\n", in, e->src_line);
+        if (e->src_func)
+            json_kv(f, in, "src_func", e->src_func, true);
+    }
+    if (e->test_file) {
+        json_kv(f, in, "test_file", e->test_file, true);
+        fprintf(f, "%s\"test_line\": %ld,\n", in, e->test_line);
+    }
     json_kv(f, in, "hint", report_hint(e, run), false);
     fputs(comma ? "      },\n" : "      }\n", f);
 }

@@ -10,12 +10,12 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* One distinct blocked write: the same test, operation and resolved path. */
+/* One distinct blocked write: the same test, operation, resolved path and line of the project. */
 struct report_entry {
     char *test; /* NULL: outside any test */
     char *phase, *op, *path, *resolved, *blocked_by, *exe, *first_time;
     char *cmdline; /* the first record's, for a protected file's hint (names the tool); else NULL */
-    char *src_file, *src_func, *test_file; /* where the first such write came from (or NULL) */
+    char *src_file, *src_func, *test_file; /* where in the project it came from (or NULL) */
     long src_line, test_line;
     int err;
     size_t count;

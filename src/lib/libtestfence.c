@@ -47,7 +47,8 @@ extern char **environ;
 /* A record of the violation log, copied out of the reader's scratch buffer. */
 struct tf_viol {
     char *time, *test, *phase, *op, *path, *resolved, *blocked_by, *exe;
-    long pid;
+    char *src_file, *src_func, *test_file; /* where it came from (NULL: unknown) */
+    long pid, src_line, test_line;
     int err;
 };
 
@@ -579,8 +580,10 @@ TF_PUBLIC const char *tf_test_split(const char *value, size_t *test_len)
     return testvar_split(value, test_len);
 }
 
-TF_PUBLIC int tf_record(tf_session *s, const char *op, const char *path, const char *resolved,
-                        int err, int by_us, const char *test, const char *phase)
+TF_PUBLIC int tf_record_at(tf_session *s, const char *op, const char *path, const char *resolved,
+                           int err, int by_us, const char *test, const char *phase,
+                           const char *src_file, long src_line, const char *src_func,
+                           const char *test_file, long test_line)
 {
     char logp[PATH_MAX], line[VLOG_MAX];
     struct vlog_self self;
@@ -595,6 +598,11 @@ TF_PUBLIC int tf_record(tf_session *s, const char *op, const char *path, const c
     r.resolved = resolved;
     r.err = err;
     r.blocked_by = by_us ? "shim" : "kernel";
+    r.src_file = src_file;
+    r.src_line = src_line;
+    r.src_func = src_func;
+    r.test_file = test_file;
+    r.test_line = test_line;
     if (path_join(logp, sizeof logp, s->workspace, SHIMCONF_LOG, &s->err) < 0)
         return -1;
     size_t len = vlog_format(line, sizeof line, &r);
@@ -602,10 +610,16 @@ TF_PUBLIC int tf_record(tf_session *s, const char *op, const char *path, const c
     return e ? tf_errnof(&s->err, e, "cannot append to %s", logp) : 0;
 }
 
+TF_PUBLIC int tf_record(tf_session *s, const char *op, const char *path, const char *resolved,
+                        int err, int by_us, const char *test, const char *phase)
+{
+    return tf_record_at(s, op, path, resolved, err, by_us, test, phase, NULL, 0, NULL, NULL, 0);
+}
+
 static void viol_free(struct tf_viol *v)
 {
-    char **f[] = {&v->time, &v->test,     &v->phase,      &v->op,
-                  &v->path, &v->resolved, &v->blocked_by, &v->exe};
+    char **f[] = {&v->time,       &v->test, &v->phase,    &v->op,       &v->path,     &v->resolved,
+                  &v->blocked_by, &v->exe,  &v->src_file, &v->src_func, &v->test_file};
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
         free(*f[i]);
 }
@@ -641,7 +655,12 @@ static int collect(const struct vlog_record *r, void *ctx)
                         .resolved = dup_or_null(r->resolved, &oom),
                         .blocked_by = dup_or_null(r->blocked_by, &oom),
                         .exe = dup_or_null(r->exe, &oom),
+                        .src_file = dup_or_null(r->src_file, &oom),
+                        .src_func = dup_or_null(r->src_func, &oom),
+                        .test_file = dup_or_null(r->test_file, &oom),
                         .pid = r->pid,
+                        .src_line = r->src_line,
+                        .test_line = r->test_line,
                         .err = r->err};
     if (oom) {
         viol_free(&v);
@@ -707,7 +726,10 @@ TF_PUBLIC const char *tf_violation_str(const tf_session *s, size_t i, const char
              {"path", v->path},
              {"resolved", v->resolved},
              {"blocked_by", v->blocked_by},
-             {"exe", v->exe}};
+             {"exe", v->exe},
+             {"src_file", v->src_file},
+             {"src_func", v->src_func},
+             {"test_file", v->test_file}};
     for (size_t k = 0; k < sizeof f / sizeof f[0]; k++)
         if (!strcmp(field, f[k].name))
             return f[k].val;
@@ -726,6 +748,10 @@ TF_PUBLIC long tf_violation_int(const tf_session *s, size_t i, const char *field
         return s->v[i].pid;
     if (!strcmp(field, "errno"))
         return s->v[i].err;
+    if (!strcmp(field, "src_line"))
+        return s->v[i].src_line;
+    if (!strcmp(field, "test_line"))
+        return s->v[i].test_line;
     return -1;
 }
 
@@ -734,8 +760,16 @@ TF_PUBLIC const char *tf_violation_line(tf_session *s, size_t i)
     if (i >= s->nv)
         return NULL;
     const struct tf_viol *v = &s->v[i];
-    struct hint_who who = {
-        v->test, v->exe, v->pid, v->op, v->blocked_by && !strcmp(v->blocked_by, "protect"), NULL};
+    struct hint_who who = {.test = v->test,
+                           .exe = v->exe,
+                           .pid = v->pid,
+                           .op = v->op,
+                           .protected = v->blocked_by && !strcmp(v->blocked_by, "protect"),
+                           .src_file = v->src_file,
+                           .src_line = v->src_line,
+                           .src_func = v->src_func,
+                           .test_file = v->test_file,
+                           .test_line = v->test_line};
     int k = hint_violation_line(s->line, sizeof s->line, &who, v->resolved, s->fence_dir,
                                 tf_root(s), getenv("HOME"));
     if (k < 0)

@@ -207,6 +207,132 @@ static const char *current_test(const struct shimstate *st, char *test, size_t l
     return test;
 }
 
+/* ---- where in the project: the plugin's frames ------------------------------ */
+
+/* A pytest plugin in this process registers a function (testfence_shim_frames) that names
+ * where the Python code on this thread is: it writes "src_file\0src_line\0src_func\0
+ * test_file\0test_line" into BUF (at most CAP bytes) and returns the length. It is called only
+ * for a refused write, never on the success path. What it says only adds those five fields to
+ * the record: it decides nothing (a test may register its own), a failure or garbage leaves
+ * them out. While it runs, the shim looks at this thread's calls again (Python may run a
+ * finalizer or a signal handler of the test's in it, whose refusals are recorded like any
+ * other), but never calls it again: the re-entry guard, in_frames. */
+typedef int (*shim_frames_fn)(char *buf, int cap);
+
+struct framehook {
+    shim_frames_fn fn;
+    long pid;                    /* who registered it: a fork's child, or a vfork's (the
+                                    parent's memory, no interpreter to call into), does not */
+    void *(*thread_state)(void); /* PyGILState_GetThisThreadState: NULL on a thread Python does
+                                    not know (a C library's own): no frames to find there */
+    int (*finalizing)(void);     /* Py_IsFinalizing: an interpreter going away is not called */
+};
+static struct framehook *framehook; /* published whole, never freed (another thread may read) */
+static __thread int in_frames __attribute__((tls_model("initial-exec")));
+
+/* The source fields of one refused call, found once for all the layers that record it. */
+struct where {
+    bool done;
+    const char *src_file, *src_func, *test_file;
+    long src_line, test_line;
+    char frames[1024]; /* the plugin's answer */
+    char env[1024];    /* TESTFENCE_STARTED_AT, the plugin's word on who started this process */
+};
+
+static long line_number(const char *s)
+{
+    if (!s || !s[0] || strspn(s, "0123456789") != strlen(s) || strlen(s) > 9)
+        return 0;
+    long n = strtol(s, NULL, 10);
+    return n <= VLOG_LINE_NO_MAX ? n : 0;
+}
+
+/* Fill the fields of W from the five strings at F (each may be empty), where W has none. */
+static void where_take(struct where *w, const char *const f[5])
+{
+    long sl = line_number(f[1]), tl = line_number(f[4]);
+    if (!w->src_file && f[0][0] && sl) {
+        w->src_file = f[0];
+        w->src_line = sl;
+        w->src_func = f[2][0] ? f[2] : NULL;
+    }
+    if (!w->test_file && f[3][0] && tl) {
+        w->test_file = f[3];
+        w->test_line = tl;
+    }
+}
+
+/* Split BUF (LEN bytes, terminated) at SEP into five fields; false when it has fewer. */
+static bool split5(char *buf, size_t len, char sep, const char *f[5])
+{
+    size_t k = 0;
+    f[k++] = buf;
+    for (size_t i = 0; i < len && k < 5; i++)
+        if (buf[i] == sep) {
+            buf[i] = '\0';
+            f[k++] = buf + i + 1;
+        }
+    return k == 5;
+}
+
+static void where_from_plugin(struct where *w)
+{
+    const struct framehook *h = __atomic_load_n(&framehook, __ATOMIC_ACQUIRE);
+    if (in_frames || !h || !h->fn || syscall(SYS_getpid) != h->pid ||
+        (h->thread_state && !h->thread_state()) || (h->finalizing && h->finalizing()))
+        return;
+    memset(w->frames, 0, sizeof w->frames);
+    int outer = busy;
+    in_frames = 1;
+    busy = 0;
+    int n = h->fn(w->frames, (int)sizeof w->frames - 1);
+    busy = outer;
+    in_frames = 0;
+    const char *f[5];
+    if (n <= 0 || (size_t)n >= sizeof w->frames)
+        return;
+    w->frames[n] = '\0';
+    if (split5(w->frames, (size_t)n, '\0', f))
+        where_take(w, f);
+}
+
+/* Where the write came from: the plugin's frames in this process, else (field by field) what
+ * the plugin that started this process said of the line that started it. */
+static void where_find(struct where *w)
+{
+    if (w->done)
+        return;
+    w->done = true;
+    w->src_file = w->src_func = w->test_file = NULL;
+    w->src_line = w->test_line = 0;
+    where_from_plugin(w);
+    const char *env = getenv("TESTFENCE_STARTED_AT");
+    const char *f[5];
+    if ((w->src_file && w->test_file) || !env)
+        return;
+    snprintf(w->env, sizeof w->env, "%s", env);
+    if (split5(w->env, strlen(w->env), '\t', f))
+        where_take(w, f);
+}
+
+__attribute__((visibility("default"))) int testfence_shim_frames(shim_frames_fn fn)
+{
+    struct framehook *h = NULL;
+    if (fn) {
+        h = calloc(1, sizeof *h);
+        if (!h)
+            return -1;
+        h->fn = fn;
+        h->pid = syscall(SYS_getpid);
+        *(void **)&h->thread_state = dlsym(RTLD_DEFAULT, "PyGILState_GetThisThreadState");
+        *(void **)&h->finalizing = dlsym(RTLD_DEFAULT, "Py_IsFinalizing");
+        if (!h->finalizing)
+            *(void **)&h->finalizing = dlsym(RTLD_DEFAULT, "_Py_IsFinalizing");
+    }
+    __atomic_store_n(&framehook, h, __ATOMIC_RELEASE);
+    return 0;
+}
+
 static void live_line(const struct shimstate *st, const struct vlog_record *r)
 {
     unsigned n = __atomic_add_fetch(&live_count, 1, __ATOMIC_RELAXED);
@@ -217,8 +343,17 @@ static void live_line(const struct shimstate *st, const struct vlog_record *r)
                                      : "";
     char line[VLOG_MAX];
     size_t room = sizeof line - strlen(more) - 2; /* the suffix and "\n" always fit */
-    struct hint_who who = {r->test,   r->exe, r->pid, r->op, !strcmp(r->blocked_by, "protect"),
-                           r->cmdline};
+    struct hint_who who = {.test = r->test,
+                           .exe = r->exe,
+                           .pid = r->pid,
+                           .op = r->op,
+                           .protected = !strcmp(r->blocked_by, "protect"),
+                           .cmdline = r->cmdline,
+                           .src_file = r->src_file,
+                           .src_line = r->src_line,
+                           .src_func = r->src_func,
+                           .test_file = r->test_file,
+                           .test_line = r->test_line};
     int k = hint_violation_line(line, room, &who, r->resolved, st->fence, st->conf.policy.root,
                                 getenv("HOME"));
     if (k < 0)
@@ -240,12 +375,18 @@ static void live_line(const struct shimstate *st, const struct vlog_record *r)
 /* A record of the attempt for layer ST's run; the live line only for the top layer, the
  * process's own run (one line on the terminal, however many runs are stacked). */
 static void record(const struct shimstate *st, const char *op, const char *given,
-                   const char *resolved, int err, const char *by)
+                   const char *resolved, int err, const char *by, struct where *w)
 {
     char test[700], line[VLOG_MAX];
     struct vlog_self self;
     struct vlog_record r;
     vlog_record_self(&r, &self);
+    where_find(w);
+    r.src_file = w->src_file;
+    r.src_line = w->src_line;
+    r.src_func = w->src_func;
+    r.test_file = w->test_file;
+    r.test_line = w->test_line;
     r.test = current_test(st, test, sizeof test, &r.phase);
     r.op = op;
     r.path = given ? given : "";
@@ -327,13 +468,15 @@ static bool record_layers(const struct shimstate *top, const char *op, unsigned 
                           const char *path, int dirfd2, const char *path2, bool strict, int err,
                           const char *by)
 {
+    struct where w;
+    w.done = false;
     bool any = false;
     for (const struct shimstate *st = top; st; st = st->replaced) {
         char resolved[PATH_MAX];
         bool quiet = false;
         const char *given = outside(st, how, dirfd, path, dirfd2, path2, strict, resolved, &quiet);
         if (given && !quiet)
-            record(st, op, given, resolved, err, by);
+            record(st, op, given, resolved, err, by, &w);
         any |= given != NULL;
     }
     return any;
@@ -429,9 +572,11 @@ static bool record_protected(const struct shimstate *top, const char *op, unsign
     char resolved[PATH_MAX];
     if (!which_protected(how, dirfd, path, dirfd2, path2, ebusy, &given, &at, resolved))
         return false;
+    struct where w;
+    w.done = false;
     for (const struct shimstate *st = top; st; st = st->replaced)
         if (st->conf.protect)
-            record(st, op, given ? given : "", resolved, err, "protect");
+            record(st, op, given ? given : "", resolved, err, "protect", &w);
     return true;
 }
 
@@ -527,9 +672,11 @@ bool shim_ioctl_pre(int fd, unsigned long req)
     busy++;
     struct path_res res;
     char name[PATH_MAX];
+    struct where w;
+    w.done = false;
     target_name(&res, resolve_at(fd, NULL, SHIM_EMPTY, &res), "", name);
     for (const struct shimstate *st = top; st; st = st->replaced)
-        record(st, "ioctl", "", name, EPERM, "shim"); /* refused whatever the file */
+        record(st, "ioctl", "", name, EPERM, "shim", &w); /* refused whatever the file */
     busy--;
     errno = EPERM;
     return true;

@@ -144,6 +144,18 @@ static void violation_line(void)
     hint_violation_line(line, sizeof line, &tmpf, "/tmp", "F", "/p", NULL);
     CHECK(strstr(line, "tmpfile()") == NULL);
 
+    /* where it came from, at the end of the line (no such words when unknown) */
+    CHECK(strstr(line, " (at ") == NULL);
+    struct hint_who at = {.test = NULL,
+                          .exe = "/usr/bin/git",
+                          .pid = 5,
+                          .src_file = "conftest.py",
+                          .src_line = 12,
+                          .src_func = "pytest_configure"};
+    hint_violation_line(line, sizeof line, &at, "/h/.gitconfig", "F", "/p", NULL);
+    CHECK(says(line, ". How to fix: ") && says(line, " (at conftest.py:12 in pytest_configure)"));
+    CHECK(line[strlen(line) - 1] == ')');
+
     /* a small buffer: snprintf's answer, cut and terminated */
     char small[16];
     n = hint_violation_line(small, sizeof small, &who, "/etc/x", "F", "/p", NULL);
@@ -178,6 +190,25 @@ static void snapshot_tools(void)
     CHECK(hint_protected_dir("/p/tests/sub/") && !hint_protected_dir("/p/tests/a.py"));
 }
 
+static void where(void)
+{
+    char out[256];
+    CHECK(hint_where(out, sizeof out, NULL, 0, NULL, NULL, 0) == 0 && !out[0]);
+    hint_where(out, sizeof out, "conftest.py", 12, "pytest_configure", NULL, 0);
+    CHECK_STR(out, "conftest.py:12 in pytest_configure");
+    hint_where(out, sizeof out, "tests/h.py", 3, "save", "tests/t.py", 20);
+    CHECK_STR(out, "tests/h.py:3 in save, from tests/t.py:20");
+    hint_where(out, sizeof out, "tests/t.py", 20, "test_x", "tests/t.py", 20);
+    CHECK_STR(out, "tests/t.py:20 in test_x"); /* the test's own line: once */
+    hint_where(out, sizeof out, NULL, 0, NULL, "tests/t.py", 20);
+    CHECK_STR(out, "tests/t.py:20");
+    hint_where(out, sizeof out, "a\033[2J.py", 1, "f\n", NULL, 0);
+    CHECK_STR(out, "a?[2J.py:1 in f?");
+    char small[8];
+    int n = hint_where(small, sizeof small, "tests/h.py", 3, "save", "tests/t.py", 20);
+    CHECK(n == (int)sizeof small - 1 && strlen(small) == sizeof small - 1);
+}
+
 static void paint(void)
 {
     char out[512];
@@ -205,6 +236,7 @@ int main(void)
     odd_homes();
     violation_line();
     snapshot_tools();
+    where();
     paint();
     return check_done("test_hint");
 }

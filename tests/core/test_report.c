@@ -112,6 +112,62 @@ static void protected_summary(int dfd, const struct report_run *run)
     report_free(&r);
 }
 
+/* Where a write came from: in the summary under it and in report.json; the same write from
+ * another line (or from none known) is another entry, a repeat from the same line one. */
+static void where_shown(int dfd, const struct report_run *run)
+{
+    char line[VLOG_MAX];
+    struct vlog_record rec = {.time = "t",
+                              .pid = 9,
+                              .op = "open",
+                              .path = "/h/.gitconfig",
+                              .resolved = "/h/.gitconfig",
+                              .err = 13,
+                              .blocked_by = "kernel",
+                              .exe = "/usr/bin/git"};
+    int fd = openat(dfd, "where", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    size_t n = vlog_format(line, sizeof line, &rec);
+    CHECK(write(fd, line, n) == (ssize_t)n);
+    rec.src_file = "conftest.py";
+    rec.src_line = 12;
+    rec.src_func = "pytest_configure";
+    n = vlog_format(line, sizeof line, &rec);
+    CHECK(write(fd, line, n) == (ssize_t)n);
+    CHECK(write(fd, line, n) == (ssize_t)n); /* again: counted, not listed twice */
+    rec.src_line = 13;
+    n = vlog_format(line, sizeof line, &rec);
+    CHECK(write(fd, line, n) == (ssize_t)n);
+    rec.test = "tests/t.py::test_x";
+    rec.src_file = "tests/helper.py";
+    rec.src_line = 3;
+    rec.src_func = "save";
+    rec.test_file = "tests/t.py";
+    rec.test_line = 20;
+    n = vlog_format(line, sizeof line, &rec);
+    CHECK(write(fd, line, n) == (ssize_t)n);
+    close(fd);
+    struct report r;
+    tf_err err;
+    CHECK(report_load(&r, dfd, "where", &err) == 0 && r.n == 4 && r.total == 5);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    report_print(f, &r, run);
+    fclose(f);
+    CHECK(strstr(text, "by git\n      at conftest.py:12 in pytest_configure\n") != NULL);
+    CHECK(strstr(text, "EACCES) x2 by git\n      at conftest.py:12 in") != NULL);
+    CHECK(strstr(text, "by git\n      at conftest.py:13 in pytest_configure\n") != NULL);
+    CHECK(strstr(text, "      at tests/helper.py:3 in save, from tests/t.py:20\n") != NULL);
+    free(text);
+    CHECK(report_write_json(&r, run, dfd, "where.json", &err) == 0);
+    char *json = slurp(dfd, "where.json");
+    CHECK(strstr(json, "\"src_file\": \"conftest.py\",\n        \"src_line\": 12,\n"
+                       "        \"src_func\": \"pytest_configure\",\n") != NULL);
+    CHECK(strstr(json, "\"test_file\": \"tests/t.py\",\n        \"test_line\": 20,\n") != NULL);
+    free(json);
+    report_free(&r);
+}
+
 int main(void)
 {
     char dir[PATH_MAX];
@@ -187,6 +243,7 @@ int main(void)
     CHECK(len == 0);
     free(out);
     report_free(&r);
+    where_shown(dfd, &run);
     leftover_in_json(dfd, &run);
     const char *names[] = {"log", "report.json", "planted", "empty", "left", "left.json"};
     for (size_t i = 0; i < 6; i++)

@@ -168,8 +168,9 @@ EOF
         run $PY -m pytest --testfence-reexec=$reexec tests/test_fixture.py
         expect_status 1
         expect_output_has "ERROR tests/test_fixture.py::test_uses_it"
-        expect_output_has "attempted to write to $P/config.toml which is outside $P/tests/. How to fix: write under tmp_path or the run workspace (\$TESTFENCE_WORKSPACE). (in fixture clobber)"
-        expect_output_has "$P/wraps.toml which is outside $P/tests/. How to fix: write under tmp_path or the run workspace (\$TESTFENCE_WORKSPACE). (in fixture wraps)"
+        # The line names the fixture's own line (issue 32), then the fixture it was in.
+        expect_output_has "attempted to write to $P/config.toml which is outside $P/tests/. How to fix: write under tmp_path or the run workspace (\$TESTFENCE_WORKSPACE). (at tests/test_fixture.py:$(grep -n 'Path("config.toml")' tests/test_fixture.py | cut -d: -f1) in clobber) (in fixture clobber)"
+        expect_output_has "$P/wraps.toml which is outside $P/tests/. How to fix: write under tmp_path or the run workspace (\$TESTFENCE_WORKSPACE). (at tests/test_fixture.py:$(grep -n 'Path("wraps.toml")' tests/test_fixture.py | cut -d: -f1) in wraps) (in fixture wraps)"
         expect_output_has "TEST_SANDBOX_VIOLATION: tests/test_fixture.py::test_body_writes attempted to write to $P/body.toml which is outside $P/tests/. How to fix: write under tmp_path or the run workspace (\$TESTFENCE_WORKSPACE)."
         [[ "$output" != *"body.toml which is outside $P/tests/. How to fix: write under tmp_path or the run workspace (\$TESTFENCE_WORKSPACE). (in fixture"* ]]
     done

@@ -68,6 +68,8 @@ outcomes() {
     expect_output_has "TEST_SANDBOX_VIOLATION: tests/test_swallow.py::test_swallows_the_error attempted to write to $P/presets.toml which is outside $P/tests/. How to fix:"
     expect_output_has "TEST_SANDBOX_VIOLATION: tests/test_swallow.py::test_metadata attempted to write to $P/config.toml"
     expect_output_has "PASSED tests/test_swallow.py::test_makedirs_existing_is_no_write"
+    # Each write says its line (issue 32), as the kernel backend's do: a helper's, for its test.
+    expect_output_has "      at slop/settings.py:$(grep -n write_text slop/settings.py | cut -d: -f1) in save, from tests/test_settings.py:$(grep -n 'settings.save(ROOT / "config.toml"' tests/test_settings.py | cut -d: -f1)"
     # One header line, saying what macOS's python backend does not cover: every child that is
     # not a Python (the library has no shim); the closing note says the same.
     [ "$(awk '/^platform / {h=1; next} /^(rootdir|collect)/ {h=0} h && /^testfence: /' <<<"$output" | wc -l)" -eq 1 ]
@@ -98,6 +100,8 @@ PY
     expect_output_has "PASSED tests/test_children.py::test_child_shell_writes_outside"
     expect_output_has "FAILED tests/test_children.py::test_child_python_writes_outside"
     expect_output_has "TEST_SANDBOX_VIOLATION: tests/test_children.py::test_child_python_writes_outside attempted to write to $P/config.toml"
+    # The child Python was told the line that started it (issue 32): its guard's record says it.
+    expect_output_has "(at tests/test_children.py:$(grep -n 'sys.executable' tests/test_children.py | cut -d: -f1) in test_child_python_writes_outside)"
     # The documented hole (docs/platforms.md, hole_child_static): the shell's write went through.
     [ "$(cat personas.toml)" = x ]
     grep -q 'theme = "dark"' config.toml
@@ -114,6 +118,7 @@ PY
     run $PY -m pytest -p no:cacheprovider --testfence-backend=python
     expect_status 120
     expect_output_has "testfence: 1 write outside the writable set was blocked"
+    expect_output_has "      at tests/conftest.py:2 in <module>" # the line, not only "outside any test"
     assert_outside_unchanged
 }
 
