@@ -275,7 +275,7 @@ void suggest_fix(const struct suggest_write *w, const char *root, const char *ho
     memset(fix, 0, sizeof *fix);
     if (w->blocked_by && !strcmp(w->blocked_by, "protect")) {
         fix->kind = SUGGEST_ADVICE;
-        fix->advice = hint_protected(w->exe);
+        fix->advice = hint_protected(w->exe, w->resolved, NULL); /* no cmdline in the report */
     } else if (!strcmp(w->op, "outlived")) {
         fix->kind = SUGGEST_ADVICE;
         fix->advice = "a process the command started was still running when it exited: stop "
