@@ -324,8 +324,10 @@ static int by_name_down(const void *a, const void *b)
  * marks them in that order, linux/mountns). */
 static int add_unique(struct protect_list *l, const struct protect_names *all, tf_err *err)
 {
-    const char **v = all->n ? malloc(all->n * sizeof *v) : NULL;
-    if (all->n && !v)
+    if (all->n == 0)
+        return 0; /* nothing to sort (qsort must not be given a NULL base) */
+    const char **v = malloc(all->n * sizeof *v);
+    if (!v)
         return tf_errf(err, "out of memory");
     const char *p = all->buf;
     for (size_t i = 0; i < all->n; i++, p += strlen(p) + 1)
