@@ -71,13 +71,14 @@ static const char *command_hint(const char *resolved, const char *root, const ch
     return "if this write is really needed, allow it with --allow PATH or --output PATH.";
 }
 
-/* The calls that change mounts, as the guard names them in its records. */
+/* The calls that change mounts (or the root: chroot), as the guard names them in its records:
+ * the guard's mount_calls, which no --allow lets through. */
 static bool mount_op(const char *op)
 {
     static const char *const ops[] = {
-        "mount",     "umount2",    "pivot_root",    "open_by_handle_at",
-        "open_tree", "move_mount", "fsopen",        "fsconfig",
-        "fsmount",   "fspick",     "mount_setattr", "open_tree_attr"};
+        "mount",         "umount2",        "pivot_root", "open_by_handle_at", "open_tree",
+        "move_mount",    "fsopen",         "fsconfig",   "fsmount",           "fspick",
+        "mount_setattr", "open_tree_attr", "chroot"};
     for (size_t i = 0; op && i < sizeof ops / sizeof ops[0]; i++)
         if (!strcmp(op, ops[i]))
             return true;
@@ -120,9 +121,9 @@ const char *hint_for(const char *op, const char *resolved, const char *root, con
                      const char *test)
 {
     if (mount_op(op))
-        return "a test cannot change mounts or open files by handle under testfence: the mounts "
-               "are the machine's, and no --allow lets it; run such a test in a VM or a "
-               "container of its own.";
+        return "a test cannot change mounts, chroot or open files by handle under testfence: "
+               "the mounts are the machine's, and no --allow lets it; run such a test in a VM "
+               "or a container of its own.";
     const char *unnamed = unnamed_hint(op, resolved);
     if (unnamed)
         return unnamed;

@@ -18,6 +18,7 @@ static void mounts(void)
 {
     CHECK(says(hint_for("mount_setattr", "/p/x", "/p", "/home/u", pyt), "cannot change mounts"));
     CHECK(says(hint_for("open_by_handle_at", "/", "/p", NULL, NULL), "cannot change mounts"));
+    CHECK(says(hint_for("chroot", "/", "/p", NULL, NULL), "cannot change mounts, chroot"));
     CHECK(!says(hint_for("open", "/p/x", "/p", NULL, NULL), "mounts"));
     CHECK(!says(hint_for("mounted", "/p/x", "/p", NULL, NULL), "mounts")); /* whole names */
 }

@@ -305,7 +305,7 @@ os.chroot("tests"); os.chdir("/"); os.unlink("test_a.py")'
     run "$TESTFENCE" run -- /usr/bin/python3 -c "$chroot_then_unlink" root
     [ "$status" -ne 0 ]
     expect_output_has "PermissionError: [Errno 1] Operation not permitted: 'tests'"
-    expect_output_has "chroot"
+    expect_output_has "a test cannot change mounts, chroot or open files by handle under testfence"
     grep -q '"op": "chroot"' tests/artifacts/_isolation_workspace_*/report.json
     rm -rf tests/artifacts
     run setpriv --reuid=nobody --regid=nogroup --clear-groups "$TESTFENCE" run -- /usr/bin/python3 -c "$chroot_then_unlink" userns
