@@ -16,25 +16,8 @@ usage: bench/where.py [RUNS] [WRITES] [BUILD_DIR] [BASE_DIR]
 import compileall, os, shutil, statistics, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CHILD = """import sys, time, pytest
-COUNT = sys.argv.pop(1) == "count"
-class Timer:
-    calls = 0
-    def pytest_collection_finish(self, session):
-        if COUNT:
-            sys.setprofile(self.count)
-        self.t = time.process_time()
-    def pytest_sessionfinish(self, session):
-        self.t = time.process_time() - self.t
-        sys.setprofile(None)
-    def count(self, frame, event, arg):
-        if event in ("call", "c_call"):
-            Timer.calls += 1
-timer = Timer()
-rc = pytest.main(["-q", "-p", "no:cacheprovider", "-p", "testfence"] + sys.argv[1:],
-                 plugins=[timer])
-sys.stderr.write("TT %.6f %d\\n" % (Timer.calls if COUNT else timer.t, rc))
-"""
+sys.path.insert(0, HERE)
+from plugin_pertest import CHILD  # the timed pytest: plugin_pertest's, given -p testfence
 ALLOWED = """import os
 
 N = {n}
@@ -95,7 +78,7 @@ def project(root, n, text):
 
 
 def once(root, build, env, under_run, what="time"):
-    cmd = [sys.executable, "-c", CHILD, what]
+    cmd = [sys.executable, "-c", CHILD, what, "-p", "testfence"]
     if under_run:
         cmd = [os.path.join(build, "testfence"), "run", "--allow-violations", "--"] + cmd
     r = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True)
