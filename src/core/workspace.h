@@ -26,9 +26,6 @@ struct workspace {
     char run_id[32];          /* UTC time + pid: 20261129T101438Z-0012345 (sorts by time) */
     char artifacts[PATH_MAX]; /* absolute */
     char dir[PATH_MAX];       /* <artifacts>/_isolation_workspace_<run_id> */
-    char xdg_cache[PATH_MAX]; /* <dir>/xdg/cache, data, state */
-    char xdg_data[PATH_MAX];
-    char xdg_state[PATH_MAX];
     char pytest_cache[PATH_MAX]; /* <artifacts>/.pytest_cache: stable so --lf works across runs */
 };
 

@@ -491,10 +491,11 @@ EOF
 
 @test "a package made by renaming a directory older than the run (its birth time is old) fails the run and is moved away" {
     # Red-team finding: the end-of-run scan judged a directory by its birth time alone, and a
-    # rename keeps it: the run's own xdg/cache renamed to tests/argparse/ with an __init__.py
-    # passed both scans, and a Python started in tests/ ran it before any fence.
-    mkdir -p tests/helpers && echo "z = 1" >tests/helpers/__init__.py
-    run "$TESTFENCE" run -- sh -c 'mv "$TESTFENCE_WORKSPACE/xdg/cache" tests/argparse && echo "import os" >tests/argparse/__init__.py && mv tests/helpers tests/inspect'
+    # rename keeps it: the run's own xdg/cache (made before the run then) renamed to
+    # tests/argparse/ with an __init__.py passed both scans, and a Python started in tests/ ran
+    # it before any fence. Here an empty directory made before the run, and a package.
+    mkdir -p tests/helpers tests/empty && echo "z = 1" >tests/helpers/__init__.py
+    run "$TESTFENCE" run -- sh -c 'mv tests/empty tests/argparse && echo "import os" >tests/argparse/__init__.py && mv tests/helpers tests/inspect'
     expect_status 120
     expect_output_has "tests/argparse is a module inside the writable set: a Python started there would import it instead of the real argparse"
     expect_output_has "tests/inspect is a module inside the writable set"
