@@ -23,9 +23,9 @@
 #define WS_IGNORE ".gitignore"
 
 struct workspace {
-    char run_id[32];          /* UTC time + pid: 20261129T101438Z-0012345 (sorts by time) */
-    char artifacts[PATH_MAX]; /* absolute */
-    char dir[PATH_MAX];       /* <artifacts>/_isolation_workspace_<run_id> */
+    char run_id[32];             /* UTC time + pid: 20261129T101438Z-0012345 (sorts by time) */
+    char artifacts[PATH_MAX];    /* absolute */
+    char dir[PATH_MAX];          /* <artifacts>/_isolation_workspace_<run_id> */
     char pytest_cache[PATH_MAX]; /* <artifacts>/.pytest_cache: stable so --lf works across runs */
 };
 
