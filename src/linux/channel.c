@@ -59,24 +59,59 @@ static void remove_private(int bfd, const char *name)
     unlinkat(bfd, name, AT_REMOVEDIR);
 }
 
+/* Is the private directory D (named NAME in BFD) a live run's? Its run holds a lock on the
+ * directory itself; one made by an earlier version holds one on its CHANNEL_LOCK file. */
+static bool held(int bfd, const char *name, int d)
+{
+    if (flock(d, LOCK_EX | LOCK_NB) < 0)
+        return true;
+    char lock[NAME_MAX + 16];
+    snprintf(lock, sizeof lock, "%s/" CHANNEL_LOCK, name);
+    int l = openat(bfd, lock, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    bool busy = l >= 0 && flock(l, LOCK_EX | LOCK_NB) < 0;
+    if (l >= 0)
+        close(l);
+    return busy;
+}
+
 /* Private directories whose run is gone (testfence was killed): nobody holds their lock. */
 static void remove_stale(int bfd)
 {
-    struct dirlist *d = walk_list(bfd);
-    if (!d)
+    struct dirlist *dl = walk_list(bfd);
+    if (!dl)
         return;
-    for (const struct dirlist_entry *e; (e = dirlist_next(d));) {
+    for (const struct dirlist_entry *e; (e = dirlist_next(dl));) {
         if (!ws_is_run_id(e->name))
             continue;
-        char lock[NAME_MAX + 16];
-        snprintf(lock, sizeof lock, "%s/" CHANNEL_LOCK, e->name);
-        int l = openat(bfd, lock, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-        if (l >= 0 && flock(l, LOCK_EX | LOCK_NB) == 0)
-            remove_private(bfd, e->name);
-        if (l >= 0)
-            close(l);
+        int d = openat(bfd, e->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (d >= 0 && !held(bfd, e->name, d))
+            remove_private(bfd, e->name); /* our lock held meanwhile: nobody takes it over */
+        if (d >= 0)
+            close(d);
     }
-    dirlist_close(d);
+    dirlist_close(dl);
+}
+
+/* Make the private directory and lock it, the directory itself (a lock file more would be
+ * made, renamed and removed by every run). Another run's remove_stale may find it between our
+ * mkdir and our lock, take it for a dead run's and remove it: then it is gone once we hold
+ * the lock (no link left), and we make it again. */
+static int make_locked(struct channel *c, const char *dir, tf_err *err)
+{
+    for (int tries = 0; tries < 100; tries++) {
+        if (mkdirat(c->basefd, c->name, 0700) < 0)
+            return tf_errnof(err, errno, "cannot create %s", dir);
+        c->dirfd = openat(c->basefd, c->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (c->dirfd < 0 && errno != ENOENT)
+            return tf_errnof(err, errno, "cannot open %s", dir);
+        struct stat st;
+        if (c->dirfd >= 0 && flock(c->dirfd, LOCK_EX) < 0)
+            return tf_errnof(err, errno, "cannot lock %s", dir);
+        if (c->dirfd >= 0 && fstat(c->dirfd, &st) == 0 && st.st_nlink > 0)
+            return 0;
+        close_fd(&c->dirfd);
+    }
+    return tf_errf(err, "cannot keep %s: another run removed it again and again", dir);
 }
 
 /* Bind the datagram socket in the private directory; the sender's pid comes with each one. */
@@ -101,8 +136,8 @@ static int bind_socket(struct channel *c, const char *dir, tf_err *err)
 
 void channel_init(struct channel *c)
 {
-    *c = (struct channel){
-        .basefd = -1, .dirfd = -1, .lock = -1, .sock = -1, .log = -1, .wsfd = -1, .wslog = -1};
+    *c =
+        (struct channel){.basefd = -1, .dirfd = -1, .sock = -1, .log = -1, .wsfd = -1, .wslog = -1};
 }
 
 int channel_open(struct channel *c, const char *dir, tf_err *err)
@@ -117,17 +152,7 @@ int channel_open(struct channel *c, const char *dir, tf_err *err)
     if ((c->basefd = open_base(base, err)) < 0)
         return -1;
     remove_stale(c->basefd);
-    int rc =
-        mkdirat(c->basefd, c->name, 0700) < 0 ? tf_errnof(err, errno, "cannot create %s", dir) : 0;
-    if (rc == 0 && (c->dirfd = openat(c->basefd, c->name,
-                                      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-        rc = tf_errnof(err, errno, "cannot open %s", dir);
-    /* Locked before it has its name: another run's remove_stale never finds it unlocked. */
-    if (rc == 0 && ((c->lock = openat(c->dirfd, CHANNEL_LOCK ".new",
-                                      O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0 ||
-                    flock(c->lock, LOCK_EX) < 0 ||
-                    renameat(c->dirfd, CHANNEL_LOCK ".new", c->dirfd, CHANNEL_LOCK) < 0))
-        rc = tf_errnof(err, errno, "cannot lock %s/" CHANNEL_LOCK, dir);
+    int rc = make_locked(c, dir, err);
     if (rc == 0)
         rc = bind_socket(c, dir, err);
     if (rc == 0 && (c->log = openat(c->dirfd, SHIMCONF_LOG,
@@ -308,9 +333,8 @@ void channel_close(struct channel *c)
     close_fd(&c->sock);
     close_fd(&c->log);
     close_fd(&c->wslog);
-    close_fd(&c->lock);
-    close_fd(&c->dirfd);
-    if (c->basefd >= 0 && c->name[0])
+    if (c->dirfd >= 0) /* ours: removed while we hold its lock */
         remove_private(c->basefd, c->name);
+    close_fd(&c->dirfd);
     close_fd(&c->basefd);
 }

@@ -10,15 +10,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* The files in the private directory, besides the shim's configuration (SHIMCONF_FILE). */
+/* The files in the private directory, besides the shim's configuration (SHIMCONF_FILE); a
+ * run locks the directory itself while it lives; earlier versions locked CHANNEL_LOCK in it. */
 #define CHANNEL_SOCKET "records.sock"
 #define CHANNEL_LOCK "lock"
 
 struct channel {
     int basefd;      /* the per-user directory holding it */
     char name[64];   /* the private directory's name in it: the run id */
-    int dirfd;       /* the private directory (-1: no channel) */
-    int lock;        /* CHANNEL_LOCK, flocked while the run lives: not stale */
+    int dirfd;       /* the private directory (-1: no channel), flocked while the run lives */
     int sock;        /* the bound datagram socket, nonblocking */
     int log;         /* testfence's own copy of the log (SHIMCONF_LOG in dirfd) */
     int wsfd;        /* the run workspace (borrowed) */
