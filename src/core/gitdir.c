@@ -3,6 +3,7 @@
 
 #include "path.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -77,6 +78,10 @@ static bool usable(const struct policy *p, const char *cand, char *out, size_t l
     char found[PATH_MAX], real[PATH_MAX];
     int fd = -1;
     struct stat st;
+    /* Nothing of that name (most levels up to /): nothing to resolve. DIR is a real
+     * directory (the walk starts at a resolved path), so its .git is looked at there. */
+    if (fstatat(AT_FDCWD, cand, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)
+        return false;
     if (policy_match(p, cand) ||
         policy_resolve_fixed(p, cand, found, sizeof found, &fd, NULL) < 0 || policy_match(p, found))
         goto no;

@@ -98,9 +98,9 @@ static size_t base_dirs(const struct plan *pl, const struct quiet_bases *b,
     case TS_SYSTEM:
         dirs[0] = "/";
         return 1;
-    case TS_CWD:
+    case TS_CWD: /* the cwd that is the root: TS_ROOT's entry is the same path */
         dirs[0] = b->cwd;
-        return 1;
+        return strcmp(b->cwd, pl->root) ? 1 : 0;
     case TS_GITDIR:
         dirs[0] = b->git[0];
         dirs[1] = b->git[1];
