@@ -20,7 +20,7 @@ struct channel {
     char name[64];   /* the private directory's name in it: the run id */
     int dirfd;       /* the private directory (-1: no channel), flocked while the run lives */
     int sock;        /* the bound datagram socket, nonblocking */
-    int log;         /* testfence's own copy of the log (SHIMCONF_LOG in dirfd) */
+    int log;         /* our own copy of the log (SHIMCONF_LOG in dirfd; -1: no record yet) */
     int wsfd;        /* the run workspace (borrowed) */
     int wslog;       /* its SHIMCONF_LOG, as created by us at the first record (-1: not yet) */
     bool ws_foreign; /* one was there before our first record: the command made it */
@@ -34,8 +34,8 @@ struct channel {
 void channel_init(struct channel *c);
 
 /* Make the private directory DIR (<base>/testfence-channel-<uid>/<run_id>: the base must be ours
- * and private), remove what runs that died left in the base, bind the socket, and open our
- * copy of the log. */
+ * and private), remove what runs that died left in the base and bind the socket. Our copy of
+ * the log is made there at the first record. */
 int channel_open(struct channel *c, const char *dir, tf_err *err);
 
 /* The workspace the log is also written to (borrowed), once it exists: before the first

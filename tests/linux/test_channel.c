@@ -2,6 +2,8 @@
  * itself), removed at close, and what earlier runs left: a dead run's removed, a live run's
  * kept, whichever version made it. */
 #include "check.h"
+#include "core/shimconf.h"
+#include "core/vlog.h"
 #include "linux/channel.h"
 
 #include <errno.h>
@@ -89,8 +91,58 @@ static void test_live_and_dead(void)
     CHECK(rmdir(base) == 0); /* nothing else was left */
 }
 
+static off_t size_of(int dirfd, const char *name)
+{
+    struct stat st;
+    return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 ? st.st_size : -1;
+}
+
+/* Our copy of the log is made at the first record; until then the workspace's log is
+ * judged as an empty one would be: absent or empty is clean, anything else was written by
+ * someone else and is put back to empty. */
+static void test_log_at_first_record(void)
+{
+    struct channel c;
+    tf_err err = {0};
+    char why[512];
+    CHECK(check_tmpdir(base, sizeof base, "tf-channel") != NULL);
+    chmod(base, 0700);
+    CHECK(mkdir(at("ws"), 0755) == 0);
+    int ws = open(at("ws"), O_RDONLY | O_DIRECTORY);
+    CHECK(channel_open(&c, at("20261207T000000Z-0000003"), &err) == 0);
+    channel_workspace(&c, ws);
+    CHECK(!exists("20261207T000000Z-0000003/" SHIMCONF_LOG));
+    CHECK(channel_check(&c, "ws", why, sizeof why) == 0); /* none: clean */
+    close(openat(ws, SHIMCONF_LOG, O_WRONLY | O_CREAT, 0644));
+    CHECK(channel_check(&c, "ws", why, sizeof why) == 0); /* empty: clean */
+    int f = openat(ws, SHIMCONF_LOG, O_WRONLY | O_TRUNC);
+    CHECK(f >= 0 && write(f, "{}\n", 3) == 3);
+    close(f);
+    CHECK(channel_check(&c, "ws", why, sizeof why) < 0 && strstr(why, "not by testfence"));
+    CHECK(size_of(ws, SHIMCONF_LOG) == 0); /* put back as we had it: empty */
+    unlinkat(ws, SHIMCONF_LOG, 0);
+
+    struct vlog_record r = {.pid = 1,
+                            .op = "open",
+                            .path = "/etc/x",
+                            .resolved = "/etc/x",
+                            .err = 13,
+                            .blocked_by = "kernel"};
+    channel_add(&c, &r);
+    CHECK(c.records == 1 && c.dropped == 0);
+    CHECK(size_of(c.dirfd, SHIMCONF_LOG) > 0);
+    CHECK(size_of(ws, SHIMCONF_LOG) == size_of(c.dirfd, SHIMCONF_LOG));
+    CHECK(channel_check(&c, "ws", why, sizeof why) == 0);
+    channel_close(&c);
+    close(ws);
+    unlink(at("ws/" SHIMCONF_LOG));
+    rmdir(at("ws"));
+    CHECK(rmdir(base) == 0);
+}
+
 int main(void)
 {
     test_live_and_dead();
+    test_log_at_first_record();
     return check_done("test_channel");
 }
