@@ -59,15 +59,22 @@ static void remove_private(int bfd, const char *name)
     unlinkat(bfd, name, AT_REMOVEDIR);
 }
 
-/* Is the private directory D (named NAME in BFD) a live run's? Its run holds a lock on the
- * directory itself; one made by an earlier version holds one on its CHANNEL_LOCK file. */
+/* Is the private directory D (named NAME in BFD) a live run's, or one we must not take? Its
+ * run holds a lock on the directory itself; one made by an earlier version holds one on its
+ * CHANNEL_LOCK file, or is making it (CHANNEL_LOCK.new, not locked yet). */
 static bool held(int bfd, const char *name, int d)
 {
+    struct stat locked, now;
     if (flock(d, LOCK_EX | LOCK_NB) < 0)
         return true;
-    char lock[NAME_MAX + 16];
-    snprintf(lock, sizeof lock, "%s/" CHANNEL_LOCK, name);
-    int l = openat(bfd, lock, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    /* Locked: but is NAME still the directory we opened? Its run may have made it again, and
+     * locked that one, after another sweep removed the one we hold. */
+    if (fstat(d, &locked) < 0 || fstatat(bfd, name, &now, AT_SYMLINK_NOFOLLOW) < 0 ||
+        locked.st_dev != now.st_dev || locked.st_ino != now.st_ino)
+        return true;
+    if (fstatat(d, CHANNEL_LOCK ".new", &now, AT_SYMLINK_NOFOLLOW) == 0)
+        return true;
+    int l = openat(d, CHANNEL_LOCK, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     bool busy = l >= 0 && flock(l, LOCK_EX | LOCK_NB) < 0;
     if (l >= 0)
         close(l);
@@ -92,21 +99,41 @@ static void remove_stale(int bfd)
     dirlist_close(dl);
 }
 
+/* Lock the private directory, waiting a moment for whoever holds it: another run's sweep
+ * holds it for microseconds; anything longer (a process that opened it to stall us) and the
+ * run goes on without the channel, said so. */
+static int lock_dir(int fd, const char *dir, tf_err *err)
+{
+    struct timespec ms = {0, 1000000};
+    for (int tries = 0; flock(fd, LOCK_EX | LOCK_NB) < 0; tries++) {
+        if (errno != EWOULDBLOCK && errno != EINTR)
+            return tf_errnof(err, errno, "cannot lock %s", dir);
+        if (tries == 1000)
+            return tf_errf(err, "cannot lock %s: another process holds it", dir);
+        nanosleep(&ms, NULL);
+    }
+    return 0;
+}
+
 /* Make the private directory and lock it, the directory itself (a lock file more would be
- * made, renamed and removed by every run). Another run's remove_stale may find it between our
- * mkdir and our lock, take it for a dead run's and remove it: then it is gone once we hold
- * the lock (no link left), and we make it again. */
+ * made, renamed and removed by every run). Another run's sweep may find it between our mkdir
+ * and our lock, take it for a dead run's and remove it: then it has no link left once we
+ * hold the lock, and we make it again (the sweep checks the name still leads to the
+ * directory it locked, so it never removes the one made again). */
 static int make_locked(struct channel *c, const char *dir, tf_err *err)
 {
     for (int tries = 0; tries < 100; tries++) {
         if (mkdirat(c->basefd, c->name, 0700) < 0)
             return tf_errnof(err, errno, "cannot create %s", dir);
         c->dirfd = openat(c->basefd, c->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (c->dirfd < 0 && errno != ENOENT)
-            return tf_errnof(err, errno, "cannot open %s", dir);
+        if (c->dirfd < 0 && errno != ENOENT) {
+            int e = errno;
+            unlinkat(c->basefd, c->name, AT_REMOVEDIR);
+            return tf_errnof(err, e, "cannot open %s", dir);
+        }
         struct stat st;
-        if (c->dirfd >= 0 && flock(c->dirfd, LOCK_EX) < 0)
-            return tf_errnof(err, errno, "cannot lock %s", dir);
+        if (c->dirfd >= 0 && lock_dir(c->dirfd, dir, err) < 0)
+            return -1;
         if (c->dirfd >= 0 && fstat(c->dirfd, &st) == 0 && st.st_nlink > 0)
             return 0;
         close_fd(&c->dirfd);
@@ -193,11 +220,12 @@ void channel_add(struct channel *c, const struct vlog_record *rec)
         c->dropped++;
         return;
     }
-    if (c->log < 0) /* made once; if it cannot be, each record is counted as dropped */
+    if (c->log < 0) /* made once; if it cannot be, each record is lost, and the run fails */
         c->log = openat(c->dirfd, SHIMCONF_LOG, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC,
                         0600);
     if (c->log < 0 || fileio_write_all(c->log, line, len) < 0) {
-        c->dropped++;
+        c->lost_errno = errno;
+        c->lost++;
         return;
     }
     c->bytes += len;

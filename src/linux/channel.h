@@ -24,7 +24,9 @@ struct channel {
     int wsfd;        /* the run workspace (borrowed) */
     int wslog;       /* its SHIMCONF_LOG, as created by us at the first record (-1: not yet) */
     bool ws_foreign; /* one was there before our first record: the command made it */
-    bool full;       /* REPORT_MAX_LOG reached: further records are counted, not kept */
+    bool full;       /* REPORT_MAX_LOG reached: further records are counted (dropped) */
+    size_t lost;     /* records our copy could not take (made or written): the run fails */
+    int lost_errno;  /* why the last one could not */
     size_t bytes;    /* written to our copy (and to the workspace's) */
     size_t records, malformed, dropped;
     char sock_path[PATH_MAX];

@@ -757,6 +757,20 @@ static int finish(struct session *s, FILE *out, char *const *argv, int command_s
         fprintf(out, "testfence: %zu malformed record%s sent to testfence %s dropped\n",
                 s->ch.malformed, s->ch.malformed == 1 ? "" : "s",
                 s->ch.malformed == 1 ? "was" : "were");
+    if (s->ch.dropped)
+        fprintf(out,
+                "testfence: %zu more refused write%s came after the log's limit: counted, not "
+                "kept\n",
+                s->ch.dropped, s->ch.dropped == 1 ? "" : "s");
+    /* A refusal testfence could not keep is one it cannot show: the run fails, as for a
+     * tampered record (--allow-violations does not cover it). */
+    bool lost = s->ch.lost > 0;
+    if (lost)
+        fprintf(out,
+                "testfence: %zu refused write%s could not be kept in testfence's log (%s) and "
+                "%s not in the report; the run fails\n",
+                s->ch.lost, s->ch.lost == 1 ? "" : "s", strerror(s->ch.lost_errno),
+                s->ch.lost == 1 ? "is" : "are");
     struct report_run run = {.run_id = s->pl.ws.run_id,
                              .root = s->pl.root,
                              .workspace = s->pl.ws.dir,
@@ -773,11 +787,11 @@ static int finish(struct session *s, FILE *out, char *const *argv, int command_s
                              .seconds = seconds_of(ended) - seconds_of(s->started)};
     if (!s->d.on) { /* no log: leftovers, said as they were killed, fail the run here */
         report_plain(s, &run, out);
-        bool fails = planted || (s->leftovers && !allow_violations);
+        bool fails = planted || lost || (s->leftovers && !allow_violations);
         return fails && command_status == 0 ? TF_EXIT_VIOLATIONS : command_status;
     }
     s->reported = true;
-    return diag_finish(&s->d, out, &run, allow_violations, tampered || planted);
+    return diag_finish(&s->d, out, &run, allow_violations, tampered || planted || lost);
 }
 
 void session_free(struct session *s)

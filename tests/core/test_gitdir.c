@@ -118,6 +118,10 @@ static void walk_up(const struct policy *p)
     mkdir(at("linked"), 0755);
     CHECK(symlink(at("other/.git"), at("linked/.git")) == 0);
     expect(p, "linked", "other/.git");
+    /* A dangling one: there is a .git (lstat finds it), leading nowhere: passed over. */
+    mkdir(at("dangling"), 0755);
+    CHECK(symlink(at("nowhere/.git"), at("dangling/.git")) == 0);
+    expect(p, "dangling", ".git");
 }
 
 /* What a test can write (the writable set: tests/) never decides. */

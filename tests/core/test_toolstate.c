@@ -87,6 +87,11 @@ static void table(void)
         }
         if (t->kind == TS_REDIRECT)
             CHECK(t->base == TS_ARTIFACTS || t->base == TS_WORKSPACE);
+        /* The plan skips a cwd entry when the cwd is the root: the root's twin covers it. */
+        bool twin = t->base != TS_CWD;
+        for (const struct toolstate *u = toolstate_table; !twin && u->tool; u++)
+            twin = u->base == TS_ROOT && u->kind == t->kind && !strcmp(u->value, t->value);
+        CHECK(twin);
     }
     CHECK(n > 0);
 }

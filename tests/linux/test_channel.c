@@ -63,7 +63,9 @@ static void test_live_and_dead(void)
     CHECK(old >= 0 && flock(old, LOCK_EX) == 0);
     leave("20261206T000000Z-0000004"); /* an earlier version's, dead */
     close(open(at("20261206T000000Z-0000004/" CHANNEL_LOCK), O_RDWR | O_CREAT, 0600));
-    leave("notarun"); /* not a run's name: never touched */
+    leave("notarun");                  /* not a run's name: never touched */
+    leave("20261206T000000Z-0000005"); /* an earlier version's, setting up: lock.new */
+    close(open(at("20261206T000000Z-0000005/" CHANNEL_LOCK ".new"), O_RDWR | O_CREAT, 0600));
 
     CHECK(channel_open(&d, at("20261207T000000Z-0000002"), &err) == 0);
     CHECK(!exists("20261206T000000Z-0000001"));
@@ -71,6 +73,7 @@ static void test_live_and_dead(void)
     CHECK(exists("20261206T000000Z-0000003/" CHANNEL_LOCK));
     CHECK(!exists("20261206T000000Z-0000004"));
     CHECK(exists("notarun/" CHANNEL_SOCKET));
+    CHECK(exists("20261206T000000Z-0000005/" CHANNEL_LOCK ".new"));
     CHECK(exists("20261207T000000Z-0000001/" CHANNEL_SOCKET)); /* the first run's, live */
 
     channel_close(&c);
@@ -79,12 +82,15 @@ static void test_live_and_dead(void)
     CHECK(!exists("20261207T000000Z-0000002"));
     close(live);
     close(old);
-    const char *left[] = {"20261206T000000Z-0000002", "20261206T000000Z-0000003", "notarun"};
+    const char *left[] = {"20261206T000000Z-0000002", "20261206T000000Z-0000003",
+                          "20261206T000000Z-0000005", "notarun"};
     for (size_t i = 0; i < sizeof left / sizeof left[0]; i++) {
         char f[4300];
         snprintf(f, sizeof f, "%s/" CHANNEL_SOCKET, left[i]);
         unlink(at(f));
         snprintf(f, sizeof f, "%s/" CHANNEL_LOCK, left[i]);
+        unlink(at(f));
+        snprintf(f, sizeof f, "%s/" CHANNEL_LOCK ".new", left[i]);
         unlink(at(f));
         rmdir(at(left[i]));
     }
@@ -133,6 +139,17 @@ static void test_log_at_first_record(void)
     CHECK(size_of(c.dirfd, SHIMCONF_LOG) > 0);
     CHECK(size_of(ws, SHIMCONF_LOG) == size_of(c.dirfd, SHIMCONF_LOG));
     CHECK(channel_check(&c, "ws", why, sizeof why) == 0);
+    channel_close(&c);
+
+    /* Our copy cannot be made (here a directory has its name): each record is lost, counted
+     * as such (the run fails on it), never taken for a clean run. */
+    unlinkat(ws, SHIMCONF_LOG, 0);
+    CHECK(channel_open(&c, at("20261207T000000Z-0000004"), &err) == 0);
+    channel_workspace(&c, ws);
+    CHECK(mkdirat(c.dirfd, SHIMCONF_LOG, 0700) == 0);
+    channel_add(&c, &r);
+    CHECK(c.records == 0 && c.lost == 1 && c.lost_errno == EEXIST);
+    unlinkat(c.dirfd, SHIMCONF_LOG, AT_REMOVEDIR);
     channel_close(&c);
     close(ws);
     unlink(at("ws/" SHIMCONF_LOG));
