@@ -7,7 +7,7 @@ import os
 import sys
 
 from . import pypolicy
-from .audithook import _audit, install_python_backend
+from .audithook import add_hook, install_python_backend
 from .native import ENV_PLUGIN, FenceError, Session, _load_library
 from .state import _state
 from . import where
@@ -72,6 +72,4 @@ def guard_child():
         sys.stderr.write("testfence: the guard of this child Python did not start: %s\n" % e)
         return
     _state.mode = "child-guard"
-    if not _state.hooked:
-        sys.addaudithook(_audit)
-        _state.hooked = True
+    add_hook()

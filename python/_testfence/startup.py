@@ -10,7 +10,7 @@ import tempfile
 
 import pytest
 
-from .audithook import _audit, install_python_backend
+from .audithook import add_hook, install_python_backend
 from .pyback import ENV_BACKEND, _join_python, _python_policy, child_guard_env
 from .native import (
     AT_FDCWD, ENV_PLUGIN, ENV_REEXEC, FenceError, SHIM_NAME, Session, TF_BACKEND_SHIM,
@@ -551,9 +551,8 @@ def _decide(config, opt):
     if _state.session is None:
         return  # under an outer run: it reports
     config.pluginmanager.register(_PerTest(_state.session, _state.shim), "testfence-per-test")
-    if (_state.mode == "fenced" or _state.backend == "python") and not _state.hooked:
-        sys.addaudithook(_audit)
-        _state.hooked = True
+    if _state.mode == "fenced" or _state.backend == "python":
+        add_hook()
 
 
 def _late_records():
