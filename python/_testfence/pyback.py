@@ -8,14 +8,9 @@ import sys
 
 from . import pypolicy
 from .audithook import add_hook, install_python_backend
-from .native import ENV_PLUGIN, FenceError, Session, _load_library
+from .native import ENV_BACKEND, ENV_PLUGIN, FenceError, Session, _load_library
 from .state import _state
 from . import where
-
-# Set by a fenced pytest whose backend is python, for its children: a pytest-xdist worker (or a
-# pytest a test starts) joins the run with the same backend (the kernel has nothing to say),
-# and any other child Python starts the guard (guard_child).
-ENV_BACKEND = "TESTFENCE_PLUGIN_BACKEND"
 
 # The directory whose sitecustomize.py starts the guard in a child Python.
 GUARD_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "childguard")
