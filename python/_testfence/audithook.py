@@ -2,7 +2,9 @@
 metadata calls (chmod, utime, xattr, ioctl) the hook refuses itself.
 """
 
+import atexit
 import errno
+import gc
 import os
 import sys
 import threading
@@ -167,6 +169,21 @@ def _ioctl(st, args):
     if kind == TF_IOCTL_REFUSED:
         raise PermissionError(errno.EPERM, "testfence: TIOCSTI (typing into the terminal) is refused")
     _refuse("ioctl", None)
+
+
+def add_hook():
+    """Python calls _audit for every audit event of this process from now on (once: a hook
+    cannot be removed)."""
+    if _state.hooked:
+        return
+    sys.addaudithook(_audit)
+    _state.hooked = True
+    # CPython calls the hook once more as it clears the interpreter at exit, and that call into
+    # Python sets off an automatic collection over every object still alive: 2.5-5 ms of a
+    # pytest's exit (docs/performance.md, eleventh session). So none from the exit handlers
+    # on: the collections of the interpreter's finalization are explicit and still run, and a
+    # cycle's __del__ is still called at exit.
+    atexit.register(gc.disable)
 
 
 def _audit(event, args):

@@ -13,6 +13,11 @@ import sys
 # pytest a test starts) finds it equal to TESTFENCE_WORKSPACE and joins that run.
 ENV_PLUGIN = "TESTFENCE_PLUGIN"
 
+# Set by a fenced pytest whose backend is python, for its children: a pytest-xdist worker (or a
+# pytest a test starts) joins the run with the same backend (the kernel has nothing to say),
+# and any other child Python starts the guard (pyback.guard_child).
+ENV_BACKEND = "TESTFENCE_PLUGIN_BACKEND"
+
 
 # For tests and unusual installs: the path of libtestfence.so. It never selects config.
 ENV_LIBRARY = "TESTFENCE_LIBRARY"

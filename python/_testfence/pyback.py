@@ -7,15 +7,10 @@ import os
 import sys
 
 from . import pypolicy
-from .audithook import _audit, install_python_backend
-from .native import ENV_PLUGIN, FenceError, Session, _load_library
+from .audithook import add_hook, install_python_backend
+from .native import ENV_BACKEND, ENV_PLUGIN, FenceError, Session, _load_library
 from .state import _state
 from . import where
-
-# Set by a fenced pytest whose backend is python, for its children: a pytest-xdist worker (or a
-# pytest a test starts) joins the run with the same backend (the kernel has nothing to say),
-# and any other child Python starts the guard (guard_child).
-ENV_BACKEND = "TESTFENCE_PLUGIN_BACKEND"
 
 # The directory whose sitecustomize.py starts the guard in a child Python.
 GUARD_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "childguard")
@@ -72,6 +67,4 @@ def guard_child():
         sys.stderr.write("testfence: the guard of this child Python did not start: %s\n" % e)
         return
     _state.mode = "child-guard"
-    if not _state.hooked:
-        sys.addaudithook(_audit)
-        _state.hooked = True
+    add_hook()

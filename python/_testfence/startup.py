@@ -10,10 +10,9 @@ import tempfile
 
 import pytest
 
-from .audithook import _audit, install_python_backend
-from .pyback import ENV_BACKEND, _join_python, _python_policy, child_guard_env
+from .audithook import add_hook, install_python_backend
 from .native import (
-    AT_FDCWD, ENV_PLUGIN, ENV_REEXEC, FenceError, SHIM_NAME, Session, TF_BACKEND_SHIM,
+    AT_FDCWD, ENV_BACKEND, ENV_PLUGIN, ENV_REEXEC, FenceError, SHIM_NAME, Session, TF_BACKEND_SHIM,
     TF_ERROR_NO_ROOT,
     TF_ERROR_NOT_SET_UP, TF_TMP_KEEP, TF_TMP_KEEP_FAILED, TF_TMP_REMOVE,
     _load_library, _s)
@@ -368,6 +367,7 @@ def _start_python(config, opt, lib, kernel_why):
     """The python backend: the same plan, workspace, temp dir and environment as the kernel
     backend's (libtestfence), but no fence: the audit hook refuses (audithook._audit_python)
     with pypolicy's verdict over the plan's lists, and the shim refuses children's writes."""
+    from .pyback import _python_policy, child_guard_env  # the python backend's only
     s = Session(lib)
     s.set_backend(TF_BACKEND_SHIM)
     s.load(opt("testfence_allow") or [], opt("testfence_output") or [])
@@ -468,6 +468,7 @@ def _already_fenced(ws, opt):
     if (os.environ.get(ENV_PLUGIN) == ws and os.environ.get(ENV_BACKEND) == "python"
             and (opt("testfence_backend") or "auto") != "kernel"):
         s.close()
+        from .pyback import _join_python  # the python backend's only
         _join_python(lib, ws)
         return True, None
     if verdict == 0 and lib.tf_landlock_abi(s.h) == 0 and _shim_mapped():
@@ -551,9 +552,8 @@ def _decide(config, opt):
     if _state.session is None:
         return  # under an outer run: it reports
     config.pluginmanager.register(_PerTest(_state.session, _state.shim), "testfence-per-test")
-    if (_state.mode == "fenced" or _state.backend == "python") and not _state.hooked:
-        sys.addaudithook(_audit)
-        _state.hooked = True
+    if _state.mode == "fenced" or _state.backend == "python":
+        add_hook()
 
 
 def _late_records():

@@ -682,6 +682,38 @@ EOF
     assert_outside_unchanged
 }
 
+@test "after the exit handlers the plugin found, no automatic garbage collection (the audit hook's call at exit sets one off); a cycle's __del__ still runs at exit" {
+    # A plugin loaded before the fence starts: its exit handler runs after the plugin's.
+    mkdir "$BATS_TEST_TMPDIR/probe"
+    cat >"$BATS_TEST_TMPDIR/probe/gcprobe.py" <<'EOF'
+import atexit
+import gc
+import os
+
+
+class Cycle:
+    def __del__(self, write=os.write):
+        write(1, b"gcprobe: a cycle's __del__ ran at exit\n")
+
+
+def _at_exit():
+    os.write(1, b"gcprobe: automatic collection at exit: %s\n" % str(gc.isenabled()).encode())
+    c = Cycle()
+    c.self = c
+
+
+atexit.register(_at_exit)
+EOF
+    printf 'def test_ok():\n    pass\n' >tests/test_ok.py
+    PYTHONPATH="$BATS_TEST_TMPDIR/probe:$PYTHONPATH" run $PY -m pytest -p gcprobe tests/test_ok.py
+    expect_status 0
+    expect_output_has "gcprobe: automatic collection at exit: False"
+    expect_output_has "gcprobe: a cycle's __del__ ran at exit"
+    PYTHONPATH="$BATS_TEST_TMPDIR/probe:$PYTHONPATH" run $PY -m pytest -p no:cacheprovider -p gcprobe --testfence=off tests/test_ok.py
+    expect_output_has "gcprobe: automatic collection at exit: True" # no hook: nothing changed
+    assert_outside_unchanged
+}
+
 @test "the run's temp dir is emptied at exit, never through a link; kept when the run failed; --testfence-keep-tmp keeps it" {
     # A temp base of the test's own: a kept dir would otherwise stay in the machine's /tmp.
     export TMPDIR="$BATS_TEST_TMPDIR/tmpbase"

@@ -205,11 +205,19 @@ static void log_read_again_sees_appends(const char *root)
         fputs(first, f);
         fclose(f);
     }
-    free(first);
     CHECK(tf_violations_load(s) == 2);
     CHECK_STR(tf_violation_str(s, 1, "test"), "tests/test_a.py::test_b");
     CHECK(unlink(log) == 0); /* gone: nothing is left of it */
     CHECK(tf_violations_load(s) == 0);
+    CHECK(tf_violations_load(s) == 0); /* still none: answered without a read */
+    f = first ? fopen(log, "a") : NULL; /* a log made again, after none was seen: read */
+    CHECK(f != NULL);
+    if (f) {
+        fputs(first, f);
+        fclose(f);
+    }
+    free(first);
+    CHECK(tf_violations_load(s) == 1);
     tf_close(s);
 }
 
