@@ -22,7 +22,8 @@
 # usage: bench/suites.sh [SUITE...]   (default: markupsafe itsdangerous more-itertools rich)
 #        RUNS: rounds (default 5); BUILD: the build dir (default build); LOGDIR: where each
 #        mode's last output is kept (default a new temp dir); MODES (default bare,run,plugin):
-#        plugin-noreexec adds the plugin with --testfence-reexec=off
+#        plugin-noreexec adds the plugin with --testfence-reexec=off, plugin-env the plugin
+#        loaded by PYTEST_PLUGINS=testfence rather than -p (no entry-point search: suites.py)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 py=/usr/bin/python3 # Debian's, with python3-pytest; never the first python3 on PATH
