@@ -149,23 +149,25 @@ static int quiet_state(struct plan *pl, char *const *envp, tf_err *err)
     return 0;
 }
 
-/* Does ROOT lie in the writable set of the project at ABOVE (its config's, else the
- * default's: a config that cannot be read counts as the defaults)? Its entry goes to HIT. */
-static bool in_writable_of(const char *above, const char *root, char *hit, size_t n)
+/* Does ROOT lie in the writable set of the project at ABOVE? 1 yes (its entry to HIT), 0 no,
+ * -1 its config cannot be read (why to HIT): that says nothing of its writable set, so the
+ * caller counts it as holding ROOT (fails closed; --root is the user's way past it). */
+static int in_writable_of(const char *above, const char *root, char *hit, size_t n)
 {
-    static const char *const defaults[] = {"tests"};
     char joined[PATH_MAX], real[PATH_MAX];
     struct config c;
-    tf_err ignored = {0};
-    bool loaded = config_load(&c, above, NULL, &ignored) == 0;
-    const char *const *v = loaded ? (const char *const *)c.writable.v : defaults;
-    size_t count = loaded ? c.writable.n : 1;
-    bool in = false;
-    for (size_t i = 0; !in && i < count; i++)
-        if (path_join(joined, sizeof joined, above, v[i], NULL) == 0 && realpath(joined, real) &&
-            path_is_within(root, real)) {
-            snprintf(hit, n, "%s", v[i]);
-            in = true;
+    tf_err why = {0};
+    if (config_load(&c, above, NULL, &why) < 0) {
+        config_free(&c);
+        snprintf(hit, n, "%s", why.msg);
+        return -1;
+    }
+    int in = 0;
+    for (size_t i = 0; !in && i < c.writable.n; i++)
+        if (path_join(joined, sizeof joined, above, c.writable.v[i], NULL) == 0 &&
+            realpath(joined, real) && path_is_within(root, real)) {
+            snprintf(hit, n, "%s", c.writable.v[i]);
+            in = 1;
         }
     config_free(&c);
     return in;
@@ -182,12 +184,20 @@ static int check_nested_root(const struct plan *pl, const struct plan_request *r
         return 0;
     snprintf(from, sizeof from, "%s", pl->root);
     while (project_find_above(from, above, sizeof above) == 1) {
-        if (in_writable_of(above, pl->root, hit, sizeof hit))
+        int in = in_writable_of(above, pl->root, hit, sizeof hit);
+        if (in > 0)
             return tf_errf(err,
                            "the project root %s lies in the writable set of the project at %s "
                            "(writable \"%s\"), where a test could have written its marker; run "
                            "from %s, or pass --root %s if that project is yours",
                            pl->root, above, hit, above, pl->root);
+        if (in < 0)
+            return tf_errf(err,
+                           "the project root %s lies inside the project at %s, whose "
+                           "configuration cannot be read (%s), so a test there may have "
+                           "written its marker; fix that configuration, or pass --root %s if "
+                           "the inner project is yours",
+                           pl->root, above, hit, pl->root);
         snprintf(from, sizeof from, "%s", above);
     }
     return 0;

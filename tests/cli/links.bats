@@ -170,3 +170,17 @@ PY
     expect_status 0
     assert_outside_unchanged
 }
+
+@test "a root inside a project whose config cannot be read is refused: its writable set is unknown" {
+    mkdir -p inner && printf 'writable = ["data"]\n' >inner/testfence.toml
+    mkdir -p inner/data && echo gold >golden.txt
+    printf 'writable = [\n' >testfence.toml # the outer project's config, broken
+    cd inner
+    run "$TESTFENCE" run -- sh -c 'echo PWNED >../golden.txt'
+    expect_status 125
+    expect_output_has "testfence: the project root $P/inner lies inside the project at $P, whose configuration cannot be read ("
+    expect_output_has "pass --root $P/inner if the inner project is yours"
+    [ "$(cat ../golden.txt)" = gold ]
+    run "$TESTFENCE" run --root . -- true
+    expect_status 0
+}
