@@ -7,6 +7,7 @@
 #include "opts.h"
 #include "core/config.h"
 #include "core/fileio.h"
+#include "core/outpath.h"
 #include "core/path.h"
 #include "core/platform.h"
 #include "core/project.h"
@@ -263,8 +264,7 @@ static int check_output_file(const struct opts *o, const audit_setup *su)
         return -1;
     }
     const char *name = strrchr(where, '/') + 1;
-    size_t n = strlen(name);
-    bool refused = n >= 3 && !strcasecmp(name + n - 3, ".py");
+    bool refused = outpath_python_source(name);
     bool at_root =
         (size_t)(name - where) == strlen(root) + 1 && !strncmp(where, root, name - where - 1);
     for (size_t i = 0; at_root && !refused && i < o->audit.n_protect; i++)

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,13 +27,10 @@ static int refuse_planted(const char *link, void *arg, tf_err *err)
                    c->given, link);
 }
 
-/* A Python source: a slip of the keyboard (--junit tests/test_x.py) would replace a test,
- * so it is refused, as the audit's --output-file refuses it. */
-static bool python_source(const char *name)
+bool outpath_python_source(const char *name)
 {
     size_t n = strlen(name);
-    return n >= 3 && name[n - 3] == '.' && (name[n - 2] | 0x20) == 'p' &&
-           (name[n - 1] | 0x20) == 'y';
+    return n >= 3 && !strcasecmp(name + n - 3, ".py");
 }
 
 /* What is already there: a regular file (replaced), a symlink inside the writable set
@@ -43,7 +41,7 @@ static int check_target(int dirfd, const char *dir, const char *name, const char
 {
     char here[PATH_MAX];
     struct stat st;
-    if (python_source(name))
+    if (outpath_python_source(name))
         return tf_errf(
             err, "%s: refusing to write a report over a Python source; name another file", given);
     if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISREG(st.st_mode))

@@ -16,6 +16,11 @@ struct outpath {
     char shown[PATH_MAX]; /* the path as given, for messages */
 };
 
+/* Is NAME a Python source (".py", any case)? A report written over one (a slip of the
+ * keyboard: --junit tests/test_x.py) would replace a test: run's outputs and the audit's
+ * --output-file refuse it. */
+bool outpath_python_source(const char *name);
+
 /* Open the directory of GIVEN (relative to the current directory), which must exist.
  * Symlinks on the way are followed unless they lie inside POLICY's writable set (where
  * the command, or an earlier one, could have planted them): those are refused. */
