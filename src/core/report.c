@@ -419,6 +419,9 @@ void report_print(FILE *f, const struct report *r, const struct report_run *run)
     if (run->status != run->command_status && run->fails_why)
         fprintf(f, "testfence: the command exited %d; exiting %d because %s\n", run->command_status,
                 run->status, run->fails_why);
+    else if (run->status != run->command_status && !left && !writes) /* a touched log, ... */
+        fprintf(f, "testfence: the command exited %d; exiting %d because of what is said above\n",
+                run->command_status, run->status);
     else if (run->status != run->command_status)
         fprintf(f,
                 "testfence: the command exited %d; exiting %d because %s "

@@ -235,6 +235,13 @@ WAIT_LOG='until [ -s "$TESTFENCE_WORKSPACE/violations.jsonl" ]; do sleep 0.05; d
     expect_status 120
     expect_output_has "violations.jsonl was written, but not by testfence (nothing was blocked)"
     [ ! -s "$(ws_file violations.jsonl)" ]
+    # Said again at the end where a summary is printed with no write in it (the preload
+    # backend always prints one): the reason is the log, not a refused write.
+    rm -rf tests/artifacts
+    run "$TESTFENCE" run --backend preload -- sh -c 'printf "{}\n" > "$TESTFENCE_WORKSPACE/violations.jsonl"'
+    expect_status 120
+    expect_output_has "testfence: the command exited 0; exiting 120 because of what is said above"
+    expect_output_lacks "protected test files"
     assert_outside_unchanged
 }
 
