@@ -52,15 +52,17 @@ static const struct opts_command command = {
 
 /* ---- finding and reading the report ------------------------------------------------------ */
 
-/* When the file was last written, in nanoseconds where the OS keeps them. */
-static long long mtime_ns(const struct stat *st)
+/* When the file last changed, in nanoseconds where the OS keeps them: its status change time,
+ * which no process can set (a test can give a report it planted any modification time, the
+ * future's included; testfence writes a run's report after the run's processes are gone). */
+static long long ctime_ns(const struct stat *st)
 {
 #if defined(__APPLE__)
-    return (long long)st->st_mtimespec.tv_sec * 1000000000 + st->st_mtimespec.tv_nsec;
+    return (long long)st->st_ctimespec.tv_sec * 1000000000 + st->st_ctimespec.tv_nsec;
 #elif defined(__linux__) && !defined(TESTFENCE_MACOS) /* the macOS set on Linux has neither */
-    return (long long)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+    return (long long)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec;
 #else
-    return (long long)st->st_mtime * 1000000000;
+    return (long long)st->st_ctime * 1000000000;
 #endif
 }
 
@@ -75,11 +77,12 @@ static long long report_time(int afd, const char *artifacts, const char *name)
               S_ISREG(st.st_mode);
     if (wsfd >= 0)
         close(wsfd);
-    return ok ? mtime_ns(&st) : -1;
+    return ok ? ctime_ns(&st) : -1;
 }
 
-/* The run workspace in AFD whose report.json was written last, into BEST: run ids sort by the
- * second a run started, and two runs of one second by a random number. */
+/* The run workspace in AFD whose report.json was written last, into BEST (not the greatest
+ * run id: ids sort by the second a run started, two runs of one second by a random number,
+ * and a test can make a workspace of any name). */
 static int newest_run(int afd, const char *artifacts, char *best, size_t len, tf_err *err)
 {
     long long best_time = -1;
@@ -126,10 +129,11 @@ static int open_run(int afd, const char *artifacts, const char *id, char *name, 
  * --run's run or the newest, its report.json never through a symlink (a test may plant
  * one). SHOWN: where it was read. */
 static int read_report(const struct opts *o, const struct plan *pl, char *shown, size_t len,
-                       char **text, size_t *n, tf_err *err)
+                       char *name, size_t name_len, char **text, size_t *n, tf_err *err)
 {
     enum { MAX = 1 << 30 };
-    char artifacts[PATH_MAX], name[256];
+    char artifacts[PATH_MAX];
+    name[0] = '\0';
     snprintf(shown, len, "%s", o->nargs == 1 ? o->args[0] : "");
     if (o->nargs == 1)
         return fileio_read_all(o->args[0], MAX, text, n, err);
@@ -138,7 +142,7 @@ static int read_report(const struct opts *o, const struct plan *pl, char *shown,
     int afd = plan_open_artifacts(pl, artifacts, false, err);
     if (afd < 0 && errno == ENOENT)
         return tf_errf(err, "no run to read: %s does not exist", artifacts);
-    int wsfd = afd < 0 ? -1 : open_run(afd, artifacts, o->suggest_run, name, sizeof name, err);
+    int wsfd = afd < 0 ? -1 : open_run(afd, artifacts, o->suggest_run, name, name_len, err);
     if (afd >= 0)
         close(afd);
     if (wsfd < 0)
@@ -149,12 +153,21 @@ static int read_report(const struct opts *o, const struct plan *pl, char *shown,
     return rc;
 }
 
-/* The report's text parsed into *DOC and read into R. */
-static int load_report(const char *path, const char *text, size_t len, struct json_value **doc,
-                       struct suggest_report *r, tf_err *err)
+/* The report's text parsed into *DOC and read into R. One read from the workspace NAME (""
+ * for a report named on the command line) must be that run's: a test can write a
+ * report.json into a workspace of any name. */
+static int load_report(const char *path, const char *name, const char *text, size_t len,
+                       struct json_value **doc, struct suggest_report *r, tf_err *err)
 {
+    const char *id = name + (name[0] ? strlen(WS_PREFIX) : 0);
     int rc = json_parse(path, text, len, doc, err);
-    if (rc == 0 && (rc = suggest_read(path, *doc, r, err)) < 0) {
+    if (rc == 0 && (rc = suggest_read(path, *doc, r, err)) == 0 && name[0] &&
+        (!r->run_id || strcmp(r->run_id, id)))
+        rc = tf_errf(err,
+                     "%s is not run %s's report (it says run %s): a test may have written it; "
+                     "name the report to read it anyway",
+                     path, id, r->run_id ? r->run_id : "(none)");
+    if (rc < 0) {
         json_free(*doc);
         *doc = NULL;
     }
@@ -458,15 +471,16 @@ static int suggest(const struct opts *o, tf_err *err)
     struct suggest_report r = {0};
     struct target t;
     struct fixes p = {0};
+    char name[256]; /* the run workspace the report was read from, "" for one named */
     if (o->nargs > 1)
         return tf_errf(err, "one report at most; see 'testfence suggest --help'");
     if (o->nargs == 1 && o->suggest_run)
         return tf_errf(err, "name a report or give --run, not both");
     int rc = plan_policy(&pl, &o->req, environ, err);
     if (rc == 0)
-        rc = read_report(o, &pl, path, sizeof path, &text, &len, err);
+        rc = read_report(o, &pl, path, sizeof path, name, sizeof name, &text, &len, err);
     if (rc == 0)
-        rc = load_report(path, text, len, &doc, &r, err);
+        rc = load_report(path, name, text, len, &doc, &r, err);
     if (rc == 0)
         rc = choose_target(pl.root, o->req.config, &t, err);
     if (rc == 0)

@@ -17,7 +17,8 @@ suggest() { run "$TESTFENCE" suggest "$@"; }
 
 # expect_no_config: no config file was made or changed (compat_project has none).
 expect_no_config() {
-    [ ! -e testfence.toml ] && [ ! -e pyproject.toml ]
+    [ ! -e testfence.toml ]
+    [ ! -e pyproject.toml ]
 }
 
 @test "junit.xml at the root: declared by --apply (the diff applies with git apply), then the run passes" {
@@ -94,7 +95,8 @@ retain = 3' ]
 +COVERAGE_FILE = "{artifacts}/.coverage"  # CI reads it'
     cov
     expect_clean
-    [ -f tests/artifacts/.coverage ] && [ -z "$(ls -a | grep '^\.coverage')" ]
+    [ -f tests/artifacts/.coverage ]
+    [ -z "$(ls -a | grep '^\.coverage')" ]
 }
 
 @test "coverage's data file, the suite's own way (pytest-cov, no config): nothing to suggest" {
@@ -288,7 +290,8 @@ PY
     suggest --run "$first" --apply
     expect_status 125
     expect_output_has "testfence: $P/testfence.toml is a symlink, not a regular file: not written"
-    [ -L testfence.toml ] && [ "$(cat "$BATS_TEST_TMPDIR/real.toml")" = 'retain = 3' ]
+    [ -L testfence.toml ]
+    [ "$(cat "$BATS_TEST_TMPDIR/real.toml")" = 'retain = 3' ]
     rm testfence.toml
     # [tool.testfence] as an inline table: refused, the file kept as it was
     printf '[tool]\ntestfence = { retain = 3 }\n' >pyproject.toml
@@ -321,5 +324,33 @@ testfence = { retain = 3 }' ]
     suggest "$BATS_TEST_TMPDIR/elsewhere.json" # named by the user: read as named
     expect_status 0
     expect_output_has '+outputs = ["junit.xml"]'
+    expect_no_config
+}
+
+@test "a report a test planted in a workspace of its own making is never taken for the newest run's" {
+    fenced sh -c 'echo x >../config.toml 2>/dev/null; true'
+    expect_status 120
+    real=$(basename tests/artifacts/_isolation_workspace_*)
+    real=${real#_isolation_workspace_}
+    # A run that plants a later workspace whose report names a report file at the root, dated
+    # in the future (a modification time is the test's to set; a change time is not).
+    fenced sh -c 'w=tests/artifacts/_isolation_workspace_20991231T000000Z-0000001
+        mkdir "$w" && sed -e "s/$0/20991231T000000Z-0000001/g" -e "s/config\.toml/junit.xml/g" \
+            tests/artifacts/_isolation_workspace_$0/report.json >"$w/report.json"
+        touch -d 2099-01-01 "$w/report.json"' "$real"
+    expect_status 0
+    grep -q junit.xml tests/artifacts/_isolation_workspace_20991231T000000Z-0000001/report.json
+    suggest
+    expect_status 0
+    expect_output_has "(run $(echo "$real" | cut -c1-8)"
+    expect_output_lacks "20991231T000000Z"
+    expect_output_lacks "junit.xml"
+    expect_no_config
+    # Named by --run, its claim to be another run is refused.
+    sed -i "s/20991231T000000Z-0000001/20200101T000000Z-0000001/g" \
+        tests/artifacts/_isolation_workspace_20991231T000000Z-0000001/report.json
+    suggest --run 20991231T000000Z-0000001
+    expect_status 125
+    expect_output_has "is not run 20991231T000000Z-0000001's report (it says run 20200101T000000Z-0000001): a test may have written it"
     expect_no_config
 }
