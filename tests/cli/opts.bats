@@ -56,7 +56,8 @@ listed() {
     [ ! -e testfence.toml ]
     run "$TESTFENCE" init --config other.toml
     expect_status 125
-    [ ! -e testfence.toml ] && [ ! -e other.toml ]
+    [ ! -e testfence.toml ]
+    [ ! -e other.toml ]
     run "$TESTFENCE" init --dry-run
     expect_status 0
     [ ! -e testfence.toml ]

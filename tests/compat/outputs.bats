@@ -32,7 +32,9 @@ expect_refused_up_front() {
     expect_output_has "  $1 $2 -> $P/$2"
     expect_output_has "in the config: outputs = [\"$2\"] (testfence.toml, or [tool.testfence] in pyproject.toml)"
     expect_output_has "on the command line: testfence run --output $2 -- ..."
-    [ ! -e tests/ran ] && [ ! -e tests/artifacts ] && [ ! -e "$2" ]
+    [ ! -e tests/ran ]
+    [ ! -e tests/artifacts ]
+    [ ! -e "$2" ]
     assert_outside_unchanged
 }
 
@@ -99,7 +101,8 @@ expect_refused_up_front() {
     expect_output_has "$P/report.xml"
     expect_output_has 'output "report.xml" (a declared file)'
     expect_output_has 'output "htmlcov/" (a declared directory)'
-    [ ! -e report.xml ] && [ ! -e htmlcov ] # a dry run creates nothing
+    [ ! -e report.xml ]
+    [ ! -e htmlcov ] # a dry run creates nothing
     run "$TESTFENCE" explain report.xml htmlcov/x/y
     expect_status 0
     expect_output_has "(output \"report.xml\")"

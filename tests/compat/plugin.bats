@@ -40,7 +40,8 @@ load compat
         run env -u PYTHONDONTWRITEBYTECODE $PY -m pytest -q -p no:cacheprovider -p testfence -p early_plugin tests/test_pkg.py
     expect_clean
     expect_output_has "1 passed"
-    [ ! -e pkg/__pycache__ ] && [ ! -e plugins/__pycache__ ]
+    [ ! -e pkg/__pycache__ ]
+    [ ! -e plugins/__pycache__ ]
     [ -d tests/__pycache__ ] # bytecode is written again once fenced: the tests' own, inside
     assert_outside_unchanged
 }

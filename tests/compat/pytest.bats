@@ -110,14 +110,16 @@ PY
     # From a subdirectory: .benchmarks is made in the cwd, not at the root.
     (cd src && fenced $PY -m pytest -q -p pytest_benchmark.plugin ../tests/test_bench.py &&
         expect_clean && expect_output_has "1 passed")
-    [ ! -e src/.benchmarks ] && [ ! -e .benchmarks ]
+    [ ! -e src/.benchmarks ]
+    [ ! -e .benchmarks ]
     assert_mono_unchanged
     # The plugin: pytest-benchmark's pytest_addoption runs git describe before any fence (it
     # refreshes the index, bare); what it does after the fence is quiet.
     plugin -q -p pytest_benchmark.plugin tests/test_bench.py
     expect_clean
     (cd src && plugin -q -p pytest_benchmark.plugin ../tests/test_bench.py && expect_clean)
-    [ ! -e src/.benchmarks ] && [ ! -e .benchmarks ]
+    [ ! -e src/.benchmarks ]
+    [ ! -e .benchmarks ]
 }
 
 @test "what the plugin records is only what would have been written" {
@@ -182,7 +184,8 @@ PY
     plugin -q -p no:cacheprovider tests/test_home.py
     expect_clean
     expect_output_has "1 passed"
-    [ "$(ls -A "$HOME")" = .profile ] && [ "$(cat "$HOME/.profile")" = mine ]
+    [ "$(ls -A "$HOME")" = .profile ]
+    [ "$(cat "$HOME/.profile")" = mine ]
 }
 
 @test "a write by a pytest a test started, after its own tests (pytest's test_cache_reportheader): fails the test that started it" {

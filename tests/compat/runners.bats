@@ -48,7 +48,8 @@ MK
     fenced make check TEST_SUITE_LOG=t/test-suite.log
     expect_clean
     [ "$(cat t/test-suite.log)" = PASS ]
-    [ ! -e test-suite.log ] && [ ! -e test-suite.log-t ]
+    [ ! -e test-suite.log ]
+    [ ! -e test-suite.log-t ]
 }
 
 @test "a report a runner writes in place: declared in outputs, written, clean" {

@@ -17,7 +17,8 @@ setup_file() {
     make >"$TF_INSTALL_WORK/make.log" 2>&1 || { show_log "$TF_INSTALL_WORK/make.log"; false; }
     ! grep -q "fetch-grammar.sh" "$TF_INSTALL_WORK/make.log"
     [ ! -e third_party ]
-    [ -x build/testfence ] && [ -e build/share/man/man1/testfence.1 ]
+    [ -x build/testfence ]
+    [ -e build/share/man/man1/testfence.1 ]
 }
 
 @test "make install PREFIX=...: the CLI finds its shim, man shows the pages" {

@@ -790,7 +790,8 @@ EOF
     run $PY -m pytest tests/test_settings.py -k tmp_path
     expect_status 0
     expect_output_lacks "TEST_SANDBOX_VIOLATION"
-    [ ! -e "$user/20200101T000000Z-0000001" ] && [ ! -e "$user/20200102T000000Z-0000001" ]
+    [ ! -e "$user/20200101T000000Z-0000001" ]
+    [ ! -e "$user/20200102T000000Z-0000001" ]
     [ -e "$user/20200105T000000Z-0000001" ]
 }
 
@@ -906,7 +907,8 @@ EOF
     expect_output_has "testfence: installed, not enabled here: this project has no tests/ directory and no testfence configuration"
     expect_output_has "1 passed"
     [ "$(grep -c '^testfence: ' <<<"$output")" -eq 1 ] # one line, nothing else
-    [ ! -e tests ] && [ ! -e test/artifacts ]
+    [ ! -e tests ]
+    [ ! -e test/artifacts ]
     # Asked for by name: the same project is an error, as before.
     PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}" run env -u PYTEST_DISABLE_PLUGIN_AUTOLOAD $PY -m pytest -p no:cacheprovider -p testfence test
     expect_status 4

@@ -270,7 +270,8 @@ openai = "sk-secret"' ]
     expect_status 3
     dir=$(cat tests/tmpdir)
     [ -z "$output" ] # quiet, as pytest keeps a failed test's tmp_path; its failure shows where
-    [ "$(cat "$dir/f")" = data ] && [ -e "$dir/.testfence-failed" ]
+    [ "$(cat "$dir/f")" = data ]
+    [ -e "$dir/.testfence-failed" ]
     TMPDIR="$t" run "$TESTFENCE" run --no-keep-tmp -- sh -c "$cmd" 3
     expect_status 3
     expect_output_lacks "kept"

@@ -121,7 +121,10 @@ os.mkdir(\"tests/sub/d\"); os.rename(\"tests/sub/d\", \"tests/fixtures/d\")" && 
     expect_output_has "$P/tests/fixtures/ (EACCES, a directory of your protected test files)"
     expect_output_has "attempted to move or remove $P/tests/sub/, a directory holding test files"
     expect_output_has "changes to your protected test files (protect in the config) were refused"
-    [ ! -e tests/old ] && [ ! -e tests/fx ] && [ ! -e tests/inner2 ] && [ ! -e tests/most2 ]
+    [ ! -e tests/old ]
+    [ ! -e tests/fx ]
+    [ ! -e tests/inner2 ]
+    [ ! -e tests/most2 ]
     [ -d tests/fixtures/d ]
     [ "$(cat tests/n.txt)" = n ]
 }

@@ -144,7 +144,8 @@ PY
     run $PY -m pytest -p no:cacheprovider --testfence-backend=python tests/test_env.py
     expect_status 0
     expect_output_has "1 passed"
-    [ -f tests/at2.txt ] && [ -d tests/made/deep ]
+    [ -f tests/at2.txt ]
+    [ -d tests/made/deep ]
     assert_outside_unchanged
 }
 
@@ -202,7 +203,8 @@ PY
         q=$(echo tests/artifacts/_isolation_workspace_*/quarantine)
         expect_output_has "(this run made it: moved to $P/$q/$f%tests%sitecustomize, so"
         expect_output_has "(this run made it: moved to $P/$q/$f%tests%pytest.ini, so"
-        [ -f "$q/$f%tests%sitecustomize/__init__.py" ] && [ ! -e tests/pytest.ini ]
+        [ -f "$q/$f%tests%sitecustomize/__init__.py" ]
+        [ ! -e tests/pytest.ini ]
     done
     assert_outside_unchanged
 }

@@ -171,7 +171,8 @@ PY
     run "$TESTFENCE" run --sarif tests/test_a.py -- sh -c 'echo ran > tests/ran'
     expect_status 125
     expect_output_has "testfence: tests/test_a.py: refusing to write a report over a Python source"
-    [ ! -e tests/ran ] && [ ! -e tests/test_a.py ]
+    [ ! -e tests/ran ]
+    [ ! -e tests/test_a.py ]
     # a directory this run cannot write in: outside an outer run's writable set (as root,
     # mode bits would not stop it). Under the ASan build the outer run's shim is preloaded
     # ahead of the inner binary's sanitizer runtime; tell ASan that order is expected here.

@@ -254,8 +254,10 @@ WAIT_LOG='until [ -s "$TESTFENCE_WORKSPACE/violations.jsonl" ]; do sleep 0.05; d
     run timeout 20 "$TESTFENCE" run -- sh -c 'ln -s /etc/passwd "$TESTFENCE_WORKSPACE/violations.jsonl"; ln -s /etc/hostname "$TESTFENCE_WORKSPACE/report.json"'
     expect_status 120
     expect_output_has "was replaced by something that is not a regular file"
-    [ -f "$(ws_file report.json)" ] && [ ! -L "$(ws_file report.json)" ]
-    [ -f "$(ws_file violations.jsonl)" ] && [ ! -L "$(ws_file violations.jsonl)" ]
+    [ -f "$(ws_file report.json)" ]
+    [ ! -L "$(ws_file report.json)" ]
+    [ -f "$(ws_file violations.jsonl)" ]
+    [ ! -L "$(ws_file violations.jsonl)" ]
 }
 
 @test "a workspace removed during the run is said, and what was blocked still reported" {
