@@ -533,6 +533,27 @@ static bool dir_name(char *resolved)
     return true;
 }
 
+/* A link or rename between the name PATH (in DIRFD) and the directory that would hold PATH2
+ * (in DIRFD2): on one file system? Across two it fails with EXDEV without any fence, and is no
+ * refusal of protect's (whose read-only copies keep the device of what they copy). What cannot
+ * be looked at counts as one file system: the refusal is recorded rather than lost. */
+static bool one_file_system(int dirfd, const char *path, int dirfd2, const char *path2)
+{
+    char parent[PATH_MAX];
+    struct stat a, b;
+    if (!path || !path2)
+        return true;
+    const char *slash = strrchr(path2, '/');
+    size_t n = !slash ? 0 : slash == path2 ? 1 : (size_t)(slash - path2);
+    if (n >= sizeof parent)
+        return true;
+    memcpy(parent, n ? path2 : ".", n ? n : 1);
+    parent[n ? n : 1] = '\0';
+    if (fstatat(dirfd, path, &a, AT_SYMLINK_NOFOLLOW) < 0 || fstatat(dirfd2, parent, &b, 0) < 0)
+        return true;
+    return a.st_dev == b.st_dev;
+}
+
 /* Which of a call's names is protected (a file; when the call failed with EBUSY, also a
  * directory on the way to some): its name into *GIVEN, its directory fd into *AT and its resolved
  * path into RESOLVED, a directory's with a "/" at the end. False when neither. */
@@ -803,8 +824,11 @@ void shim_post(const char *op, unsigned how, int dirfd, const char *path, int di
         record_layers(top, op, how, dirfd, path, dirfd2, path2, false, said, "kernel"))
         e = said;
     /* A protected file is a mount of its own: a hard link to it, or a rename of it to
-     * another mount, fails with EXDEV, which is protect's refusal as much as EROFS is. */
-    else if ((e == EROFS || e == EBUSY || e == EXDEV) &&
+     * another mount, fails with EXDEV, which is protect's refusal as much as EROFS is (when
+     * the two names are on one file system: across two, EXDEV is the machine's own answer,
+     * which programs meet by copying). */
+    else if ((e == EROFS || e == EBUSY ||
+              (e == EXDEV && one_file_system(dirfd, path, dirfd2, path2))) &&
              record_protected(top, op, how, dirfd, path, dirfd2, path2, EACCES, e == EBUSY))
         e = EACCES;
     busy--;

@@ -184,6 +184,24 @@ case_git_clean() {
     grep -q '"blocked_by": "protect"' tests/artifacts/_isolation_workspace_*/report.json
 }
 
+@test "a hard link from a protected file to another file system fails with EXDEV, as without testfence: no record, 0" {
+    shm=$(mktemp -d /dev/shm/tf-protect-XXXXXX)
+    printf 'protect = "tracked"\n' >testfence.toml
+    fingerprint >"$BATS_TEST_TMPDIR/before" # the config is the user's, made before the run
+    run "$TESTFENCE" run --allow "$shm" -- /usr/bin/python3 -c '
+import errno, os, sys
+try:
+    os.link("tests/fixtures/golden.txt", sys.argv[1] + "/x")
+except OSError as e:
+    print("errno", errno.errorcode[e.errno])' "$shm"
+    rm -rf "$shm"
+    expect_status 0
+    expect_output_has "errno EXDEV"
+    expect_output_lacks "protected test file"
+    [ "$(cat tests/fixtures/golden.txt)" = golden ]
+    assert_outside_unchanged
+}
+
 @test "protect = tracked outside a git repository says so and protects nothing" {
     rm -rf .git
     printf 'protect = "tracked"\n' >testfence.toml
