@@ -149,28 +149,32 @@ static int quiet_state(struct plan *pl, char *const *envp, tf_err *err)
     return 0;
 }
 
-/* Does ROOT lie in the writable set of the project at ABOVE? 1 yes (its entry to HIT), 0 no,
- * -1 its config cannot be read (why to HIT): that says nothing of its writable set, so the
- * caller counts it as holding ROOT (fails closed; --root is the user's way past it). */
+/* Does ROOT lie in the writable set of the project at ABOVE, its outputs' directories
+ * included (the policy that project's runs get, built by the policy module)? 1 yes (the
+ * entry as given to HIT), 0 no, -1 its config cannot be read (why to HIT): that says nothing
+ * of its writable set, so the caller counts it as holding ROOT (fails closed; --root is the
+ * user's way past it). An entry that cannot be added (missing, outside) holds nothing: that
+ * project's runs are refused over it, or it does not exist. */
 static int in_writable_of(const char *above, const char *root, char *hit, size_t n)
 {
-    char joined[PATH_MAX], real[PATH_MAX];
     struct config c;
-    tf_err why = {0};
-    if (config_load(&c, above, NULL, &why) < 0) {
+    struct policy outer;
+    tf_err why = {0}, ignored = {0};
+    if (config_load(&c, above, NULL, &why) < 0 || policy_init(&outer, above, &why) < 0) {
         config_free(&c);
         snprintf(hit, n, "%s", why.msg);
         return -1;
     }
-    int in = 0;
-    for (size_t i = 0; !in && i < c.writable.n; i++)
-        if (path_join(joined, sizeof joined, above, c.writable.v[i], NULL) == 0 &&
-            realpath(joined, real) && path_is_within(root, real)) {
-            snprintf(hit, n, "%s", c.writable.v[i]);
-            in = 1;
-        }
+    for (size_t i = 0; i < c.writable.n; i++)
+        policy_add(&outer, c.writable.v[i], POLICY_PROJECT, &ignored);
+    for (size_t i = 0; i < c.outputs.n; i++)
+        policy_add_output(&outer, c.outputs.v[i], true, &ignored);
+    const struct policy_entry *e = policy_match(&outer, root);
+    if (e)
+        snprintf(hit, n, "%s", e->given);
+    policy_free(&outer);
     config_free(&c);
-    return in;
+    return e ? 1 : 0;
 }
 
 /* A root found by walking up from the cwd whose marker lies in the writable set of a

@@ -171,6 +171,20 @@ PY
     assert_outside_unchanged
 }
 
+@test "a config a run planted in a declared output directory never becomes the root either" {
+    printf 'outputs = ["reports/"]\n' >testfence.toml
+    mkdir reports && echo gold >golden.txt
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+    run "$TESTFENCE" run -- sh -c 'mkdir -p reports/sub && printf "writable = [\"../..\"]\n" >reports/sub/testfence.toml'
+    expect_status 0
+    cd reports/sub
+    run "$TESTFENCE" run -- sh -c 'echo PWNED >../../golden.txt'
+    expect_status 125
+    expect_output_has "testfence: the project root $P/reports/sub lies in the writable set of the project at $P (writable \"reports/\"), where a test could have written its marker"
+    cd "$P"
+    [ "$(cat golden.txt)" = gold ]
+}
+
 @test "a root inside a project whose config cannot be read is refused: its writable set is unknown" {
     mkdir -p inner && printf 'writable = ["data"]\n' >inner/testfence.toml
     mkdir -p inner/data && echo gold >golden.txt
