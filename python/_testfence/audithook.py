@@ -178,12 +178,22 @@ def add_hook():
         return
     sys.addaudithook(_audit)
     _state.hooked = True
-    # CPython calls the hook once more as it clears the interpreter at exit, and that call into
-    # Python sets off an automatic collection over every object still alive: 2.5-5 ms of a
-    # pytest's exit (docs/performance.md, eleventh session). So none from the exit handlers
-    # on: the collections of the interpreter's finalization are explicit and still run, and a
-    # cycle's __del__ is still called at exit.
-    atexit.register(gc.disable)
+
+
+def _no_collection_at_exit():
+    """CPython calls the hook once more as it clears the interpreter at exit, and that call
+    into Python sets off an automatic collection over every object still alive: 2.5-5 ms of a
+    pytest's exit (docs/performance.md, eleventh session). So none once the exit handlers are
+    done: the collections of the interpreter's finalization are explicit and still run, and a
+    cycle's __del__ is still called at exit."""
+    if _state.hooked:
+        gc.disable()
+
+
+# Registered as this module is imported (as the plugin loads, before conftest files and
+# later plugins): exit handlers run last registered first, so every handler of theirs runs
+# before this one, with automatic collection as they had it.
+atexit.register(_no_collection_at_exit)
 
 
 def _audit(event, args):

@@ -682,8 +682,10 @@ EOF
     assert_outside_unchanged
 }
 
-@test "after the exit handlers the plugin found, no automatic garbage collection (the audit hook's call at exit sets one off); a cycle's __del__ still runs at exit" {
-    # A plugin loaded before the fence starts: its exit handler runs after the plugin's.
+@test "the exit handlers of plugins loaded after testfence keep automatic garbage collection; a cycle's __del__ still runs at exit" {
+    # A plugin loaded after testfence (-p gcprobe after addopts' -p testfence): its exit handler
+    # runs before testfence's, which turns automatic collection off (the audit hook's call at
+    # exit would set one off) only then.
     mkdir "$BATS_TEST_TMPDIR/probe"
     cat >"$BATS_TEST_TMPDIR/probe/gcprobe.py" <<'EOF'
 import atexit
@@ -707,9 +709,10 @@ EOF
     printf 'def test_ok():\n    pass\n' >tests/test_ok.py
     PYTHONPATH="$BATS_TEST_TMPDIR/probe:$PYTHONPATH" run $PY -m pytest -p gcprobe tests/test_ok.py
     expect_status 0
-    expect_output_has "gcprobe: automatic collection at exit: False"
+    expect_output_has "gcprobe: automatic collection at exit: True"
     expect_output_has "gcprobe: a cycle's __del__ ran at exit"
     PYTHONPATH="$BATS_TEST_TMPDIR/probe:$PYTHONPATH" run $PY -m pytest -p no:cacheprovider -p gcprobe --testfence=off tests/test_ok.py
+    expect_status 0
     expect_output_has "gcprobe: automatic collection at exit: True" # no hook: nothing changed
     assert_outside_unchanged
 }
