@@ -28,6 +28,7 @@ class _Where:
     judged = {}  # co_filename -> its name relative to the root, or None: not the project's
     library = ()  # the standard library's directories
     frames_fn = None  # the shim's testfence_shim_frames, once registered
+    frames_off = None  # and its testfence_shim_frames_off
     callback = None  # the ctypes function the shim calls (kept alive while registered)
 
 
@@ -190,7 +191,10 @@ def register(shim):
     cb = _FRAMES_FN(_frames)
     if fn(cb) != 0:
         return False
-    _Where.frames_fn, _Where.callback = fn, cb
+    off = getattr(shim, "testfence_shim_frames_off", None)
+    if off is not None:
+        off.argtypes, off.restype = [_FRAMES_FN], ctypes.c_int
+    _Where.frames_fn, _Where.frames_off, _Where.callback = fn, off, cb
     atexit.register(unregister)
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=_again)
@@ -203,8 +207,8 @@ def _again():
 
 
 def unregister():
-    if _Where.frames_fn is not None:
-        _Where.frames_fn(_FRAMES_FN())  # a NULL pointer: none
+    if _Where.frames_off is not None:
+        _Where.frames_off(_Where.callback)
         _Where.frames_fn = None  # the callback stays referenced: a thread may be in it
 
 

@@ -315,22 +315,47 @@ static void where_find(struct where *w)
         where_take(w, f);
 }
 
+/* The first function registered in a process keeps its place: another (a test's, a freed
+ * one) is refused, so records do not take their lines from it. A forked child's process
+ * registers again (the hook it inherited is its parent's); FN again is a no-op. */
 __attribute__((visibility("default"))) int testfence_shim_frames(shim_frames_fn fn)
 {
-    struct framehook *h = NULL;
-    if (fn) {
-        h = calloc(1, sizeof *h);
-        if (!h)
-            return -1;
-        h->fn = fn;
-        h->pid = syscall(SYS_getpid);
-        *(void **)&h->thread_state = dlsym(RTLD_DEFAULT, "PyGILState_GetThisThreadState");
-        *(void **)&h->finalizing = dlsym(RTLD_DEFAULT, "Py_IsFinalizing");
-        if (!h->finalizing)
-            *(void **)&h->finalizing = dlsym(RTLD_DEFAULT, "_Py_IsFinalizing");
+    long pid = syscall(SYS_getpid);
+    struct framehook *now = __atomic_load_n(&framehook, __ATOMIC_ACQUIRE);
+    if (!fn || (now && now->pid == pid))
+        return fn && now->fn == fn ? 0 : -1;
+    struct framehook *h = calloc(1, sizeof *h);
+    if (!h)
+        return -1;
+    h->fn = fn;
+    h->pid = pid;
+    *(void **)&h->thread_state = dlsym(RTLD_DEFAULT, "PyGILState_GetThisThreadState");
+    *(void **)&h->finalizing = dlsym(RTLD_DEFAULT, "Py_IsFinalizing");
+    if (!h->finalizing)
+        *(void **)&h->finalizing = dlsym(RTLD_DEFAULT, "_Py_IsFinalizing");
+    /* Without them the shim cannot tell a thread Python does not know, nor an interpreter
+     * going away, from one it may call into: no frames then. */
+    if (!h->thread_state || !h->finalizing ||
+        !__atomic_compare_exchange_n(&framehook, &now, h, false, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
+        free(h);
+        return -1;
     }
-    __atomic_store_n(&framehook, h, __ATOMIC_RELEASE);
     return 0;
+}
+
+/* Unregister FN, the function registered (at exit, before the interpreter goes away); any
+ * other is refused. */
+__attribute__((visibility("default"))) int testfence_shim_frames_off(shim_frames_fn fn)
+{
+    struct framehook *now = __atomic_load_n(&framehook, __ATOMIC_ACQUIRE);
+    if (!fn || !now || now->fn != fn || now->pid != syscall(SYS_getpid))
+        return -1;
+    /* Left allocated: another thread may be reading it. */
+    return __atomic_compare_exchange_n(&framehook, &now, NULL, false, __ATOMIC_ACQ_REL,
+                                       __ATOMIC_ACQUIRE)
+               ? 0
+               : -1;
 }
 
 static void live_line(const struct shimstate *st, const struct vlog_record *r)

@@ -58,9 +58,13 @@ int testfence_shim_attach(const char *conf);
 int testfence_shim_patch(const char *conf);
 
 /* Exported for the pytest plugin (through ctypes): FN names the frames of the Python code
- * running on the calling thread, asked only when a write is refused (shim.c says how); NULL
- * unregisters it. What it answers only adds the record's source fields. 0, or -1: no memory. */
+ * running on the calling thread, asked only when a write is refused (shim.c says how). What it
+ * answers only adds the record's source fields. The first registered in a process keeps its
+ * place: 0, or -1 (another is registered, no memory, no Python in the process to ask). */
 int testfence_shim_frames(int (*fn)(char *buf, int cap));
+
+/* Unregister FN, the one registered: 0, or -1 (FN is not it). */
+int testfence_shim_frames_off(int (*fn)(char *buf, int cap));
 
 /* 1 where testfence_shim_patch can work (x86_64, aarch64), else 0. */
 int testfence_shim_patchable(void);

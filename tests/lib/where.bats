@@ -217,8 +217,9 @@ EOF
 
 @test "a frames function that fails or lies leaves the record whole: the shim's fields stay the shim's" {
     # A hostile test registers its own frames function: one that raises, one that claims
-    # another file, a negative line and garbage, one that writes outside itself. Every refusal is still recorded with
-    # its test, op and path as the shim saw them.
+    # another file, a negative line and garbage, one that writes outside itself, one that
+    # lies well formed. The plugin's keeps its place (each is refused, and none takes it off);
+    # every refusal is recorded with its test, op, path and the real line.
     cat >tests/test_hostile.py <<'EOF'
 import ctypes
 from pathlib import Path
@@ -237,6 +238,12 @@ def liar(buf, cap):
     return 100000  # more than it wrote, more than the buffer
 
 
+def fluent_liar(buf, cap):  # well formed: only its place being refused keeps it out
+    data = b"elsewhere.py\x007\0f\0tests/other.py\x009"
+    ctypes.memmove(buf, data, len(data))
+    return len(data)
+
+
 def writer(buf, cap):
     try:
         open(ROOT / "tool_presets.toml", "w")  # refused too: recorded, and not asked again
@@ -246,7 +253,8 @@ def writer(buf, cap):
 
 
 def clobber(fn, name):
-    ctypes.CDLL(None).testfence_shim_frames(fn)
+    assert ctypes.CDLL(None).testfence_shim_frames(fn) == -1  # the plugin's keeps its place
+    assert ctypes.CDLL(None).testfence_shim_frames_off(fn) == -1  # and is not taken off
     try:
         open(ROOT / name, "w")
     except OSError:
@@ -263,6 +271,10 @@ def test_lying_frames():
 
 def test_writing_frames():
     clobber(FN(writer), "mcp_env.toml")
+
+
+def test_fluent_lie():
+    clobber(FN(fluent_liar), "rules.toml")
 EOF
     rm conftest.py
     fingerprint >"$BATS_TEST_TMPDIR/before"
@@ -270,12 +282,17 @@ EOF
     expect_status 120 # the tests swallowed the errors, the writes were blocked
     expect_output_has "tests/test_hostile.py::test_raising_frames: 1 blocked write"
     expect_output_has "tests/test_hostile.py::test_lying_frames: 1 blocked write"
-    expect_output_has "tests/test_hostile.py::test_writing_frames: 2 blocked writes"
+    expect_output_has "tests/test_hostile.py::test_writing_frames: 1 blocked write"
+    expect_output_has "tests/test_hostile.py::test_fluent_lie: 1 blocked write"
     expect_output_has "$P/mcp_env.toml (EACCES)"
-    expect_output_has "$P/tool_presets.toml (EACCES)"
     expect_output_has "$P/presets.toml (EACCES)"
     expect_output_has "$P/personas.toml (EACCES)"
+    expect_output_has "$P/rules.toml (EACCES)"
+    local t=tests/test_hostile.py
+    expect_output_has "at $t:$(line_of $t 'open(ROOT / name') in clobber, from $t:$(line_of $t 'clobber(FN(fluent_liar)')"
     expect_output_lacks "elsewhere.py"
+    expect_output_lacks "tests/other.py"
+    expect_output_lacks "tool_presets.toml" # the writer was never registered, never asked
     assert_outside_unchanged
 }
 
