@@ -76,6 +76,10 @@ int path_join(char *out, size_t outlen, const char *a, const char *b, tf_err *er
 /* Is PATH equal to DIR or beneath it? Both must be absolute and normalised. */
 bool path_is_within(const char *path, const char *dir);
 
+/* Is PATH normalised, as path_is_within wants it: no empty, "." or ".." component, no '/' at
+ * the end but the root's? (Text only: a symlink is not looked at.) */
+bool path_is_normal(const char *path);
+
 /* Copy the directory part of PATH into out ("/" for "/x"). */
 void path_dirname(char *out, size_t outlen, const char *path);
 

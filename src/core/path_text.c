@@ -23,6 +23,22 @@ bool path_is_within(const char *path, const char *dir)
     return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
+bool path_is_normal(const char *path)
+{
+    if (!strcmp(path, "/"))
+        return true;
+    for (const char *c = path;; c++) {
+        const char *end = strchr(c, '/');
+        size_t n = end ? (size_t)(end - c) : strlen(c);
+        bool empty = n == 0 && c != path; /* "a//b", "a/": a leading '/' is the root's */
+        if (empty || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+            return false;
+        if (!end)
+            return true;
+        c = end;
+    }
+}
+
 void path_dirname(char *out, size_t outlen, const char *path)
 {
     const char *slash = strrchr(path, '/');

@@ -62,8 +62,11 @@ static int read_write(const char *name, const struct json_value *o, const char *
         opt_whole(name, o, "src_line", &w->src_line, err) < 0 ||
         opt_whole(name, o, "test_line", &w->test_line, err) < 0)
         return -1;
-    if (!w->op || !w->resolved || !platform_is_absolute(w->resolved))
-        return bad(name, o, "a write needs \"op\" and an absolute \"resolved\"", err);
+    /* Normalised: testfence writes it so, and a "../" would make a config entry every later
+     * run refuses (an output must not climb out of the root). */
+    if (!w->op || !w->resolved || !platform_is_absolute(w->resolved) ||
+        !path_is_normal(w->resolved))
+        return bad(name, o, "a write needs \"op\" and an absolute, normalised \"resolved\"", err);
     return 0;
 }
 

@@ -591,8 +591,20 @@ static void test_open_at(void)
     CHECK(path_open_at(p, &po, &res, &err) == 0 && po.dirfd < 0);
 }
 
+/* path_is_normal: what path_is_within wants of its arguments. */
+static void normal(void)
+{
+    const char *yes[] = {"/", "/a", "/a/b", "/a/.b", "/a/b..", "C:/x", "rel/a"};
+    const char *no[] = {"/a/", "//a", "/a//b", "/a/./b", "/a/../b", "/..", "/a/.", "/a/.."};
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
+        CHECK(path_is_normal(yes[i]));
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+        CHECK(!path_is_normal(no[i]));
+}
+
 int main(void)
 {
+    normal();
     char buf[PATH_MAX];
     char *d = check_tmpdir(buf, sizeof buf, "tf-path");
     if (!d || !realpath(d, base))

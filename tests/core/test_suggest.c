@@ -143,7 +143,12 @@ static void reading(void)
     CHECK_STR(read_error("{\"schema\": \"testfence-report/1\", \"root\": \"/p\", \"tests\": "
                          "[{\"writes\": [{\"op\": \"open\", \"resolved\": \"x\"}]}]}",
                          &n),
-              "r.json:1:70: a write needs \"op\" and an absolute \"resolved\"");
+              "r.json:1:70: a write needs \"op\" and an absolute, normalised \"resolved\"");
+    /* "../" in a path: the output it would make every later run refuses. */
+    CHECK_STR(read_error("{\"schema\": \"testfence-report/1\", \"root\": \"/p\", \"tests\": "
+                         "[{\"writes\": [{\"op\": \"open\", \"resolved\": \"/p/../h/c.xml\"}]}]}",
+                         &n),
+              "r.json:1:70: a write needs \"op\" and an absolute, normalised \"resolved\"");
     CHECK_STR(read_error("{\"schema\": \"testfence-report/1\", \"root\": \"/p\"}", &n),
               "r.json:1:1: the report needs \"tests\", an array");
 }
