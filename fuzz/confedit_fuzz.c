@@ -33,7 +33,7 @@ static void one(const char *src, size_t size, const char *table, const struct co
         abort();
     FILE *f = fopen("/dev/null", "w");
     if (f) {
-        confedit_diff(f, "a/x", "b/x", src, size, out, len);
+        confedit_diff(f, "a/x", "b/x", src, size, out, len, &err);
         fclose(f);
     }
     free(out);

@@ -378,8 +378,9 @@ static int change(const struct target *t, const struct fixes *p, bool do_apply, 
         return -1;
     printf("\nthe config change%s:\n", do_apply ? "" : " (testfence suggest --apply makes it)");
     fflush(stdout);
-    confedit_diff(stdout, t->from, t->to, old, oldlen, new_, newlen);
-    int rc = do_apply ? apply(t, new_, newlen, err) : 0;
+    int rc = confedit_diff(stdout, t->from, t->to, old, oldlen, new_, newlen, err);
+    if (rc == 0 && do_apply)
+        rc = apply(t, new_, newlen, err);
     if (rc == 0 && do_apply)
         printf("testfence suggest: %s %s\n", t->create ? "created" : "changed", t->path);
     free(old);

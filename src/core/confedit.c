@@ -516,34 +516,48 @@ static void put_line(FILE *f, char mark, const struct lines *l, size_t i)
         fputs("\n\\ No newline at end of file\n", f);
 }
 
-/* The script of the diff: for each step, 0 same, 1 removed from A, 2 added from B. */
+/* The script of the diff: for each step, 0 same, 1 removed from A, 2 added from B. Lines the
+ * two share at the start and the end are the same steps without asking: the edits are a few
+ * lines, so the table of the longest common subsequence is only as big as what lies between
+ * (a whole table of a 12,000-line pyproject.toml took 566 MB). */
 static unsigned char *script(const struct lines *a, const struct lines *b, size_t *nsteps)
 {
-    size_t n = a->n, m = b->n;
+    size_t p = 0, q = 0;
+    while (p < a->n && p < b->n && same_line(a, p, b, p))
+        p++;
+    while (q < a->n - p && q < b->n - p && same_line(a, a->n - 1 - q, b, b->n - 1 - q))
+        q++;
+    size_t n = a->n - p - q, m = b->n - p - q;
     if (n && m > SIZE_MAX / 4 / n)
         return NULL;
     uint32_t *lcs = calloc((n + 1) * (m + 1), sizeof *lcs);
-    unsigned char *s = malloc(n + m + 1);
+    unsigned char *s = malloc(a->n + b->n + 1);
     if (!lcs || !s) {
         free(lcs);
         free(s);
         return NULL;
     }
 #define L(i, j) lcs[(size_t)(i) * (m + 1) + (j)]
+#define SAME(i, j) same_line(a, p + (i), b, p + (j))
     for (size_t i = n; i-- > 0;)
         for (size_t j = m; j-- > 0;)
-            L(i, j) = same_line(a, i, b, j)        ? L(i + 1, j + 1) + 1
+            L(i, j) = SAME(i, j)                   ? L(i + 1, j + 1) + 1
                       : L(i + 1, j) >= L(i, j + 1) ? L(i + 1, j)
                                                    : L(i, j + 1);
     size_t i = 0, j = 0, k = 0;
+    while (k < p)
+        s[k++] = 0;
     while (i < n || j < m) {
-        if (i < n && j < m && same_line(a, i, b, j))
+        if (i < n && j < m && SAME(i, j))
             s[k++] = 0, i++, j++;
         else if (i < n && (j == m || L(i + 1, j) >= L(i, j + 1)))
             s[k++] = 1, i++; /* what goes before what comes, as diff(1) prints them */
         else
             s[k++] = 2, j++;
     }
+    for (size_t e = 0; e < q; e++)
+        s[k++] = 0;
+#undef SAME
 #undef L
     free(lcs);
     *nsteps = k;
@@ -594,21 +608,25 @@ static void hunks(FILE *f, const unsigned char *s, size_t n, const struct lines 
     }
 }
 
-void confedit_diff(FILE *f, const char *from, const char *to, const char *old, size_t oldlen,
-                   const char *new_, size_t newlen)
+int confedit_diff(FILE *f, const char *from, const char *to, const char *old, size_t oldlen,
+                  const char *new_, size_t newlen, tf_err *err)
 {
     struct lines a = {0}, b = {0};
     size_t n = 0;
     unsigned char *s = NULL;
     if (oldlen == newlen && !memcmp(old, new_, oldlen))
-        return;
+        return 0;
+    int rc = 0;
     if (split(old, oldlen, &a) == 0 && split(new_, newlen, &b) == 0 && (s = script(&a, &b, &n))) {
         fprintf(f, "--- %s\n+++ %s\n", from, to);
         hunks(f, s, n, &a, &b);
+    } else {
+        rc = tf_errf(err, "out of memory for the diff of %s", to);
     }
     free(s);
     free(a.at);
     free(a.len);
     free(b.at);
     free(b.len);
+    return rc;
 }

@@ -27,8 +27,9 @@ int confedit_apply(const char *name, const char *data, size_t len, const char *t
                    const struct confedit_change *change, char **out, size_t *outlen, tf_err *err);
 
 /* A unified diff (3 lines of context) from OLD to NEW to F, with the headers "--- FROM" and
- * "+++ TO" (FROM "/dev/null" for a new file). Prints nothing when they are equal. */
-void confedit_diff(FILE *f, const char *from, const char *to, const char *old, size_t oldlen,
-                   const char *new_, size_t newlen);
+ * "+++ TO" (FROM "/dev/null" for a new file). Prints nothing when they are equal. -1 when it
+ * could not be made (no memory): a change must not be made unshown. */
+int confedit_diff(FILE *f, const char *from, const char *to, const char *old, size_t oldlen,
+                  const char *new_, size_t newlen, tf_err *err);
 
 #endif

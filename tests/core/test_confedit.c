@@ -109,9 +109,29 @@ static const char *diff(const char *a, const char *b)
     static char buf[4096];
     memset(buf, 0, sizeof buf);
     FILE *f = fmemopen(buf, sizeof buf - 1, "w");
-    confedit_diff(f, "a/t.toml", "b/t.toml", a, strlen(a), b, strlen(b));
+    tf_err err = {0};
+    CHECK(confedit_diff(f, "a/t.toml", "b/t.toml", a, strlen(a), b, strlen(b), &err) == 0);
     fclose(f);
     return buf;
+}
+
+/* A long file with a line added in the middle: the hunk, at once (the lines shared at the
+ * start and the end never enter the table, which was 20,000 x 20,000 cells). */
+static void long_file(void)
+{
+    enum { LINES = 20000 };
+    char *a = malloc(LINES * 8 + 1), *b = malloc(LINES * 8 + 16);
+    size_t na = 0, nb = 0;
+    for (int i = 0; i < LINES; i++) {
+        na += (size_t)sprintf(a + na, "k%05d\n", i);
+        nb += (size_t)sprintf(b + nb, "k%05d\n", i);
+        if (i == LINES / 2)
+            nb += (size_t)sprintf(b + nb, "new = 1\n");
+    }
+    CHECK_STR(diff(a, b), "--- a/t.toml\n+++ b/t.toml\n@@ -9999,6 +9999,7 @@\n k09998\n k09999\n"
+                          " k10000\n+new = 1\n k10001\n k10002\n k10003\n");
+    free(a);
+    free(b);
 }
 
 static void diffs(void)
@@ -137,5 +157,6 @@ int main(void)
     env();
     refused();
     diffs();
+    long_file();
     return check_done("test_confedit");
 }
