@@ -191,19 +191,15 @@ static bool is_pyproject(const char *path)
 
 /* The file config_load reads (or, with none, the testfence.toml to make), and the diff's names:
  * a/REL and b/REL inside the root, so patch -p1 there takes it. */
-static int choose_target(const char *root, const char *opt_config, struct target *t, tf_err *err)
+static int choose_target(const char *root, const struct config *cfg, struct target *t, tf_err *err)
 {
     memset(t, 0, sizeof *t);
-    if (opt_config && snprintf(t->path, sizeof t->path, "%s", opt_config) >= (int)sizeof t->path)
-        return tf_errf(err, "--config: path too long");
-    if (!opt_config && (path_join(t->path, sizeof t->path, root, "testfence.toml", err) < 0))
+    /* The file the run reads its config from (config_load chose it); none: a new one. */
+    t->create = !cfg->path[0];
+    if (!t->create)
+        snprintf(t->path, sizeof t->path, "%s", cfg->path);
+    else if (path_join(t->path, sizeof t->path, root, "testfence.toml", err) < 0)
         return -1;
-    if (!opt_config && access(t->path, F_OK) != 0 &&
-        path_join(t->path, sizeof t->path, root, "pyproject.toml", err) == 0 &&
-        access(t->path, F_OK) != 0) {
-        t->create = true;
-        path_join(t->path, sizeof t->path, root, "testfence.toml", err);
-    }
     t->table = is_pyproject(t->path) ? "tool.testfence" : "";
     size_t rn = strlen(root);
     bool inside = !strncmp(t->path, root, rn) && t->path[rn] == '/';
@@ -483,7 +479,7 @@ static int suggest(const struct opts *o, tf_err *err)
     if (rc == 0)
         rc = load_report(path, name, text, len, &doc, &r, err);
     if (rc == 0)
-        rc = choose_target(pl.root, o->req.config, &t, err);
+        rc = choose_target(pl.root, &pl.cfg, &t, err);
     if (rc == 0)
         rc = fixes_init(&p, &pl.cfg, r.n, err);
     if (rc == 0)

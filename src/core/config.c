@@ -551,6 +551,7 @@ static bool is_pyproject(const char *path)
 static int load_file(struct config *c, const char *path, tf_err *err)
 {
     toml_doc *doc = NULL;
+    snprintf(c->path, sizeof c->path, "%s", path);
     if (toml_parse_file(path, 0, &doc, err) < 0)
         return -1;
     const toml_value *t = toml_root(doc);

@@ -45,6 +45,7 @@ enum config_protect {
 
 struct config {
     char source[PATH_MAX + 64];  /* "/p/pyproject.toml [tool.testfence]" or "built-in defaults" */
+    char path[PATH_MAX];         /* the file read ("" when none): where a change to it goes */
     struct config_list writable; /* relative to the root; default {"tests"} */
     char **writable_at;          /* "FILE:LINE:COL" of each (NULL: the default), for messages */
     char *artifacts;             /* relative to the root; default "<first writable>/artifacts" */

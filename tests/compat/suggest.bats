@@ -25,7 +25,7 @@ expect_no_config() {
     printf '[project]\nname = "demo"\n\n[tool.ruff]  # kept\nline-length = 100\n' >pyproject.toml
     cp pyproject.toml "$BATS_TEST_TMPDIR/pyproject.before"
     fenced sh -c "$PY -m pytest -q -p no:cacheprovider --junitxml=junit.xml tests"
-    [ "$status" -ne 0 ]
+    expect_status 1 # pytest could not write junit.xml
     suggest
     expect_status 0
     expect_output_has "(outside any test)
@@ -58,7 +58,7 @@ expect_no_config() {
 @test "an output directory (htmlcov/) into an existing testfence.toml's outputs, then the run passes" {
     printf '# ours\nwritable = ["tests"]\noutputs = [\n    "report.xml",  # CI\n]\nretain = 3\n' >testfence.toml
     fenced sh -c 'mkdir -p htmlcov/d && echo x >htmlcov/d/index.html'
-    [ "$status" -ne 0 ]
+    expect_status 1 # mkdir could not make htmlcov/
     suggest --apply
     expect_status 0
     expect_output_has '@@ -2,5 +2,6 @@
@@ -142,7 +142,7 @@ retain = 3' ]
 
 @test "git config --global run by the command: the run gets its own global config ([env])" {
     fenced git config --global user.name x
-    [ "$status" -ne 0 ]
+    expect_status 255 # git could not lock its global config
     suggest --apply
     expect_status 0
     expect_output_has '+[env]
@@ -184,7 +184,7 @@ PY
     expect_status 120
     # The runner itself writing a file that is not a report: no config change either.
     fenced sh -c "$PY -m pytest -q -p no:cacheprovider tests; echo x > data/sample.csv; echo y > package.json"
-    [ "$status" -ne 0 ]
+    expect_status 2 # the shell's last redirect was refused
     suggest --apply
     expect_status 0
     expect_output_has "tests/test_clobber.py::test_save_config
@@ -260,6 +260,7 @@ PY
     expect_output_has 'other.json:1:1: not a testfence report ("schema" is not "testfence-report/1")'
     suggest "$BATS_TEST_TMPDIR/missing.json"
     expect_status 125
+    expect_output_has "testfence: cannot read $BATS_TEST_TMPDIR/missing.json"
     suggest --run 20260101T000000Z-0000001
     expect_status 125
     expect_output_has "--run 20260101T000000Z-0000001: no such run in $P/tests/artifacts"
@@ -268,8 +269,10 @@ PY
     expect_output_has "not a run id"
     suggest a.json b.json
     expect_status 125
+    expect_output_has "testfence: one report at most; see 'testfence suggest --help'"
     suggest --run 20260101T000000Z-0000001 a.json
     expect_status 125
+    expect_output_has "testfence: name a report or give --run, not both"
     expect_no_config
 }
 
