@@ -9,6 +9,7 @@ hook asks where it records, and a process the tests start is told the line that 
 import atexit
 import ctypes
 import os
+import threading
 import sys
 
 # Set for a process the tests start: "src_file TAB src_line TAB src_func TAB test_file TAB
@@ -30,12 +31,14 @@ class _Where:
     frames_fn = None  # the shim's testfence_shim_frames, once registered
     frames_off = None  # and its testfence_shim_frames_off
     callback = None  # the ctypes function the shim calls (kept alive while registered)
+    started_at = os.environ.get(ENV_STARTED_AT)  # as this process was started (top_of_run: None)
 
 
 def top_of_run():
     """This process starts a run of its own (it fences itself): no line of it started this
     process, so what the environment says (a shell's stale export) is not believed."""
     os.environ.pop(ENV_STARTED_AT, None)
+    _Where.started_at = None
 
 
 def set_root(root):
@@ -139,8 +142,9 @@ def find(frame):
 
 
 def _told():
-    """(src, test) from TESTFENCE_STARTED_AT: where the process that started this one was."""
-    parts = os.environ.get(ENV_STARTED_AT, "").split("\t")
+    """(src, test) from TESTFENCE_STARTED_AT as this process was started with it: where the
+    process that started this one was (not what this process sets while it starts its own)."""
+    parts = (_Where.started_at or "").split("\t")
     if len(parts) != 5:
         return None, None
     lines = [int(p) if p.isdigit() and 0 < len(p) < 10 else 0 for p in (parts[1], parts[4])]
@@ -240,20 +244,32 @@ def _with(env, value):
     return env
 
 
+class _Inherit:
+    lock = threading.Lock()
+    depth = 0  # calls under way
+    was = None  # the value before the first of them
+
+
 def _inherited(value, call, *args, **kwargs):
     """CALL with ENV_STARTED_AT set to VALUE in this process's environment while it starts a
     child that inherits it (the C environment as it is: a copy made here would drop what C
-    code set with setenv), then as it was. Another thread starting a child meanwhile is told
-    this line too: the fields are informational."""
-    was = os.environ.get(ENV_STARTED_AT)
-    os.environ[ENV_STARTED_AT] = value
+    code set with setenv), then as it was before the first such call under way ended (threads
+    starting children at once: another's child may be told this line: the fields are
+    informational, and this process's own records do not read the variable, shim.c)."""
+    with _Inherit.lock:
+        if _Inherit.depth == 0:
+            _Inherit.was = os.environ.get(ENV_STARTED_AT)
+        _Inherit.depth += 1
+        os.environ[ENV_STARTED_AT] = value
     try:
         return call(*args, **kwargs)
     finally:
-        if was is None:
-            os.environ.pop(ENV_STARTED_AT, None)
-        else:
-            os.environ[ENV_STARTED_AT] = was
+        with _Inherit.lock:
+            _Inherit.depth -= 1
+            if _Inherit.depth == 0 and _Inherit.was is None:
+                os.environ.pop(ENV_STARTED_AT, None)
+            elif _Inherit.depth == 0:
+                os.environ[ENV_STARTED_AT] = _Inherit.was
 
 
 def _mark(real, name):

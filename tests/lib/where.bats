@@ -320,3 +320,28 @@ EOF
     expect_status 1 # no source field: the child was told nothing
     assert_outside_unchanged
 }
+
+@test "two threads starting children at once leave TESTFENCE_STARTED_AT as it was, whichever ends first" {
+    # A enters, then B (A's value in the environment), then A ends, then B: B must not put
+    # A's value back for good.
+    run $PY - <<'PY'
+import os, threading
+from _testfence import where
+os.environ.pop(where.ENV_STARTED_AT, None)
+b_in, a_out = threading.Event(), threading.Event()
+def a():
+    where._inherited("A\t1\tf\tt.py\t1", b_in.wait)
+    a_out.set()
+def b():
+    where._inherited("B\t2\tg\tt.py\t2", lambda: (b_in.set(), a_out.wait()))
+ta, tb = threading.Thread(target=a), threading.Thread(target=b)
+ta.start()
+while os.environ.get(where.ENV_STARTED_AT) is None:
+    pass
+tb.start()
+ta.join(); tb.join()
+print("left:", os.environ.get(where.ENV_STARTED_AT))
+PY
+    expect_status 0
+    [ "$output" = "left: None" ]
+}
