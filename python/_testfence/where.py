@@ -6,11 +6,13 @@ hook asks where it records, and a process the tests start is told the line that 
 (TESTFENCE_STARTED_AT, read by its shim only when it records).
 """
 
+import _thread
 import atexit
 import ctypes
 import os
 import threading
 import sys
+import types
 
 # Set for a process the tests start: "src_file TAB src_line TAB src_func TAB test_file TAB
 # test_line" of the line that started it. Informational, like the fields it fills: the record's
@@ -104,11 +106,16 @@ def _test_code(caller):
     local = caller.f_locals
     fn = local.get("testfunction", local.get("method"))
     for _ in range(100):
-        inner = getattr(fn, "__wrapped__", None)
+        # Through plain functions' own dicts only (functools.wraps puts it there): a getattr
+        # on any other object could run the test's code (a property, a __getattr__) inside
+        # the shim's record.
+        if isinstance(fn, types.MethodType):
+            fn = fn.__func__
+        inner = fn.__dict__.get("__wrapped__") if isinstance(fn, types.FunctionType) else None
         if inner is None:
             break
         fn = inner
-    return getattr(fn, "__code__", None)
+    return fn.__code__ if isinstance(fn, types.FunctionType) else None
 
 
 def find(frame):
@@ -180,7 +187,10 @@ def _frames(buf, cap):
             return 0
         ctypes.memmove(buf, data, len(data))
         return len(data)
-    except Exception:
+    except KeyboardInterrupt:  # ctypes would print and drop it: the main thread gets it again
+        _thread.interrupt_main()
+        return 0
+    except BaseException:  # a test's timeout, SystemExit: not this record's to carry
         return 0
 
 
