@@ -161,6 +161,10 @@ void tf_json_write(FILE *out, const char *s)
 {
     enum { PIECE = 1024 };
     char piece[PIECE + 1], buf[PIECE * 6 + 3]; /* a byte escapes to 6 at most (\ufffd) */
+    if (!s) {
+        fputs("null", out);
+        return;
+    }
     size_t left = strlen(s);
     fputc('"', out);
     while (left) {

@@ -31,7 +31,7 @@ int tf_hex_read(const char *s, size_t avail, size_t digits, unsigned long *v);
 size_t tf_json_escape(char *out, size_t cap, const char *s, bool *cut);
 
 /* S as a JSON string (tf_json_escape's) to OUT, whole whatever its length: escaped a
- * piece at a time, with the bytes of escaping it at once. */
+ * piece at a time, with the bytes of escaping it at once; NULL as null. */
 void tf_json_write(FILE *out, const char *s);
 
 /* PREFIX, then PATH as a URI reference (RFC 3986), both in JSON quotes, to OUT: every byte

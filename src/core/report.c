@@ -436,28 +436,10 @@ void report_print(FILE *f, const struct report *r, const struct report_run *run)
 
 /* ---- report.json ----------------------------------------------------------- */
 
-static void json_str(FILE *f, const char *s)
-{
-    if (!s) {
-        fputs("null", f);
-        return;
-    }
-    size_t cap = strlen(s) * 6 + 3;
-    char *buf = malloc(cap);
-    bool cut = false;
-    if (!buf) {
-        fputs("null", f);
-        return;
-    }
-    tf_json_escape(buf, cap, s, &cut);
-    fputs(buf, f);
-    free(buf);
-}
-
 static void json_kv(FILE *f, const char *indent, const char *key, const char *val, bool comma)
 {
     fprintf(f, "%s\"%s\": ", indent, key);
-    json_str(f, val);
+    tf_json_write(f, val);
     fputs(comma ? ",\n" : "\n", f);
 }
 
@@ -521,7 +503,7 @@ void report_json(FILE *f, const struct report *r, const struct report_run *run)
     fputs("  \"command\": [", f);
     for (char *const *a = run->argv; a && *a; a++) {
         fputs(a == run->argv ? "" : ", ", f);
-        json_str(f, *a);
+        tf_json_write(f, *a);
     }
     fprintf(f, "],\n  \"command_status\": %d,\n  \"status\": %d,\n", run->command_status,
             run->status);

@@ -202,10 +202,7 @@ static char *message(const struct report_entry *e, const struct report_run *run)
 static void properties(FILE *f, const struct report_entry *e)
 {
     fputs(", \"properties\": {\"test\": ", f);
-    if (e->test)
-        tf_json_write(f, e->test);
-    else
-        fputs("null", f);
+    tf_json_write(f, e->test);
     fputs(", \"op\": ", f);
     tf_json_write(f, e->op);
     fputs(", \"resolved\": ", f);

@@ -142,12 +142,37 @@ static void github(void)
     CHECK_STR(gh("tests/t\xc3\xa9.py::test_x", true), "tests/t\xc3\xa9.py%3A%3Atest_x");
 }
 
+static char *jw(const char *s)
+{
+    static char buf[20000];
+    memset(buf, 0, sizeof buf);
+    FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+    tf_json_write(f, s);
+    fclose(f);
+    return buf;
+}
+
+/* tf_json_write: whole, a piece at a time, as tf_json_escape says it at once; NULL as null. */
+static void json_write(void)
+{
+    static char s[3001], whole[20000];
+    for (int i = 0; i < 3000; i += 3) /* "é\n" again and again: pieces end mid-character */
+        memcpy(s + i, "\xc3\xa9\n", 3);
+    bool cut = false;
+    tf_json_escape(whole, sizeof whole, s, &cut);
+    CHECK(!cut);
+    CHECK_STR(jw(s), whole);
+    CHECK_STR(jw(NULL), "null");
+    CHECK_STR(jw(""), "\"\"");
+}
+
 int main(void)
 {
     utf8_len();
     utf8_put();
     hex();
     json();
+    json_write();
     github();
     return check_done("test_text");
 }
