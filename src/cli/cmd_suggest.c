@@ -185,8 +185,7 @@ struct target {
 
 static bool is_pyproject(const char *path)
 {
-    const char *b = strrchr(path, '/');
-    return !strcmp(b ? b + 1 : path, "pyproject.toml");
+    return !strcmp(path_base(path), "pyproject.toml");
 }
 
 /* The file config_load reads (or, with none, the testfence.toml to make), and the diff's names:

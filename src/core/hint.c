@@ -144,13 +144,6 @@ const char *hint_for(const char *op, const char *resolved, const char *root, con
     return pytest ? pytest_hint(resolved, root, home) : command_hint(resolved, root, home);
 }
 
-/* The program's name without its directory. */
-static const char *base_name(const char *exe)
-{
-    const char *b = exe ? strrchr(exe, '/') : NULL;
-    return b ? b + 1 : exe ? exe : "";
-}
-
 /* Does CMDLINE (argv joined with spaces) hold the word WORD, or a word starting WORD= ? */
 static bool has_word(const char *cmdline, const char *word)
 {
@@ -194,7 +187,7 @@ static const char *snapshot_hint(const char *resolved, const char *cmdline)
 
 const char *hint_protected(const char *exe, const char *resolved, const char *cmdline)
 {
-    const char *b = base_name(exe);
+    const char *b = path_base(exe);
     if (!strcmp(b, "git"))
         return "git (clean, checkout, reset, stash, rm) run by a test reached your own test "
                "files: a test that needs a repository makes one of its own under tmp_path "
@@ -220,7 +213,7 @@ static int protected_line(char *out, size_t len, const struct hint_who *who, con
                           const char *path, const char *at)
 {
     char prog[256];
-    vlog_printable(prog, sizeof prog, base_name(who->exe));
+    vlog_printable(prog, sizeof prog, path_base(who->exe));
     return snprintf(out, len,
                     "TEST_SANDBOX_VIOLATION: %s attempted to %s %s, %s protected from the "
                     "run%s%s%s. How to fix: %s%s",
@@ -272,10 +265,8 @@ int hint_violation_line(char *out, size_t len, const struct hint_who *who, const
     if (who->test) {
         vlog_printable(name, sizeof name, who->test);
     } else {
-        const char *exe = who->exe ? who->exe : "?";
-        const char *base = strrchr(exe, '/');
         char printable[256];
-        vlog_printable(printable, sizeof printable, base ? base + 1 : exe);
+        vlog_printable(printable, sizeof printable, path_base(who->exe ? who->exe : "?"));
         snprintf(name, sizeof name, "%s (pid %ld, outside any test)", printable, who->pid);
     }
     vlog_printable(path, sizeof path, resolved);

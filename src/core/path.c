@@ -160,12 +160,6 @@ static int fd_text(int fd, char *out, size_t len)
     return 0;
 }
 
-static bool ends_with(const char *s, const char *tail)
-{
-    size_t n = strlen(s), k = strlen(tail);
-    return n >= k && !strcmp(s + n - k, tail);
-}
-
 /* The target, in or at DIR, is too deep to name: name DIR or its deepest ancestor that fits
  * instead, and mark the target as beneath it. Every entry of the writable set fits in PATH_MAX, so
  * any that contains the target contains that ancestor too. */
@@ -231,7 +225,7 @@ static int name_object(struct walker *w, int obj, int parent)
         res->kind = PATH_NO_FILE; /* pipe:[...], socket:[...], anon_inode:... */
         return 0;
     }
-    return ends_with(res->path, DELETED) ? deleted(w, obj) : 0;
+    return path_ends_with(res->path, DELETED) ? deleted(w, obj) : 0;
 }
 
 /* Append the components of TAIL to res->path lexically: none of them exists, so there is no
@@ -279,7 +273,7 @@ static int name_missing(struct walker *w, const char *name, const char *after, i
         return tf_errnof(w->err, errno, "cannot name a directory");
     if (r == 1)
         return name_ancestor(w, w->cur);
-    if (ends_with(res->path, DELETED)) {
+    if (path_ends_with(res->path, DELETED)) {
         struct stat st;
         if (fstat(w->cur, &st) == 0 && st.st_nlink == 0) {
             res->kind = PATH_REJECTED; /* nothing can be made in a removed directory */
@@ -513,7 +507,7 @@ static int direct_missing(struct walker *w, int dirfd, const char *path)
     struct path_res *res = w->res;
     int r = on_proc(fd) ? 1 : fd_text(fd, res->path, sizeof res->path);
     close(fd);
-    if (r != 0 || res->path[0] != '/' || ends_with(res->path, DELETED)) {
+    if (r != 0 || res->path[0] != '/' || path_ends_with(res->path, DELETED)) {
         memset(res, 0, sizeof *res); /* /proc, too deep, or gone meanwhile */
         return 0;
     }
@@ -536,7 +530,7 @@ static int direct(struct walker *w, int dirfd, const char *path)
         return errno == ENOENT ? direct_missing(w, dirfd, path) : 0;
     struct path_res *res = w->res;
     int r = fd_text(fd, res->path, sizeof res->path);
-    if (r != 0 || res->path[0] != '/' || ends_with(res->path, DELETED)) {
+    if (r != 0 || res->path[0] != '/' || path_ends_with(res->path, DELETED)) {
         close(fd); /* too deep, or gone meanwhile: the walk knows what to say */
         memset(res, 0, sizeof *res);
         return 0;

@@ -80,6 +80,12 @@ bool path_is_within(const char *path, const char *dir);
  * the end but the root's? (Text only: a symlink is not looked at.) */
 bool path_is_normal(const char *path);
 
+/* PATH's last component ("x" for "/a/x", PATH itself without a '/', "" for NULL). */
+const char *path_base(const char *path);
+
+/* Does S end with TAIL ("x.log" with ".log")? */
+bool path_ends_with(const char *s, const char *tail);
+
 /* Copy the directory part of PATH into out ("/" for "/x"). */
 void path_dirname(char *out, size_t outlen, const char *path);
 

@@ -39,6 +39,18 @@ bool path_is_normal(const char *path)
     }
 }
 
+const char *path_base(const char *path)
+{
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    return slash ? slash + 1 : path ? path : "";
+}
+
+bool path_ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), k = strlen(tail);
+    return n >= k && !strcmp(s + n - k, tail);
+}
+
 void path_dirname(char *out, size_t outlen, const char *path)
 {
     const char *slash = strrchr(path, '/');

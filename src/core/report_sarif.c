@@ -1,4 +1,5 @@
 #include "report_sarif.h"
+#include "path.h"
 
 #include "platform.h"
 #include "report_ci.h"
@@ -70,18 +71,6 @@ const struct report_rule *report_rules(size_t *n)
     return rules;
 }
 
-static const char *base_name(const char *p)
-{
-    const char *slash = strrchr(p, '/');
-    return slash ? slash + 1 : p;
-}
-
-static bool ends_with(const char *s, const char *tail)
-{
-    size_t n = strlen(s), k = strlen(tail);
-    return n >= k && !strcmp(s + n - k, tail);
-}
-
 /* A git configuration file, or the lock git writes it through. */
 static bool git_config(const char *p)
 {
@@ -89,7 +78,7 @@ static bool git_config(const char *p)
     for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++) {
         char lock[32];
         snprintf(lock, sizeof lock, "%s.lock", tails[i]);
-        if (ends_with(p, tails[i]) || ends_with(p, lock))
+        if (path_ends_with(p, tails[i]) || path_ends_with(p, lock))
             return true;
     }
     return false;
@@ -114,7 +103,7 @@ static bool shell(const char *exe)
 {
     static const char *const shells[] = {"sh",  "bash", "dash", "zsh",
                                          "ksh", "mksh", "ash",  "busybox"};
-    const char *b = base_name(exe);
+    const char *b = path_base(exe);
     for (size_t i = 0; i < sizeof shells / sizeof shells[0]; i++)
         if (!strcmp(b, shells[i]))
             return true;
@@ -297,7 +286,7 @@ static void header(FILE *f, const struct report_run *run)
     if (!report_ci_base(base, sizeof base, run->root))
         snprintf(base, sizeof base, "/");
     /* a base URI ends in '/', or the relative ones replace its last segment */
-    snprintf(uri, sizeof uri, "%s%s", base, ends_with(base, "/") ? "" : "/");
+    snprintf(uri, sizeof uri, "%s%s", base, path_ends_with(base, "/") ? "" : "/");
     tf_file_uri_write(f, uri);
     fputs("}},\n", f);
 }

@@ -143,26 +143,15 @@ static bool pytest_test(const char *test)
     return n && (strstr(test, "::") || (n > 3 && !strcmp(test + n - 3, ".py")));
 }
 
-static const char *base_name(const char *path)
-{
-    const char *b = strrchr(path, '/');
-    return b ? b + 1 : path;
-}
-
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && !strcmp(s + n - k, suffix);
-}
-
 /* git's global config (or its lock): ~/.gitconfig, $XDG_CONFIG_HOME/git/config. */
 static bool git_global(const char *resolved, const char *exe)
 {
-    const char *b = base_name(resolved);
+    const char *b = path_base(resolved);
     if (!strcmp(b, ".gitconfig") || !strcmp(b, ".gitconfig.lock"))
         return true;
-    bool git = exe && !strcmp(base_name(exe), "git");
-    return git && (ends_with(resolved, "/git/config") || ends_with(resolved, "/git/config.lock"));
+    bool git = exe && !strcmp(path_base(exe), "git");
+    return git && (path_ends_with(resolved, "/git/config") ||
+                   path_ends_with(resolved, "/git/config.lock"));
 }
 
 /* The config's [env] value of VAR, or NULL. */
@@ -233,12 +222,12 @@ static bool tool_output(const struct suggest_write *w, const char *root,
         return false;
     /* FROM: the path below the root, from its '/' (so no component above the root counts) */
     const char *from = rn > 1 ? w->resolved + rn : w->resolved, *rel = from + 1, *end = NULL;
-    const char *b = base_name(rel);
+    const char *b = path_base(rel);
     bool at_root = !strchr(rel, '/');
     if (toolstate_output_dir(from, &end))
         snprintf(fix->output, sizeof fix->output, "%.*s/", (int)(end - rel), rel);
     else if (toolstate_report_name(b) ||
-             (at_root && ends_with(b, ".log") && strncmp(b, "test-suite.log", 14)))
+             (at_root && path_ends_with(b, ".log") && strncmp(b, "test-suite.log", 14)))
         snprintf(fix->output, sizeof fix->output, "%s", rel);
     else
         return false;
@@ -252,8 +241,8 @@ static bool tool_output(const struct suggest_write *w, const char *root,
 /* automake's test log, which a declared file cannot allow (hint.c's advice says why). */
 static bool automake_log(const char *resolved)
 {
-    const char *b = base_name(resolved);
-    return !strncmp(b, "test-suite.log", 14) || ends_with(b, ".trs");
+    const char *b = path_base(resolved);
+    return !strncmp(b, "test-suite.log", 14) || path_ends_with(b, ".trs");
 }
 
 /* Any other write: a tool's own advice when hint.c knows the tool; else the path is the user's,

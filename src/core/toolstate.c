@@ -66,12 +66,6 @@ bool toolstate_has_components(const char *path, const char *name)
     return false;
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && !strcmp(s + n - k, suffix);
-}
-
 /* OUTPUT: a directory the tool writes on purpose, which the config may declare an output. */
 static const struct {
     const char *components;
@@ -138,15 +132,16 @@ const char *toolstate_report_hint(const char *resolved, const char *root)
     if (!root || !path_is_within(resolved, root) || !strcmp(resolved, root))
         return NULL;
     const char *base = strrchr(resolved, '/') + 1;
-    if (!strncmp(base, "test-suite.log", 14) || ends_with(base, ".trs"))
+    if (!strncmp(base, "test-suite.log", 14) || path_ends_with(base, ".trs"))
         return "automake's test log: it is removed and renamed into place, which a declared "
                "file cannot allow; run make check TEST_SUITE_LOG=tests/test-suite.log (or "
                "from a build directory inside the writable set).";
-    if (ends_with(base, ".log") && !strchr(resolved + strlen(root) + 1, '/'))
+    if (path_ends_with(base, ".log") && !strchr(resolved + strlen(root) + 1, '/'))
         return "a log at the root: declare it, outputs = [\"<the file>\"], or write it under "
                "the writable set.";
-    if (ends_with(base, ".xml") || ends_with(base, ".json") || ends_with(base, ".lcov") ||
-        ends_with(base, ".html") || ends_with(base, ".sarif"))
+    if (path_ends_with(base, ".xml") || path_ends_with(base, ".json") ||
+        path_ends_with(base, ".lcov") || path_ends_with(base, ".html") ||
+        path_ends_with(base, ".sarif"))
         return "a report file (--junitxml, --cov-report, ...): declare it, outputs = "
                "[\"<the file>\"] in the config or --output FILE, or write it under tests/.";
     return NULL;
@@ -183,17 +178,19 @@ bool toolstate_report_name(const char *base)
 {
     static const char *const xml[] = {"junit",     "report", "result",   "coverage",
                                       "cobertura", "pytest", "nosetests"};
-    if (ends_with(base, ".sarif") || ends_with(base, ".lcov") || !strcmp(base, "lcov.info"))
+    if (path_ends_with(base, ".sarif") || path_ends_with(base, ".lcov") ||
+        !strcmp(base, "lcov.info"))
         return true;
-    if (ends_with(base, ".xml")) {
+    if (path_ends_with(base, ".xml")) {
         for (size_t i = 0; i < sizeof xml / sizeof xml[0]; i++)
             if (has_word(base, xml[i]))
                 return true;
         return !strncmp(base, "TEST-", 5); /* Maven surefire's, and ant's */
     }
-    if (ends_with(base, ".json"))
+    if (path_ends_with(base, ".json"))
         return has_word(base, "report") || has_word(base, "coverage") || has_word(base, "result");
-    return ends_with(base, ".html") && (has_word(base, "report") || has_word(base, "coverage"));
+    return path_ends_with(base, ".html") &&
+           (has_word(base, "report") || has_word(base, "coverage"));
 }
 
 /* Where the tools of the table's redirects keep their state when nothing redirects it: in the

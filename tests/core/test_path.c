@@ -600,6 +600,12 @@ static void normal(void)
         CHECK(path_is_normal(yes[i]));
     for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
         CHECK(!path_is_normal(no[i]));
+    CHECK_STR(path_base("/a/x.log"), "x.log");
+    CHECK_STR(path_base("x"), "x");
+    CHECK_STR(path_base("/a/"), "");
+    CHECK_STR(path_base(NULL), "");
+    CHECK(path_ends_with("x.log", ".log") && path_ends_with(".log", ".log"));
+    CHECK(!path_ends_with("log", ".log") && !path_ends_with("x.logs", ".log"));
 }
 
 int main(void)
