@@ -3,6 +3,7 @@ metadata calls (chmod, utime, xattr, ioctl) the hook refuses itself.
 """
 
 import atexit
+import ctypes
 import errno
 import gc
 import os
@@ -172,17 +173,69 @@ def _ioctl(st, args):
 
 
 def add_hook():
-    """Python calls _audit for every audit event of this process from now on (once: a hook
-    cannot be removed)."""
+    """Python calls _audit for every audit event of this process it watches from now on (once:
+    a hook cannot be removed): through the library's filter where it can, else for every
+    event."""
     if _state.hooked:
         return
-    sys.addaudithook(_audit)
+    if not add_filtered(_state.session.lib, _audit):
+        sys.addaudithook(_audit)
     _state.hooked = True
 
 
+class _PythonApi(ctypes.Structure):
+    """include/testfence.h's tf_python_api: the Python calls tf_audit_filter makes."""
+    _fields_ = [(name, ctypes.c_void_p) for name in (
+        "call_function", "dec_ref", "interpreter", "thread_state", "enter_tracing",
+        "leave_tracing")]
+
+
+def add_filtered(lib, hook):
+    """HOOK registered behind the library's filter (tf_audit_filter), called for the events
+    _audit watches only: CPython calls every
+    audit hook for every audit event of the process, builtins.id and object.__getattr__ too
+    (110,000 a run in a suite that uses freezegun), and a hook written in Python costs about
+    1 us a call; in C it is the cost of comparing names. False where that cannot be (not
+    CPython 3.9 or later, a hook refusing new hooks): the caller adds HOOK itself."""
+    api = getattr(ctypes, "pythonapi", None)
+    try:
+        # Functions of our own (PYFUNCTYPE: called holding the GIL): setting restype on
+        # ctypes.pythonapi's shared ones would change them for the tests' code too.
+        interpreter = ctypes.PYFUNCTYPE(ctypes.c_void_p)(("PyInterpreterState_Get", api))
+        add = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)(
+            ("PySys_AddAuditHook", api))
+        incref = ctypes.PYFUNCTYPE(None, ctypes.py_object)(("Py_IncRef", api))
+        calls = _PythonApi(*[_address(api, name) for name in (
+            "PyObject_CallFunction", "Py_DecRef", "PyInterpreterState_Get")],
+            *[_address(api, name, None) for name in (
+                "PyThreadState_Get", "PyThreadState_EnterTracing", "PyThreadState_LeaveTracing")])
+    except (AttributeError, TypeError):  # not CPython, or older than 3.9
+        return False
+    names = sorted(_ANY_WATCHED)
+    events = (ctypes.c_char_p * len(names))(*[n.encode() for n in names])
+    if lib.tf_audit_filter_set(ctypes.byref(calls), interpreter(), hook, events, len(names)):
+        return False
+    incref(hook)  # for the process's lifetime: the filter calls it as the interpreter ends
+    try:
+        return add(ctypes.cast(lib.tf_audit_filter, ctypes.c_void_p), None) == 0
+    except Exception:
+        return False  # a hook of the tests' refused it (sys.addaudithook): so be it, in Python
+
+
+def _address(api, name, *default):
+    """The address of the running Python's NAME (AttributeError when it has none, unless a
+    DEFAULT is given)."""
+    try:
+        return ctypes.cast(getattr(api, name), ctypes.c_void_p).value
+    except AttributeError:
+        if default:
+            return default[0]
+        raise
+
+
 def _no_collection_at_exit():
-    """CPython calls the hook once more as it clears the interpreter at exit, and that call
-    into Python sets off an automatic collection over every object still alive: 2.5-5 ms of a
+    """CPython calls the hooks once more as it clears the interpreter at exit, and a call
+    into Python (the hook, where it is not behind the library's filter) sets off an automatic collection over every object still alive: 2.5-5 ms of a
     pytest's exit (docs/performance.md, eleventh session). So none once the exit handlers are
     done: the collections of the interpreter's finalization are explicit and still run, and a
     cycle's __del__ is still called at exit."""

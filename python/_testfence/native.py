@@ -151,6 +151,7 @@ def _load_library():
         "tf_end_tmp": (c_i, [c_p, c_i]),
         "tf_planted": (c_p, [c_p, ctypes.POINTER(c_i)]),
         "tf_free": (None, [c_p]),
+        "tf_audit_filter_set": (c_i, [c_p, c_p, ctypes.py_object, ctypes.POINTER(c_s), c_sz]),
     }
     for name, (res, args) in protos.items():
         fn = getattr(lib, name, None)

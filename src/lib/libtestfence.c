@@ -35,10 +35,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#if defined(_WIN32)
-#define TF_PUBLIC __attribute__((dllexport))
-#else
-#define TF_PUBLIC __attribute__((visibility("default")))
+#include "public.h"
+#if !defined(_WIN32)
 #ifndef environ /* macOS: src/macos/posix.h's (a shared library cannot name it there) */
 extern char **environ;
 #endif

@@ -4,6 +4,7 @@
 #include "testfence.h"
 
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,7 +210,7 @@ static void log_read_again_sees_appends(const char *root)
     CHECK_STR(tf_violation_str(s, 1, "test"), "tests/test_a.py::test_b");
     CHECK(unlink(log) == 0); /* gone: nothing is left of it */
     CHECK(tf_violations_load(s) == 0);
-    CHECK(tf_violations_load(s) == 0); /* still none: answered without a read */
+    CHECK(tf_violations_load(s) == 0);  /* still none: answered without a read */
     f = first ? fopen(log, "a") : NULL; /* a log made again, after none was seen: read */
     CHECK(f != NULL);
     if (f) {
@@ -419,6 +420,85 @@ static void out_of_order_calls_fail(void)
     tf_close(NULL);
 }
 
+/* tf_audit_filter over a stand-in Python: which events reach the callable, what a raising
+ * callable returns, and the set-once rule (tests/lib/test_pyaudit.py drives a real CPython). */
+static struct {
+    int calls, decrefs, tracing;
+    const char *event;
+    void *args;
+    void *result;
+} py;
+static int interp_a, interp_b, object;
+static void *py_interp = &interp_a;
+
+static void *py_call(void *callable, const char *format, ...)
+{
+    va_list ap;
+    va_start(ap, format);
+    py.event = va_arg(ap, const char *);
+    py.args = va_arg(ap, void *);
+    va_end(ap);
+    CHECK(callable == &object && !strcmp(format, "sO") && py.tracing == 1);
+    py.calls++;
+    return py.result;
+}
+static void py_decref(void *o)
+{
+    CHECK(o == &object);
+    py.decrefs++;
+}
+static void *py_interpreter(void)
+{
+    return py_interp;
+}
+static void *py_tstate(void)
+{
+    return &object;
+}
+static void py_enter(void *t)
+{
+    (void)t;
+    py.tracing++;
+}
+static void py_leave(void *t)
+{
+    (void)t;
+    py.tracing--;
+}
+
+static void audit_filter(void)
+{
+    tf_python_api api = {py_call, py_decref, py_interpreter, py_tstate, py_enter, py_leave};
+    const char *events[65], *two[] = {"open", "os.remove"};
+    char longname[65];
+    memset(longname, 'x', 64);
+    longname[64] = '\0';
+    for (int i = 0; i < 65; i++)
+        events[i] = "open";
+    CHECK(tf_audit_filter_set(NULL, &interp_a, &object, two, 2) == -1);
+    CHECK(tf_audit_filter_set(&api, &interp_a, &object, events, 65) == -1);
+    events[0] = longname;
+    CHECK(tf_audit_filter_set(&api, &interp_a, &object, events, 1) == -1);
+    CHECK(tf_audit_filter("open", &object, NULL) == 0 && py.calls == 0); /* nothing set yet */
+
+    CHECK(tf_audit_filter_set(&api, &interp_a, &object, two, 2) == 0);
+    CHECK(tf_audit_filter_set(&api, &interp_a, &object, two, 2) == -1); /* once */
+    CHECK(tf_audit_filter("builtins.id", &object, NULL) == 0);
+    CHECK(tf_audit_filter("os.removexattr", &object, NULL) == 0);
+    CHECK(tf_audit_filter("o", &object, NULL) == 0);
+    CHECK(py.calls == 0);
+    py.result = &object;
+    CHECK(tf_audit_filter("os.remove", &interp_b, NULL) == 0);
+    CHECK(py.calls == 1 && py.decrefs == 1 && py.tracing == 0);
+    CHECK_STR(py.event, "os.remove");
+    CHECK(py.args == &interp_b);
+    py.result = NULL; /* the callable raised */
+    CHECK(tf_audit_filter("open", &object, NULL) == -1);
+    CHECK(py.calls == 2 && py.decrefs == 1 && py.tracing == 0);
+    py_interp = &interp_b; /* another interpreter */
+    CHECK(tf_audit_filter("open", &object, NULL) == 0 && py.calls == 2);
+}
+
 int main(void)
 {
     char root[4096];
@@ -439,5 +519,6 @@ int main(void)
     files_inside_the_writable_set(root);
     policy_entries_listed(root);
     shim_backend(root);
+    audit_filter();
     return check_done("test_api");
 }

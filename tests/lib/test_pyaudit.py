@@ -1,0 +1,128 @@
+"""The plugin's audit hook behind the library's filter (src/lib/pyaudit.c, audithook.add_filtered)
+in a real CPython: the hook is called for the events the plugin watches and no other, what it
+raises fails the audited call, it runs untraced, and never in another interpreter. Each case in a
+child Python of its own: a filter is set once a process. Run: TESTFENCE_LIBRARY=build/libtestfence.so
+PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 /usr/bin/python3 -m pytest tests/lib/test_pyaudit.py (ctest
+lib/pyaudit).
+"""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+PYTHON_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "python")
+
+# Loads the library as the plugin does and puts HOOK (defined by each case) behind the filter.
+PRELUDE = """
+import os, sys
+sys.path.insert(0, %r)
+from _testfence import audithook, native
+calls = []
+""" % os.path.abspath(PYTHON_DIR)
+REGISTER = """
+lib = native._load_library()
+assert audithook.add_filtered(lib, hook), "the filter was not registered"
+"""
+
+
+def run(body, tmp_path):
+    """Runs PRELUDE, the case's hook, REGISTER and the rest of BODY (split at "# register")
+    in a child Python; its stdout, stderr and exit status."""
+    before, after = textwrap.dedent(body).split("# register\n")
+    script = PRELUDE + before + REGISTER + after
+    p = subprocess.run([sys.executable, "-c", script], cwd=str(tmp_path), capture_output=True,
+                       text=True, timeout=60)
+    return p.stdout, p.stderr, p.returncode
+
+
+def test_watched_events_only(tmp_path):
+    out, err, rc = run("""
+        def hook(event, args):
+            calls.append(event)
+        # register
+        id(1); getattr(os, "sep"); compile("1", "x", "eval")
+        open("f", "w").close()
+        os.remove("f")
+        os.mkdir("d")
+        print(" ".join(calls))
+        """, tmp_path)
+    assert rc == 0, err
+    assert out.split() == ["open", "os.remove", "os.mkdir"]
+
+
+def test_the_hook_gets_the_events_args(tmp_path):
+    out, err, rc = run("""
+        def hook(event, args):
+            calls.append((event, args))
+        # register
+        os.mkdir("d", 0o700)
+        print(repr(calls))
+        """, tmp_path)
+    assert rc == 0, err
+    assert out.strip() == "[('os.mkdir', ('d', 448, -1))]"
+
+
+def test_what_the_hook_raises_fails_the_call(tmp_path):
+    out, err, rc = run("""
+        def hook(event, args):
+            if event == "os.mkdir":
+                raise PermissionError(13, "refused by the hook", args[0])
+        # register
+        try:
+            os.mkdir("d")
+        except PermissionError as e:
+            print("refused:", e.strerror, e.filename)
+        print("made" if os.path.exists("d") else "not made")
+        """, tmp_path)
+    assert rc == 0, err
+    assert out.split("\n")[:2] == ["refused: refused by the hook d", "not made"]
+    assert not (tmp_path / "d").exists()
+
+
+def test_the_hook_runs_untraced(tmp_path):
+    # CPython runs the hooks of sys.addaudithook with tracing off; the filter does the same,
+    # so a test's tracer (coverage, a debugger) never steps into the plugin.
+    out, err, rc = run("""
+        def hook(event, args):
+            calls.append(event)
+        # register
+        traced = []
+        def tracer(frame, what, arg):
+            traced.append(frame.f_code.co_name)
+            return tracer
+        sys.settrace(tracer)
+        os.mkdir("d")
+        sys.settrace(None)
+        print(calls, "hook" in traced)
+        """, tmp_path)
+    assert rc == 0, err
+    assert out.strip() == "['os.mkdir'] False"
+
+
+def test_another_interpreter_is_left_alone(tmp_path):
+    # The hook is a function of the main interpreter: never called from another one.
+    out, err, rc = run("""
+        import _xxsubinterpreters as interpreters
+        def hook(event, args):
+            calls.append(event)
+        # register
+        sub = interpreters.create()
+        interpreters.run_string(sub, "import os; os.mkdir('in-sub')")
+        interpreters.destroy(sub)
+        os.mkdir("in-main")
+        print(calls, os.path.isdir("in-sub"))
+        """, tmp_path)
+    assert rc == 0, err
+    assert out.strip() == "['os.mkdir'] True"
+
+
+def test_set_once(tmp_path):
+    out, err, rc = run("""
+        def hook(event, args):
+            pass
+        # register
+        print(audithook.add_filtered(lib, hook))
+        """, tmp_path)
+    assert rc == 0, err
+    assert out.strip() == "False"
