@@ -86,14 +86,14 @@ def _keep_test_var(config):
     real = getattr(runner, "_update_current_test_var", None)
     if real is None or getattr(real, "_testfence_wrapped", False):
         return
-    outer = {"value": None}
+    outer = [None]  # (item, when) of the outer test's phase, to set its value again
 
     def update(item, when):
         real(item, when)
         if getattr(item, "config", None) is config:
-            outer["value"] = os.environ.get("PYTEST_CURRENT_TEST") if when else None
-        elif when is None and outer["value"] is not None:
-            os.environ["PYTEST_CURRENT_TEST"] = outer["value"]
+            outer[0] = (item, when) if when else None  # not read from os.environ: 4 times a test
+        elif when is None and outer[0] is not None:
+            real(*outer[0])
 
     update._testfence_wrapped = True
     runner._update_current_test_var = update
