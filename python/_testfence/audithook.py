@@ -11,7 +11,7 @@ import sys
 import threading
 
 from .native import (
-    AT_FDCWD, TF_IOCTL_HARMLESS, TF_IOCTL_REFUSED, TF_PATH_EMPTY, TF_PATH_NOFOLLOW,
+    AT_FDCWD, FenceError, TF_IOCTL_HARMLESS, TF_IOCTL_REFUSED, TF_PATH_EMPTY, TF_PATH_NOFOLLOW,
     TF_PATH_OUTSIDE, TF_PATH_QUIET, TF_PATH_WRITABLE, _WRITE_FLAGS)
 from .state import _state
 from . import where as _where
@@ -59,8 +59,10 @@ _EVENTS = {
 }
 
 
-# Every event _audit looks at; it is called for every audit event of the process (each id()
-# and object.__getattr__ too: freezegun makes 100,000 a run), so it ends at once for the rest.
+# Every event _audit looks at. Added with sys.addaudithook (where the library's filter cannot
+# be used) it is called for every audit event of the process (each id() and
+# object.__getattr__ too: 110,000 in a suite that uses freezegun), so it ends at once for the
+# rest.
 _WATCHED = frozenset(_EVENTS) | {"open", "fcntl.ioctl"}
 
 
@@ -172,32 +174,52 @@ def _ioctl(st, args):
     _refuse("ioctl", None)
 
 
+# Raised once the hook is in, to see that it is called: a hook added before the plugin's (by
+# a plugin loaded earlier, sitecustomize, a .pth file) can refuse new hooks, and both
+# PySys_AddAuditHook and sys.addaudithook then return as if all went well.
+_PROBE = "testfence.probe"
+
+
 def add_hook():
-    """Python calls _audit for every audit event of this process it watches from now on (once:
-    a hook cannot be removed): through the library's filter where it can, else for every
-    event."""
+    """From now on Python calls _audit for the events of this process it watches (once: a
+    hook cannot be removed): behind the library's filter where it can be, else for every
+    event. FenceError when the hook is not called: nothing would refuse the writes the kernel
+    cannot block (chmod, ...), nor, under the python backend, any write."""
     if _state.hooked:
         return
-    if not add_filtered(_state.session.lib, _audit):
+    if not add_filtered(_state.session.lib, _audit, _ANY_WATCHED | {_PROBE}):
         sys.addaudithook(_audit)
+        _state.hook_in_python = True
     _state.hooked = True
+    try:
+        sys.audit(_PROBE)
+    except Exception:
+        pass  # an earlier hook refusing the probe: said below, as _audit never saw it
+    if not _state.probed:
+        raise FenceError("the audit hook could not be added: a hook added before testfence's (a "
+                         "plugin loaded earlier, sitecustomize, a .pth file) refuses new hooks, "
+                         "and without it nothing in this process refuses the writes the kernel "
+                         "cannot block. Remove that hook, or load testfence before it")
 
 
 class _PythonApi(ctypes.Structure):
     """include/testfence.h's tf_python_api: the Python calls tf_audit_filter makes."""
     _fields_ = [(name, ctypes.c_void_p) for name in (
         "call_function", "dec_ref", "interpreter", "thread_state", "enter_tracing",
-        "leave_tracing")]
+        "leave_tracing", "is_finalizing")]
 
 
-def add_filtered(lib, hook):
-    """HOOK registered behind the library's filter (tf_audit_filter), called for the events
-    _audit watches only: CPython calls every
-    audit hook for every audit event of the process, builtins.id and object.__getattr__ too
-    (110,000 a run in a suite that uses freezegun), and a hook written in Python costs about
-    1 us a call; in C it is the cost of comparing names. False where that cannot be (not
-    CPython 3.9 or later, a hook refusing new hooks): the caller adds HOOK itself."""
-    api = getattr(ctypes, "pythonapi", None)
+def add_filtered(lib, hook, events):
+    """HOOK registered behind the library's filter (tf_audit_filter), called for EVENTS only.
+    CPython calls every audit hook for every audit event of the process, builtins.id and
+    object.__getattr__ too (110,000 in itsdangerous' suite, which uses freezegun), and a hook
+    written in Python cost 160 ns a call over none; in C it is the cost of comparing names.
+    False where that cannot be: not CPython 3.11 or later, whose calls keep a hook untraced
+    (PyThreadState_EnterTracing); the caller adds HOOK itself then."""
+    if sys.implementation.name != "cpython" or sys.version_info < (3, 11):
+        return False
+    api = ctypes.pythonapi
+    finalizing = "Py_IsFinalizing" if sys.version_info >= (3, 13) else "_Py_IsFinalizing"
     try:
         # Functions of our own (PYFUNCTYPE: called holding the GIL): setting restype on
         # ctypes.pythonapi's shared ones would change them for the tests' code too.
@@ -205,41 +227,30 @@ def add_filtered(lib, hook):
         add = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)(
             ("PySys_AddAuditHook", api))
         incref = ctypes.PYFUNCTYPE(None, ctypes.py_object)(("Py_IncRef", api))
-        calls = _PythonApi(*[_address(api, name) for name in (
-            "PyObject_CallFunction", "Py_DecRef", "PyInterpreterState_Get")],
-            *[_address(api, name, None) for name in (
-                "PyThreadState_Get", "PyThreadState_EnterTracing", "PyThreadState_LeaveTracing")])
-    except (AttributeError, TypeError):  # not CPython, or older than 3.9
+        calls = _PythonApi(*[ctypes.cast(getattr(api, name), ctypes.c_void_p).value for name in (
+            "PyObject_CallFunction", "Py_DecRef", "PyInterpreterState_Get", "PyThreadState_Get",
+            "PyThreadState_EnterTracing", "PyThreadState_LeaveTracing", finalizing)])
+    except AttributeError:
+        return False  # a build that does not export one of them
+    names = sorted(events)
+    array = (ctypes.c_char_p * len(names))(*[n.encode() for n in names])
+    if lib.tf_audit_filter_set(ctypes.byref(calls), interpreter(), hook, array, len(names)):
         return False
-    names = sorted(_ANY_WATCHED)
-    events = (ctypes.c_char_p * len(names))(*[n.encode() for n in names])
-    if lib.tf_audit_filter_set(ctypes.byref(calls), interpreter(), hook, events, len(names)):
-        return False
-    incref(hook)  # for the process's lifetime: the filter calls it as the interpreter ends
+    incref(hook)  # for the process's lifetime: the filter holds it
     try:
         return add(ctypes.cast(lib.tf_audit_filter, ctypes.c_void_p), None) == 0
     except Exception:
-        return False  # a hook of the tests' refused it (sys.addaudithook): so be it, in Python
-
-
-def _address(api, name, *default):
-    """The address of the running Python's NAME (AttributeError when it has none, unless a
-    DEFAULT is given)."""
-    try:
-        return ctypes.cast(getattr(api, name), ctypes.c_void_p).value
-    except AttributeError:
-        if default:
-            return default[0]
-        raise
+        return False  # an earlier hook refused it; sys.addaudithook is asked next, then the probe
 
 
 def _no_collection_at_exit():
-    """CPython calls the hooks once more as it clears the interpreter at exit, and a call
-    into Python (the hook, where it is not behind the library's filter) sets off an automatic collection over every object still alive: 2.5-5 ms of a
-    pytest's exit (docs/performance.md, eleventh session). So none once the exit handlers are
-    done: the collections of the interpreter's finalization are explicit and still run, and a
-    cycle's __del__ is still called at exit."""
-    if _state.hooked:
+    """With the hook added by sys.addaudithook, CPython calls it once more as it clears the
+    interpreter at exit, and that call into Python sets off an automatic collection over every
+    object still alive: 2.5-5 ms of a pytest's exit (docs/performance.md, eleventh session).
+    So none once the exit handlers are done: the collections of the interpreter's finalization
+    are explicit and still run, and a cycle's __del__ is still called at exit. (Behind the
+    library's filter the hook is not called for that event.)"""
+    if _state.hook_in_python:
         gc.disable()
 
 
@@ -252,6 +263,8 @@ atexit.register(_no_collection_at_exit)
 def _audit(event, args):
     __tracebackhide__ = True
     if event not in _ANY_WATCHED:
+        if event == _PROBE:
+            _state.probed = True
         return
     st = _state
     if st.session is None:

@@ -67,4 +67,7 @@ def guard_child():
         sys.stderr.write("testfence: the guard of this child Python did not start: %s\n" % e)
         return
     _state.mode = "child-guard"
-    add_hook()
+    try:
+        add_hook()
+    except FenceError as e:
+        sys.stderr.write("testfence: the guard of this child Python did not start: %s\n" % e)

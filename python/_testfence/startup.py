@@ -553,7 +553,10 @@ def _decide(config, opt):
         return  # under an outer run: it reports
     config.pluginmanager.register(_PerTest(_state.session, _state.shim), "testfence-per-test")
     if _state.mode == "fenced" or _state.backend == "python":
-        add_hook()
+        try:
+            add_hook()
+        except FenceError as e:
+            raise pytest.UsageError("testfence: %s\n(pass --testfence=off to run unfenced)" % e)
 
 
 def _late_records():

@@ -29,6 +29,8 @@ class _State:
         self.backend = None  # "kernel" or "python" (the audit hook refuses: pypolicy's verdict)
         self.policy = None  # the python backend's pypolicy.Policy, from the plan's lists
         self.hooked = False  # the audit hook is added (once: it cannot be removed)
+        self.hook_in_python = False  # with sys.addaudithook, not behind the library's filter
+        self.probed = False  # the hook saw add_hook's probe: it is called
         self.children_shim = False  # the python backend's children get the shim (Linux)
 
 

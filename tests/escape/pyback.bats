@@ -28,6 +28,7 @@ declare -gA HOLES=(
     [hole_audit_hook_toctou]="the verdict is taken before the call: a link swapped in between (here by the test's own audit hook, run after the fence's; a thread racing does it too) is followed by the kernel unjudged"
     [hole_dbm_c_direct]="_dbm.open (or _gdbm.open) called directly creates the file in C with no audit event; dbm.ndbm.open and dbm.gnu.open are wrapped"
     [hole_sqlite_attach]="SQLite's ATTACH DATABASE (and VACUUM INTO) creates a file in C: only sqlite3.connect raises an event"
+    [hole_subinterpreter]="a sub-interpreter: an audit hook is its interpreter's, and the plugin's is never called in another"
     [hole_child_shim_conf_dropped]="a child whose environment lost TESTFENCE_SHIM_CONF (LD_PRELOAD kept): the shim does nothing without its configuration"
     [hole_child_conf_rewritten]="a test rewrites the shim's configuration in the workspace (mode diagnose), then starts a child: the shim there does not refuse. Found at the end: the run fails, 120, saying so"
     [hole_child_python_shadowed]="a child Python with another sitecustomize ahead of the guard's on PYTHONPATH, and no LD_PRELOAD: no guard, no shim"
@@ -158,6 +159,7 @@ shelve_dbm: shelve.open(str(N)).close()
 dbm_ndbm_direct: import dbm.ndbm; dbm.ndbm.open(str(N), "c").close()
 hole_dbm_c_direct: import _dbm; _dbm.open(str(N), "c").close()
 hole_sqlite_attach: c = sqlite3.connect(":memory:"); c.execute("ATTACH DATABASE ? AS o", (str(N),)); c.execute("create table o.t(x)"); c.commit()
+hole_subinterpreter: import _xxsubinterpreters as si; i = si.create(); si.run_string(i, "open(%r, 'w').write('x')" % str(T)); si.destroy(i)
 hole_child_shim_conf_dropped: subprocess.run(["sh", "-c", "echo x > '%s'" % T], env={k: v for k, v in os.environ.items() if k != "TESTFENCE_SHIM_CONF"})
 hole_child_python_shadowed: (TESTS / "sc.x").mkdir(); (TESTS / "sc.x" / "sitecustomize.py").write_text(""); subprocess.run([sys.executable, "-c", "open(%r, 'w').write('x')" % str(T)], env=dict({k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}, PYTHONPATH=str(TESTS / "sc.x") + os.pathsep + os.environ.get("PYTHONPATH", "")))
 hole_child_conf_rewritten: c = os.environ.get("TESTFENCE_SHIM_CONF"); c = c if c and c.startswith(str(TESTS)) else None; t = c and open(c).read().replace("mode\tblock", "mode\tdiagnose"); c and (os.chmod(c, 0o644), open(c, "w").write(t)); subprocess.run(["sh", "-c", "echo x > '%s'" % T])

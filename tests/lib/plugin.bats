@@ -253,6 +253,19 @@ EOF
     assert_outside_unchanged
 }
 
+@test "a hook added before the plugin's that refuses new hooks: the run stops, saying so (nothing would refuse chmod)" {
+    mkdir "$BATS_TEST_TMPDIR/plug"
+    printf 'import sys\ndef _refuse(event, args):\n    if event == "sys.addaudithook":\n        raise RuntimeError("no more hooks")\nsys.addaudithook(_refuse)\n' \
+        >"$BATS_TEST_TMPDIR/plug/refusehooks.py"
+    printf 'import os\ndef test_chmod():\n    os.chmod("config.toml", 0o600)\n' >tests/test_meta.py
+    PYTHONPATH="$BATS_TEST_TMPDIR/plug${PYTHONPATH:+:$PYTHONPATH}" run $PY -m pytest -p refusehooks tests/test_meta.py
+    expect_status 4
+    expect_output_has "testfence: the audit hook could not be added: a hook added before testfence's"
+    expect_output_lacks "passed"
+    rm tests/test_meta.py
+    assert_outside_unchanged
+}
+
 @test "metadata through a file descriptor is refused in-process too; what cannot be resolved is refused" {
     cat >tests/test_fdmeta.py <<'EOF'
 import os

@@ -421,14 +421,15 @@ static void out_of_order_calls_fail(void)
 }
 
 /* tf_audit_filter over a stand-in Python: which events reach the callable, what a raising
- * callable returns, and the set-once rule (tests/lib/test_pyaudit.py drives a real CPython). */
+ * callable returns, the set-once rule and the end of the interpreter
+ * (tests/lib/test_pyaudit.py drives a real CPython). */
 static struct {
-    int calls, decrefs, tracing;
+    int calls, decrefs, tracing, finalizing;
     const char *event;
     void *args;
     void *result;
 } py;
-static int interp_a, interp_b, object;
+static int interp_a, interp_b, object, args_a, args_b;
 static void *py_interp = &interp_a;
 
 static void *py_call(void *callable, const char *format, ...)
@@ -465,10 +466,17 @@ static void py_leave(void *t)
     (void)t;
     py.tracing--;
 }
-
-static void audit_filter(void)
+static int py_finalizing(void)
 {
-    tf_python_api api = {py_call, py_decref, py_interpreter, py_tstate, py_enter, py_leave};
+    return py.finalizing;
+}
+
+static void audit_filter_refuses_bad_input(void)
+{
+    tf_python_api api = {py_call,  py_decref, py_interpreter, py_tstate,
+                         py_enter, py_leave,  py_finalizing};
+    tf_python_api no_tracing = {py_call, py_decref, py_interpreter, py_tstate,
+                                NULL,    NULL,      py_finalizing}; /* Python 3.9, 3.10 */
     const char *events[65], *two[] = {"open", "os.remove"};
     char longname[65];
     memset(longname, 'x', 64);
@@ -476,27 +484,45 @@ static void audit_filter(void)
     for (int i = 0; i < 65; i++)
         events[i] = "open";
     CHECK(tf_audit_filter_set(NULL, &interp_a, &object, two, 2) == -1);
+    CHECK(tf_audit_filter_set(&no_tracing, &interp_a, &object, two, 2) == -1);
     CHECK(tf_audit_filter_set(&api, &interp_a, &object, events, 65) == -1);
     events[0] = longname;
     CHECK(tf_audit_filter_set(&api, &interp_a, &object, events, 1) == -1);
-    CHECK(tf_audit_filter("open", &object, NULL) == 0 && py.calls == 0); /* nothing set yet */
+    CHECK(tf_audit_filter("open", &args_a, NULL) == 0 && py.calls == 0); /* nothing set yet */
+}
 
+static void audit_filter(void)
+{
+    tf_python_api api = {py_call,  py_decref, py_interpreter, py_tstate,
+                         py_enter, py_leave,  py_finalizing};
+    const char *two[] = {"open", "os.remove"};
+    audit_filter_refuses_bad_input();
     CHECK(tf_audit_filter_set(&api, &interp_a, &object, two, 2) == 0);
     CHECK(tf_audit_filter_set(&api, &interp_a, &object, two, 2) == -1); /* once */
-    CHECK(tf_audit_filter("builtins.id", &object, NULL) == 0);
-    CHECK(tf_audit_filter("os.removexattr", &object, NULL) == 0);
-    CHECK(tf_audit_filter("o", &object, NULL) == 0);
+    CHECK(tf_audit_filter("builtins.id", &args_a, NULL) == 0);
+    CHECK(tf_audit_filter("os.removexattr", &args_a, NULL) == 0);
+    CHECK(tf_audit_filter("o", &args_a, NULL) == 0);
     CHECK(py.calls == 0);
     py.result = &object;
-    CHECK(tf_audit_filter("os.remove", &interp_b, NULL) == 0);
+    CHECK(tf_audit_filter("os.remove", &args_b, NULL) == 0);
     CHECK(py.calls == 1 && py.decrefs == 1 && py.tracing == 0);
     CHECK_STR(py.event, "os.remove");
-    CHECK(py.args == &interp_b);
+    CHECK(py.args == &args_b);
     py.result = NULL; /* the callable raised */
-    CHECK(tf_audit_filter("open", &object, NULL) == -1);
+    CHECK(tf_audit_filter("open", &args_a, NULL) == -1);
     CHECK(py.calls == 2 && py.decrefs == 1 && py.tracing == 0);
-    py_interp = &interp_b; /* another interpreter */
-    CHECK(tf_audit_filter("open", &object, NULL) == 0 && py.calls == 2);
+
+    py_interp = &interp_b; /* another interpreter: its events, and its end, are not ours */
+    CHECK(tf_audit_filter("open", &args_a, NULL) == 0 && py.calls == 2);
+    py.finalizing = 1;
+    CHECK(tf_audit_filter("cpython.PyInterpreterState_Clear", &args_a, NULL) == 0);
+    py_interp = &interp_a;
+    py.finalizing = 0; /* a sub-interpreter ended while the runtime runs: not the end */
+    CHECK(tf_audit_filter("cpython.PyInterpreterState_Clear", &args_a, NULL) == 0);
+    CHECK(tf_audit_filter("open", &args_a, NULL) == -1 && py.calls == 3);
+    py.finalizing = 1; /* this interpreter cleared at exit: Python is called no more */
+    CHECK(tf_audit_filter("cpython.PyInterpreterState_Clear", &args_a, NULL) == 0);
+    CHECK(tf_audit_filter("open", &args_a, NULL) == 0 && py.calls == 3);
 }
 
 int main(void)

@@ -22,7 +22,7 @@ calls = []
 """ % os.path.abspath(PYTHON_DIR)
 REGISTER = """
 lib = native._load_library()
-assert audithook.add_filtered(lib, hook), "the filter was not registered"
+assert audithook.add_filtered(lib, hook, audithook._ANY_WATCHED), "the filter was not registered"
 """
 
 
@@ -103,12 +103,17 @@ def test_the_hook_runs_untraced(tmp_path):
 def test_another_interpreter_is_left_alone(tmp_path):
     # The hook is a function of the main interpreter: never called from another one.
     out, err, rc = run("""
-        import _xxsubinterpreters as interpreters
+        try:
+            import _interpreters as interpreters  # 3.13
+            run_string = interpreters.exec
+        except ImportError:
+            import _xxsubinterpreters as interpreters
+            run_string = interpreters.run_string
         def hook(event, args):
             calls.append(event)
         # register
         sub = interpreters.create()
-        interpreters.run_string(sub, "import os; os.mkdir('in-sub')")
+        run_string(sub, "import os; os.mkdir('in-sub')")
         interpreters.destroy(sub)
         os.mkdir("in-main")
         print(calls, os.path.isdir("in-sub"))
@@ -117,12 +122,42 @@ def test_another_interpreter_is_left_alone(tmp_path):
     assert out.strip() == "['os.mkdir'] True"
 
 
+def test_not_called_once_the_interpreter_is_cleared(tmp_path):
+    # What is released as CPython clears the interpreter at exit (here a codec search
+    # function's object) runs after the hooks of sys.addaudithook are dropped, with module
+    # globals gone: the hook is not called then either (it would fail the call, TypeError).
+    out, err, rc = run("""
+        import codecs
+        def hook(event, args):
+            if event == "os.mkdir" and args[0] == "late":
+                raise PermissionError(13, "the hook was called", "late")
+        # register
+        class Late:
+            def __del__(self, mkdir=os.mkdir, write=os.write, repr=repr):
+                try:
+                    mkdir("late")
+                    write(1, b"late mkdir: made\\n")
+                except BaseException as e:
+                    write(1, ("late mkdir: %s\\n" % repr(e)).encode())
+        keep = Late()
+        codecs.register(lambda name, _keep=keep: None)
+        del keep
+        try:
+            os.mkdir("late")
+        except PermissionError:
+            print("refused while running")
+        """, tmp_path)
+    assert rc == 0, err
+    assert out.split("\n")[:2] == ["refused while running", "late mkdir: made"], out
+    assert (tmp_path / "late").is_dir()
+
+
 def test_set_once(tmp_path):
     out, err, rc = run("""
         def hook(event, args):
             pass
         # register
-        print(audithook.add_filtered(lib, hook))
+        print(audithook.add_filtered(lib, hook, {"open"}))
         """, tmp_path)
     assert rc == 0, err
     assert out.strip() == "False"
