@@ -228,9 +228,8 @@ void tf_free(void *p);
  * with PySys_AddAuditHook (DATA unused), which calls CALLABLE(event, args) for the NEVENTS
  * events EVENTS names only, only in the interpreter INTERPRETER (a callable of one interpreter
  * must not run in another), with tracing off around the call, as CPython runs the hooks of
- * sys.addaudithook, and never once CPython has started clearing that interpreter at exit
- * (when it drops those hooks). The Python calls it makes, found by the caller in the running
- * Python (ctypes.pythonapi): */
+ * sys.addaudithook; until CPython drops it, as it clears the interpreter at exit. The Python
+ * calls it makes, found by the caller in the running Python (ctypes.pythonapi): */
 typedef struct tf_python_api {
     void *(*call_function)(void *callable, const char *format, ...); /* PyObject_CallFunction */
     void (*dec_ref)(void *object);                                   /* Py_DecRef */
@@ -238,7 +237,6 @@ typedef struct tf_python_api {
     void *(*thread_state)(void);                                     /* PyThreadState_Get */
     void (*enter_tracing)(void *tstate); /* PyThreadState_EnterTracing (3.11) */
     void (*leave_tracing)(void *tstate); /* PyThreadState_LeaveTracing (3.11) */
-    int (*is_finalizing)(void);          /* Py_IsFinalizing (3.13), _Py_IsFinalizing before */
 } tf_python_api;
 /* Once a process (a hook cannot be removed), before registering it; CALLABLE must live as
  * long as the process (the caller holds a reference it never drops). 0, or -1 when called

@@ -206,7 +206,7 @@ class _PythonApi(ctypes.Structure):
     """include/testfence.h's tf_python_api: the Python calls tf_audit_filter makes."""
     _fields_ = [(name, ctypes.c_void_p) for name in (
         "call_function", "dec_ref", "interpreter", "thread_state", "enter_tracing",
-        "leave_tracing", "is_finalizing")]
+        "leave_tracing")]
 
 
 def add_filtered(lib, hook, events):
@@ -219,7 +219,6 @@ def add_filtered(lib, hook, events):
     if sys.implementation.name != "cpython" or sys.version_info < (3, 11):
         return False
     api = ctypes.pythonapi
-    finalizing = "Py_IsFinalizing" if sys.version_info >= (3, 13) else "_Py_IsFinalizing"
     try:
         # Functions of our own (PYFUNCTYPE: called holding the GIL): setting restype on
         # ctypes.pythonapi's shared ones would change them for the tests' code too.
@@ -229,7 +228,7 @@ def add_filtered(lib, hook, events):
         incref = ctypes.PYFUNCTYPE(None, ctypes.py_object)(("Py_IncRef", api))
         calls = _PythonApi(*[ctypes.cast(getattr(api, name), ctypes.c_void_p).value for name in (
             "PyObject_CallFunction", "Py_DecRef", "PyInterpreterState_Get", "PyThreadState_Get",
-            "PyThreadState_EnterTracing", "PyThreadState_LeaveTracing", finalizing)])
+            "PyThreadState_EnterTracing", "PyThreadState_LeaveTracing")])
     except AttributeError:
         return False  # a build that does not export one of them
     names = sorted(events)
@@ -353,7 +352,7 @@ _SQLITE_FLAGS = os.O_RDWR | os.O_CREAT
 def _py_check(st, path, dir_fd, nofollow):
     """(verdict, resolved, shown) of a write to PATH (a name relative to DIR_FD or the cwd,
     or an open file's fd): verdict None when it cannot be told (the hook refuses it)."""
-    from .pypolicy import fd_path
+    fd_path = _pypolicy().fd_path
     if isinstance(path, int):
         named = fd_path(path)
         if named is None:
@@ -432,9 +431,23 @@ def _py_targets(event, args):
     return out
 
 
+_pypolicy_module = []  # pypolicy, once imported
+
+
+def _pypolicy():
+    """The python backend's verdicts (pypolicy), imported at the hook's first event (the
+    backend's start opens files) and kept: an import in the hook fails at exit, where
+    finalizers still write (CPython's import machinery is gone before the modules)."""
+    if not _pypolicy_module:
+        from . import pypolicy
+        _pypolicy_module.append(pypolicy)
+    return _pypolicy_module[0]
+
+
 def _audit_python(st, event, args):
     __tracebackhide__ = True
-    from .pypolicy import QUIET, WRITABLE, fails_first
+    pp = _pypolicy()
+    QUIET, WRITABLE, fails_first = pp.QUIET, pp.WRITABLE, pp.fails_first
     if event == "fcntl.ioctl":
         _ioctl(st, args)  # the library's own judgement (Linux only has fcntl.ioctl to fear)
         return
