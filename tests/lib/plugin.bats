@@ -696,14 +696,28 @@ EOF
 }
 
 @test "the exit handlers of plugins loaded after testfence keep automatic garbage collection; a cycle's __del__ still runs at exit" {
-    # A plugin loaded after testfence (-p gcprobe after addopts' -p testfence): its exit handler
-    # runs before testfence's, which turns automatic collection off (the audit hook's call at
-    # exit would set one off) only then.
+    # With the hook added by sys.addaudithook (forced here: on CPython 3.11+ it sits behind the
+    # library's filter, and nothing is turned off), testfence's exit handler turns automatic
+    # collection off (the hook's call at exit would set one off). A plugin loaded after
+    # testfence (-p gcprobe after addopts' -p testfence) runs its handler before, with
+    # collection as it was; one registered before testfence loaded (sitecustomize) runs after.
     mkdir "$BATS_TEST_TMPDIR/probe"
+    cat >"$BATS_TEST_TMPDIR/probe/sitecustomize.py" <<'EOF'
+import atexit
+import gc
+import os
+
+atexit.register(lambda: os.write(1, b"first: automatic collection at exit: %s\n"
+                                 % str(gc.isenabled()).encode()))
+EOF
     cat >"$BATS_TEST_TMPDIR/probe/gcprobe.py" <<'EOF'
 import atexit
 import gc
 import os
+
+import _testfence.audithook
+
+_testfence.audithook.add_filtered = lambda *args: False  # the hook in Python, as on 3.9/3.10
 
 
 class Cycle:
@@ -724,9 +738,11 @@ EOF
     expect_status 0
     expect_output_has "gcprobe: automatic collection at exit: True"
     expect_output_has "gcprobe: a cycle's __del__ ran at exit"
+    expect_output_has "first: automatic collection at exit: False"
     PYTHONPATH="$BATS_TEST_TMPDIR/probe:$PYTHONPATH" run $PY -m pytest -p no:cacheprovider -p gcprobe --testfence=off tests/test_ok.py
     expect_status 0
     expect_output_has "gcprobe: automatic collection at exit: True" # no hook: nothing changed
+    expect_output_has "first: automatic collection at exit: True"
     assert_outside_unchanged
 }
 
