@@ -305,7 +305,7 @@ static void restore(struct channel *c)
     char tmp[64];
     snprintf(tmp, sizeof tmp, "." SHIMCONF_LOG ".%ld.tmp", (long)getpid());
     int in = openat(c->dirfd, SHIMCONF_LOG, O_RDONLY | O_CLOEXEC);
-    bool none = in < 0 && errno == ENOENT; /* no record came: an empty log */
+    bool none = in < 0 && errno == ENOENT && c->log < 0; /* no record came: an empty log */
     int out = openat(c->wsfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     char buf[65536];
     ssize_t n = 0;
@@ -334,7 +334,10 @@ static const char *compare(struct channel *c)
         return "was replaced by something that is not a regular file";
     }
     int ours = openat(c->dirfd, SHIMCONF_LOG, O_RDONLY | O_CLOEXEC);
-    int same = ours >= 0 ? same_content(ours, ws) : errno == ENOENT ? st.st_size == 0 : -1;
+    /* Ours missing is an empty log only while no record came; made, and gone, it was taken. */
+    int same = ours >= 0                       ? same_content(ours, ws)
+               : errno == ENOENT && c->log < 0 ? st.st_size == 0
+                                               : -1;
     if (ours >= 0)
         close(ours);
     close(ws);

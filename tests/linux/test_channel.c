@@ -139,6 +139,13 @@ static void test_log_at_first_record(void)
     CHECK(size_of(c.dirfd, SHIMCONF_LOG) > 0);
     CHECK(size_of(ws, SHIMCONF_LOG) == size_of(c.dirfd, SHIMCONF_LOG));
     CHECK(channel_check(&c, "ws", why, sizeof why) == 0);
+    /* Our copy removed after a record (a command that can reach it) and the workspace's
+     * emptied: not a clean run. */
+    CHECK(unlinkat(c.dirfd, SHIMCONF_LOG, 0) == 0);
+    f = openat(ws, SHIMCONF_LOG, O_WRONLY | O_TRUNC);
+    CHECK(f >= 0);
+    close(f);
+    CHECK(channel_check(&c, "ws", why, sizeof why) < 0 && strstr(why, "was changed"));
     channel_close(&c);
 
     /* Our copy cannot be made (here a directory has its name): each record is lost, counted
