@@ -86,6 +86,7 @@ static long long report_time(int afd, const char *artifacts, const char *name)
 static int newest_run(int afd, const char *artifacts, char *best, size_t len, tf_err *err)
 {
     long long best_time = -1;
+    bool tie = false; /* two reports of one time: which is the real one cannot be told */
     struct dirlist *l = walk_list(afd);
     if (!l)
         return tf_errnof(err, errno, "cannot list %s", artifacts);
@@ -95,8 +96,11 @@ static int newest_run(int afd, const char *artifacts, char *best, size_t len, tf
             strlen(n) >= len)
             continue;
         long long t = report_time(afd, artifacts, n);
-        if (t >= 0 && (t > best_time || (t == best_time && strcmp(n, best) > 0))) {
+        if (t >= 0 && t == best_time)
+            tie = true;
+        if (t > best_time) {
             best_time = t;
+            tie = false;
             snprintf(best, len, "%s", n);
         }
     }
@@ -104,6 +108,11 @@ static int newest_run(int afd, const char *artifacts, char *best, size_t len, tf
     if (best_time < 0)
         return tf_errf(err,
                        "no run's report.json in %s (run 'testfence run' first, or name a report)",
+                       artifacts);
+    if (tie)
+        return tf_errf(err,
+                       "two runs' report.json in %s were written at the same time: name the run "
+                       "with --run ID",
                        artifacts);
     return 0;
 }

@@ -572,12 +572,7 @@ static bool one_file_system(int dirfd, const char *path, int dirfd2, const char 
     struct stat a, b;
     if (!path || !path2)
         return true;
-    const char *slash = strrchr(path2, '/');
-    size_t n = !slash ? 0 : slash == path2 ? 1 : (size_t)(slash - path2);
-    if (n >= sizeof parent)
-        return true;
-    memcpy(parent, n ? path2 : ".", n ? n : 1);
-    parent[n ? n : 1] = '\0';
+    path_dirname(parent, sizeof parent, path2);
     if (fstatat(dirfd, path, &a, AT_SYMLINK_NOFOLLOW) < 0 || fstatat(dirfd2, parent, &b, 0) < 0)
         return true;
     return a.st_dev == b.st_dev;
