@@ -784,7 +784,13 @@ static int finish(struct session *s, FILE *out, char *const *argv, int command_s
                              .colour = colour_wanted(fileno(out)),
                              .outs = &s->outs,
                              .started = seconds_of(s->started),
-                             .seconds = seconds_of(ended) - seconds_of(s->started)};
+                             .seconds = seconds_of(ended) - seconds_of(s->started),
+                             /* the causes said above that fail the run whatever the log says */
+                             .fails_why = tampered  ? "testfence's record was touched"
+                                          : lost    ? "refused writes could not be kept"
+                                          : planted ? "the command left what would switch the next "
+                                                      "run's fence off"
+                                                    : NULL};
     if (!s->d.on) { /* no log: leftovers, said as they were killed, fail the run here */
         report_plain(s, &run, out);
         bool fails = planted || lost || (s->leftovers && !allow_violations);

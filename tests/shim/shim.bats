@@ -240,8 +240,14 @@ WAIT_LOG='until [ -s "$TESTFENCE_WORKSPACE/violations.jsonl" ]; do sleep 0.05; d
     rm -rf tests/artifacts
     run "$TESTFENCE" run --backend preload -- sh -c 'printf "{}\n" > "$TESTFENCE_WORKSPACE/violations.jsonl"'
     expect_status 120
-    expect_output_has "testfence: the command exited 0; exiting 120 because of what is said above"
+    expect_output_has "testfence: the command exited 0; exiting 120 because testfence's record was touched"
     expect_output_lacks "protected test files"
+    # With a write blocked and --allow-violations, the run fails for the record, not the write.
+    rm -rf tests/artifacts
+    run "$TESTFENCE" run --allow-violations -- sh -c "echo x > config.toml; $WAIT_LOG; "': > "$TESTFENCE_WORKSPACE/violations.jsonl"; true'
+    expect_status 120
+    expect_output_has "testfence: the command exited 0; exiting 120 because testfence's record was touched"
+    expect_output_lacks "because writes were blocked"
     assert_outside_unchanged
 }
 
