@@ -174,15 +174,16 @@ PY
 @test "a config a run planted in a declared output directory never becomes the root either" {
     printf 'outputs = ["reports/"]\n' >testfence.toml
     mkdir reports && echo gold >golden.txt
-    fingerprint >"$BATS_TEST_TMPDIR/before"
     run "$TESTFENCE" run -- sh -c 'mkdir -p reports/sub && printf "writable = [\"../..\"]\n" >reports/sub/testfence.toml'
     expect_status 0
+    fingerprint >"$BATS_TEST_TMPDIR/before" # the planted config (a declared output) included
     cd reports/sub
     run "$TESTFENCE" run -- sh -c 'echo PWNED >../../golden.txt'
     expect_status 125
     expect_output_has "testfence: the project root $P/reports/sub lies in the writable set of the project at $P (writable \"reports/\"), where a test could have written its marker"
     cd "$P"
     [ "$(cat golden.txt)" = gold ]
+    assert_outside_unchanged
 }
 
 @test "a root inside a project whose config cannot be read is refused: its writable set is unknown" {
