@@ -187,7 +187,8 @@ def add_hook():
     cannot block (chmod, ...), nor, under the python backend, any write."""
     if _state.hooked:
         return
-    if not add_filtered(_state.session.lib, _audit, _ANY_WATCHED | {_PROBE}):
+    watched = _PY_WATCHED if _state.policy is not None else _WATCHED  # as _audit reads them
+    if not add_filtered(_state.session.lib, _audit, watched | {_PROBE}):
         sys.addaudithook(_audit)
         _state.hook_in_python = True
     _state.hooked = True
@@ -352,7 +353,7 @@ _SQLITE_FLAGS = os.O_RDWR | os.O_CREAT
 def _py_check(st, path, dir_fd, nofollow):
     """(verdict, resolved, shown) of a write to PATH (a name relative to DIR_FD or the cwd,
     or an open file's fd): verdict None when it cannot be told (the hook refuses it)."""
-    fd_path = _pypolicy().fd_path
+    fd_path = _pypolicy.fd_path
     if isinstance(path, int):
         named = fd_path(path)
         if named is None:
@@ -431,23 +432,15 @@ def _py_targets(event, args):
     return out
 
 
-_pypolicy_module = []  # pypolicy, once imported
-
-
-def _pypolicy():
-    """The python backend's verdicts (pypolicy), imported at the hook's first event (the
-    backend's start opens files) and kept: an import in the hook fails at exit, where
-    finalizers still write (CPython's import machinery is gone before the modules)."""
-    if not _pypolicy_module:
-        from . import pypolicy
-        _pypolicy_module.append(pypolicy)
-    return _pypolicy_module[0]
+# The python backend's verdicts (pypolicy), bound by install_python_backend: an import in the
+# hook would fail at exit, where finalizers still write (CPython's import machinery is gone
+# before the modules).
+_pypolicy = None
 
 
 def _audit_python(st, event, args):
     __tracebackhide__ = True
-    pp = _pypolicy()
-    QUIET, WRITABLE, fails_first = pp.QUIET, pp.WRITABLE, pp.fails_first
+    QUIET, WRITABLE, fails_first = _pypolicy.QUIET, _pypolicy.WRITABLE, _pypolicy.fails_first
     if event == "fcntl.ioctl":
         _ioctl(st, args)  # the library's own judgement (Linux only has fcntl.ioctl to fear)
         return
@@ -628,6 +621,9 @@ def _install_dbm():
 def install_python_backend():
     """The events Python lacks, made (os.mkfifo, os.mknod, dbm's files), and os.open's dir_fd
     and the metadata calls' follow_symlinks=False said."""
+    global _pypolicy
+    from . import pypolicy
+    _pypolicy = pypolicy
     _wrap_no_event("mkfifo", 2)
     _wrap_no_event("mknod", 3)
     _install_dbm()

@@ -63,11 +63,16 @@ def guard_child():
     try:
         lib = _load_library()
         _join_python(lib, ws)
-    except (FenceError, OSError) as e:
-        sys.stderr.write("testfence: the guard of this child Python did not start: %s\n" % e)
-        return
-    _state.mode = "child-guard"
-    try:
+        _state.mode = "child-guard"
         add_hook()
-    except FenceError as e:
-        sys.stderr.write("testfence: the guard of this child Python did not start: %s\n" % e)
+    except (FenceError, OSError) as e:
+        _stop_unguarded(e)
+
+
+def _stop_unguarded(why):
+    """Under the python backend the guard is this child's fence (on Windows and macOS its
+    only one): without it the child does not run (fail closed), status 4."""
+    sys.stderr.write("testfence: the guard of this child Python did not start: %s; it stops "
+                     "rather than run unfenced\n" % why)
+    sys.stderr.flush()
+    os._exit(4)

@@ -209,3 +209,22 @@ PY
     expect_output_has "1 failed"
     assert_outside_unchanged
 }
+
+@test "python backend: a child Python whose guard cannot start stops (status 4) rather than run unfenced" {
+    cat >tests/test_child.py <<PY
+import os, subprocess, sys
+
+def test_child_python_without_its_guard():
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}  # no shim: the guard only
+    env["TESTFENCE_LIBRARY"] = "$BATS_TEST_TMPDIR/no-such-library.so"  # the guard cannot join
+    out = subprocess.run([sys.executable, "-c", "open('config.toml', 'w').write('x')"],
+                         env=env, capture_output=True, text=True)
+    assert out.returncode == 4, out
+    assert "the guard of this child Python did not start: cannot load" in out.stderr
+    assert "it stops rather than run unfenced" in out.stderr
+PY
+    run $PY -m pytest -p no:cacheprovider --testfence-backend=python tests/test_child.py
+    expect_status 0
+    expect_output_has "1 passed"
+    assert_outside_unchanged
+}
