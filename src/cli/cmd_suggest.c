@@ -2,6 +2,7 @@
  * diff and per-test advice; --apply makes the config change (never a change to the code). */
 #include "cmds.h"
 #include "core/confedit.h"
+#include "core/config.h"
 #include "core/fileio.h"
 #include "core/path.h"
 #include "core/platform.h"
@@ -192,11 +193,6 @@ struct target {
     char from[PATH_MAX + 8], to[PATH_MAX + 8]; /* the diff's names */
 };
 
-static bool is_pyproject(const char *path)
-{
-    return !strcmp(path_base(path), "pyproject.toml");
-}
-
 /* The file config_load reads (or, with none, the testfence.toml to make), and the diff's names:
  * a/REL and b/REL inside the root, so patch -p1 there takes it. */
 static int choose_target(const char *root, const struct config *cfg, struct target *t, tf_err *err)
@@ -208,7 +204,7 @@ static int choose_target(const char *root, const struct config *cfg, struct targ
         snprintf(t->path, sizeof t->path, "%s", cfg->path);
     else if (path_join(t->path, sizeof t->path, root, "testfence.toml", err) < 0)
         return -1;
-    t->table = is_pyproject(t->path) ? "tool.testfence" : "";
+    t->table = config_is_pyproject(t->path) ? "tool.testfence" : "";
     size_t rn = strlen(root);
     bool inside = !strncmp(t->path, root, rn) && t->path[rn] == '/';
     const char *shown = inside ? t->path + rn + 1 : t->path;

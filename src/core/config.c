@@ -541,10 +541,9 @@ static bool is_file(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-static bool is_pyproject(const char *path)
+bool config_is_pyproject(const char *path)
 {
-    const char *base = strrchr(path, '/');
-    return !strcmp(base ? base + 1 : path, "pyproject.toml");
+    return !strcmp(path_base(path), "pyproject.toml");
 }
 
 /* Parse PATH; from a pyproject.toml take [tool.testfence] (absent: defaults). */
@@ -557,7 +556,7 @@ static int load_file(struct config *c, const char *path, tf_err *err)
     const toml_value *t = toml_root(doc);
     const char *prefix = "";
     int rc = 0;
-    if (is_pyproject(path)) {
+    if (config_is_pyproject(path)) {
         prefix = "tool.testfence.";
         rc = toml_get_table(doc, t, "tool.testfence", &t, err);
         if (rc == 0)

@@ -74,6 +74,9 @@ struct config {
  * FILE:LINE:COL and the key. */
 int config_load(struct config *c, const char *root, const char *opt_config, tf_err *err);
 
+/* Is PATH a pyproject.toml (whose settings are in [tool.testfence])? */
+bool config_is_pyproject(const char *path);
+
 /* The values placeholders in [env] expand to. */
 struct config_vars {
     const char *root, *workspace, *artifacts, *run_id, *tmp;

@@ -3,6 +3,7 @@
 #include "colour.h"
 #include "hint.h"
 #include "outpath.h"
+#include "path.h"
 #include "base/text.h"
 #include "base/vec.h"
 
@@ -280,8 +281,7 @@ static void print_entry(FILE *f, const struct report_entry *e, const struct repo
     if (e->count > 1)
         fprintf(f, " x%zu", e->count);
     if (!e->test) {
-        const char *base = strrchr(e->exe, '/');
-        vlog_printable(given, sizeof given, base ? base + 1 : e->exe);
+        vlog_printable(given, sizeof given, path_base(e->exe));
         fprintf(f, " by %s", given);
     }
     fputc('\n', f);
