@@ -47,7 +47,8 @@ static int open_base(const char *base, tf_err *err)
     return fd;
 }
 
-/* Remove the private directory NAME in BFD: only the files a channel makes. */
+/* Remove the private directory NAME in BFD, a dead run's: only the files a channel of this
+ * version or an earlier one makes. */
 static void remove_private(int bfd, const char *name)
 {
     int d = openat(bfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -363,10 +364,15 @@ int channel_check(struct channel *c, const char *ws, char *why, size_t len)
 void channel_close(struct channel *c)
 {
     close_fd(&c->sock);
-    close_fd(&c->log);
     close_fd(&c->wslog);
-    if (c->dirfd >= 0) /* ours: removed while we hold its lock */
-        remove_private(c->basefd, c->name);
+    if (c->dirfd >= 0) { /* ours, removed while we hold its lock: only the files it holds */
+        unlinkat(c->dirfd, CHANNEL_SOCKET, 0);
+        unlinkat(c->dirfd, SHIMCONF_FILE, 0);
+        if (c->log >= 0)
+            unlinkat(c->dirfd, SHIMCONF_LOG, 0);
+        unlinkat(c->basefd, c->name, AT_REMOVEDIR);
+    }
+    close_fd(&c->log);
     close_fd(&c->dirfd);
     close_fd(&c->basefd);
 }
