@@ -13,7 +13,8 @@ class _State:
         self.seen = 0  # records of the log already attributed
         self.fixture_of = {}  # (test, resolved) -> fixture name, for in-process writes
         self.total = 0
-        self.config = None  # the pytest run that owns this state (not a pytester inline run)
+        # The pytest run that owns this state (not a pytester inline run); None again at exit.
+        self.config = None
         self.notes = []  # said at start-up, and again in the report header (stderr may be captured)
         self.c_writes_unreported = False  # said in notes: C code's refused writes go unrecorded
         self.reexeced = False  # this process is pytest started again with the shim preloaded

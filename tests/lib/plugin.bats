@@ -746,6 +746,44 @@ EOF
     assert_outside_unchanged
 }
 
+@test "after the exit handlers, the audit hook reaches no pytest object: pytest's session is cleared with the modules" {
+    # CPython (or the library's filter) holds the hook to the very end, and with it all its
+    # module reaches. A handler registered before testfence loaded (sitecustomize) runs after
+    # testfence's: it walks what the hook references, leaving out what CPython's finalization
+    # cuts first (sys, whose modules and import hooks it clears, and builtins).
+    mkdir "$BATS_TEST_TMPDIR/probe"
+    cat >"$BATS_TEST_TMPDIR/probe/sitecustomize.py" <<'EOF'
+import atexit
+import builtins
+import gc
+import os
+import sys
+
+
+def _reached():
+    hook = sys.modules["_testfence.audithook"]._audit
+    cut = {id(sys), id(sys.modules), id(sys.__dict__), id(builtins), id(builtins.__dict__)}
+    seen, todo = set(cut), [hook]
+    while todo:
+        o = todo.pop()
+        if id(o) in seen:
+            continue
+        seen.add(id(o))
+        if type(o).__module__.startswith("_pytest."):
+            return type(o).__module__ + "." + type(o).__qualname__
+        todo.extend(gc.get_referents(o))
+    return "nothing of pytest's"
+
+
+atexit.register(lambda: os.write(1, b"the hook reaches: %s\n" % _reached().encode()))
+EOF
+    printf 'def test_ok(pytestconfig):\n    pass\n' >tests/test_ok.py
+    PYTHONPATH="$BATS_TEST_TMPDIR/probe:$PYTHONPATH" run $PY -m pytest tests/test_ok.py
+    expect_status 0
+    expect_output_has "the hook reaches: nothing of pytest's"
+    assert_outside_unchanged
+}
+
 @test "the run's temp dir is emptied at exit, never through a link; kept when the run failed; --testfence-keep-tmp keeps it" {
     # A temp base of the test's own: a kept dir would otherwise stay in the machine's /tmp.
     export TMPDIR="$BATS_TEST_TMPDIR/tmpbase"
