@@ -243,29 +243,21 @@ def add_filtered(lib, hook, events):
         return False  # an earlier hook refused it; sys.addaudithook is asked next, then the probe
 
 
-def _light_exit():
-    """The hook lives as long as the interpreter (the library's filter, or CPython's list of
-    hooks, holds it), and so does everything its module reaches. Two costs of that at exit are
-    taken off here, once the exit handlers registered after the plugin loaded have run:
-    - _state.config reaches pytest's whole session. Held, that graph outlives the modules
-      CPython clears at exit, and the interpreter's last collections go over all of it again:
-      3-4 ms of a pytest's exit (docs/performance.md, thirteenth session). Only pytest's hooks
-      read it, and they have all run.
-    - With the hook added by sys.addaudithook, CPython calls it once more as it clears the
-      interpreter, and that call into Python sets off an automatic collection over every
-      object still alive: 2.5-5 ms (eleventh session). So none once the exit handlers are
-      done: the collections of the interpreter's finalization are explicit and still run, and
-      a cycle's __del__ is still called at exit. (Behind the library's filter the hook is not
-      called for that event.)"""
-    _state.config = None
+def _no_collection_at_exit():
+    """With the hook added by sys.addaudithook, CPython calls it once more as it clears the
+    interpreter at exit, and that call into Python sets off an automatic collection over every
+    object still alive: 2.5-5 ms of a pytest's exit (docs/performance.md, eleventh session).
+    So none once the exit handlers are done: the collections of the interpreter's finalization
+    are explicit and still run, and a cycle's __del__ is still called at exit. (Behind the
+    library's filter the hook is not called for that event.)"""
     if _state.hook_in_python:
         gc.disable()
 
 
 # Registered as this module is imported (as the plugin loads, before conftest files and
 # later plugins): exit handlers run last registered first, so every handler of theirs runs
-# before this one, with pytest's config and automatic collection as they had them.
-atexit.register(_light_exit)
+# before this one, with automatic collection as they had it.
+atexit.register(_no_collection_at_exit)
 
 
 def _audit(event, args):

@@ -221,6 +221,19 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     _summarize(terminalreporter, int(exitstatus))
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config):
+    """The run is over: let go of its config. The audit hook lives as long as the interpreter
+    (the library's filter, or CPython's list of hooks, holds it), and so does everything its
+    module reaches: through _state.config, pytest's whole session, which then outlived the
+    modules CPython clears at exit, and the interpreter's last collections went over all of it
+    again (3-4 ms of markupsafe's exit, more with more tests: docs/performance.md, thirteenth
+    session). Not in an exit handler: a test can run those early (atexit._run_exitfuncs), and
+    every hook after would take the run for another pytest's."""
+    if config is _state.config:
+        _state.config = None
+
+
 # libtestfence's closing note for a run its shim fenced (TF_BACKEND_SHIM), said of the python
 # backend as it is: this process was fenced by the audit hook, its children by the shim.
 _SHIM_NOTE = "testfence: WARNING: --backend preload: the shim blocked these writes itself;"

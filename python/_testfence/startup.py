@@ -289,7 +289,7 @@ def _load_library_for(backend):
 def _fenced(s, opt, backend):
     """This process is fenced by BACKEND from now on: the end of the run is set up (records
     made at exit, the run's temp dir kept or removed) and the session is this process's."""
-    atexit.register(_late_records)  # first registered, so the last to run
+    atexit.register(_late_records)  # before the tests' handlers, so it runs after them
     tmp = s.get("tmp")
     if tmp:
         atexit.register(_end_tmp, s, tmp, opt("testfence_keep_tmp") or "on-failure")

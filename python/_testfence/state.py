@@ -13,7 +13,7 @@ class _State:
         self.seen = 0  # records of the log already attributed
         self.fixture_of = {}  # (test, resolved) -> fixture name, for in-process writes
         self.total = 0
-        # The pytest run that owns this state (not a pytester inline run); None again at exit.
+        # The pytest run that owns this state (not a pytester inline run); None once unconfigured.
         self.config = None
         self.notes = []  # said at start-up, and again in the report header (stderr may be captured)
         self.c_writes_unreported = False  # said in notes: C code's refused writes go unrecorded

@@ -746,11 +746,11 @@ EOF
     assert_outside_unchanged
 }
 
-@test "after the exit handlers, the audit hook reaches no pytest object: pytest's session is cleared with the modules" {
+@test "after the exit handlers, the audit hook reaches no pytest object (it would keep pytest's session to the interpreter's end)" {
     # CPython (or the library's filter) holds the hook to the very end, and with it all its
     # module reaches. A handler registered before testfence loaded (sitecustomize) runs after
-    # testfence's: it walks what the hook references, leaving out what CPython's finalization
-    # cuts first (sys, whose modules and import hooks it clears, and builtins).
+    # testfence's: it walks what the hook references, leaving out what the interpreter holds
+    # anyway (sys, builtins): what is left is what the hook alone keeps alive.
     mkdir "$BATS_TEST_TMPDIR/probe"
     cat >"$BATS_TEST_TMPDIR/probe/sitecustomize.py" <<'EOF'
 import atexit
@@ -781,6 +781,39 @@ EOF
     PYTHONPATH="$BATS_TEST_TMPDIR/probe:$PYTHONPATH" run $PY -m pytest tests/test_ok.py
     expect_status 0
     expect_output_has "the hook reaches: nothing of pytest's"
+    assert_outside_unchanged
+}
+
+@test "a test that runs the exit handlers early (atexit._run_exitfuncs) leaves the run's end as it was: summary, status, quarantine" {
+    # Real conftests do this after every test. The plugin's own exit handlers run then too;
+    # the run must still be told apart from another pytest's at its end.
+    cat >tests/test_exitfuncs.py <<'EOF'
+import atexit
+from pathlib import Path
+
+
+def test_plants_a_module():
+    (Path(__file__).parent / "testfence.py").write_text("")
+
+
+def test_swallows_a_blocked_write():
+    try:
+        (Path(__file__).parent.parent / "config.toml").write_text("clobbered")
+    except PermissionError:
+        pass
+
+
+def test_runs_the_exit_handlers():
+    atexit._run_exitfuncs()
+EOF
+    run $PY -m pytest tests/test_exitfuncs.py
+    expect_status 1 # the swallowed write fails its test
+    expect_output_has "FAILED tests/test_exitfuncs.py::test_swallows_a_blocked_write"
+    expect_output_has "testfence: 1 write outside the writable set was blocked"
+    expect_output_has "$P/tests/testfence.py is a module inside the writable set"
+    expect_output_has "(this run made it: moved to $P/tests/artifacts/_isolation_workspace_"
+    [ ! -e tests/testfence.py ]
+    grep -q '"blocked": 1' tests/artifacts/_isolation_workspace_*/report.json
     assert_outside_unchanged
 }
 
