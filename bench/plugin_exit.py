@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """Where the plugin's fixed cost falls in a pytest's life: bare pytest and the plugin of one or
 more trees, interleaved RUNS rounds, each run stamped by the probe plugin (plugin_exit/tfprobe.py,
-loaded first in every mode). Prints per mode the medians (ms) of: before the probe's import
-(interpreter, `import pytest`), the stretches between its stamps, from its exit handler (the
-last to run) to the parent's wait4 (the interpreter's finalization and exit), wall and CPU.
+loaded first in every mode). Prints per mode the medians and the means (ms; the means of the
+stretches add up to the mean wall) of: before the probe's import (interpreter, `import
+pytest`), the stretches between its stamps, from its exit handler (the last to run) to the
+parent's wait4 (the interpreter's finalization and exit), wall and CPU.
 
 usage: bench/plugin_exit.py RUNS MODE...      in a project (a copy of a realsuites checkout)
        MODE: bare, or PYTHON_DIR:LIBRARY (a tree's python/ and its build's libtestfence.so)
@@ -53,8 +54,9 @@ def main():
     for m in modes:
         keys = got[m][0].keys()
         print(m)
-        print("   " + "  ".join("%s %.1f" % (k, 1e3 * statistics.median(t[k] for t in got[m]))
-                              for k in keys))
+        for name, f in (("median", statistics.median), ("mean", statistics.mean)):
+            print("   %-6s " % name + "  ".join("%s %.1f" % (k, 1e3 * f([t[k] for t in got[m]]))
+                                              for k in keys))
 
 
 if __name__ == "__main__":
