@@ -2,7 +2,6 @@
 metadata calls (chmod, utime, xattr, ioctl) the hook refuses itself.
 """
 
-import atexit
 import ctypes
 import errno
 import gc
@@ -13,7 +12,7 @@ import threading
 from .native import (
     AT_FDCWD, FenceError, TF_IOCTL_HARMLESS, TF_IOCTL_REFUSED, TF_PATH_EMPTY, TF_PATH_NOFOLLOW,
     TF_PATH_OUTSIDE, TF_PATH_QUIET, TF_PATH_WRITABLE, _WRITE_FLAGS)
-from .state import _state
+from .state import _at_exit, _state
 from . import where as _where
 
 
@@ -257,7 +256,7 @@ def _no_collection_at_exit():
 # Registered as this module is imported (as the plugin loads, before conftest files and
 # later plugins): exit handlers run last registered first, so every handler of theirs runs
 # before this one, with automatic collection as they had it.
-atexit.register(_no_collection_at_exit)
+_at_exit(_no_collection_at_exit)
 
 
 def _audit(event, args):

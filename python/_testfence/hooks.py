@@ -10,7 +10,7 @@ import pytest
 from .native import FenceError
 from .report import _fail, _new_for
 from .startup import _start
-from .state import _state
+from .state import _exit_handlers_again, _state
 
 
 def pytest_addoption(parser):
@@ -232,6 +232,7 @@ def pytest_unconfigure(config):
     every hook after would take the run for another pytest's."""
     if config is _state.config:
         _state.config = None
+        _exit_handlers_again()  # a hook ran the exit handlers early, after the last test phase
 
 
 # libtestfence's closing note for a run its shim fenced (TF_BACKEND_SHIM), said of the python

@@ -2,7 +2,6 @@
 load the shim into the process (or start pytest again with it); what is left at exit.
 """
 
-import atexit
 import ctypes
 import os
 import sys
@@ -17,7 +16,7 @@ from .native import (
     TF_ERROR_NOT_SET_UP, TF_TMP_KEEP, TF_TMP_KEEP_FAILED, TF_TMP_REMOVE,
     _load_library, _s)
 from .report import _PerTest
-from .state import _bytecode_back, _state, _warn
+from .state import _at_exit, _bytecode_back, _state, _warn
 from . import where
 
 
@@ -289,10 +288,10 @@ def _load_library_for(backend):
 def _fenced(s, opt, backend):
     """This process is fenced by BACKEND from now on: the end of the run is set up (records
     made at exit, the run's temp dir kept or removed) and the session is this process's."""
-    atexit.register(_late_records)  # before the tests' handlers, so it runs after them
+    _at_exit(_late_records)  # before the tests' handlers, so it runs after them
     tmp = s.get("tmp")
     if tmp:
-        atexit.register(_end_tmp, s, tmp, opt("testfence_keep_tmp") or "on-failure")
+        _at_exit(_end_tmp, s, tmp, opt("testfence_keep_tmp") or "on-failure")
     _state.session = s
     _state.mode = "fenced"
     _state.backend = backend

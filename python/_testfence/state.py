@@ -1,6 +1,7 @@
 """What this process's plugin knows about its run: one _State, shared by the modules.
 """
 
+import atexit
 import sys
 
 
@@ -33,6 +34,7 @@ class _State:
         self.hook_in_python = False  # with sys.addaudithook, not behind the library's filter
         self.probed = False  # the hook saw add_hook's probe: it is called
         self.children_shim = False  # the python backend's children get the shim (Linux)
+        self.exit_again = []  # exit handlers a test ran early, to register again (_at_exit)
 
 
 _state = _State()
@@ -54,3 +56,31 @@ def _bytecode_back():
 def _warn(msg):
     sys.stderr.write("testfence: " + msg + "\n")
     sys.stderr.flush()
+
+
+def _at_exit(handler, *args):
+    """Register HANDLER(*ARGS) to run at the interpreter's exit. A test can run the exit
+    handlers early (atexit._run_exitfuncs(), as some conftests do after every test), and
+    CPython then forgets them all. Run that way while this process's pytest run is live (from
+    Python code: a caller's frame below this one, where the exit itself calls from C), the
+    handler waits instead: the next test phase, or the run's end, registers it again
+    (_exit_handlers_again). With no run to do that, it runs when it is called, as before."""
+    def at_exit():
+        if _state.config is not None:
+            try:
+                sys._getframe(1)
+            except ValueError:
+                pass  # no Python frame below: the interpreter's exit
+            else:
+                _state.exit_again.append(at_exit)
+                return None
+        return handler(*args)
+
+    atexit.register(at_exit)
+
+
+def _exit_handlers_again():
+    """Register again the exit handlers a test ran early, in the order they had: they were run
+    last registered first, and each registered now runs after the ones registered later."""
+    while _state.exit_again:
+        atexit.register(_state.exit_again.pop())

@@ -7,12 +7,13 @@ hook asks where it records, and a process the tests start is told the line that 
 """
 
 import _thread
-import atexit
 import ctypes
 import os
 import threading
 import sys
 import types
+
+from .state import _at_exit
 
 # Set for a process the tests start: "src_file TAB src_line TAB src_func TAB test_file TAB
 # test_line" of the line that started it. Informational, like the fields it fills: the record's
@@ -209,7 +210,7 @@ def register(shim):
     if off is not None:
         off.argtypes, off.restype = [_FRAMES_FN], ctypes.c_int
     _Where.frames_fn, _Where.frames_off, _Where.callback = fn, off, cb
-    atexit.register(unregister)
+    _at_exit(unregister)
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=_again)
     return True

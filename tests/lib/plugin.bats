@@ -784,7 +784,7 @@ EOF
     assert_outside_unchanged
 }
 
-@test "a test that runs the exit handlers early (atexit._run_exitfuncs) leaves the run's end as it was: summary, status, quarantine" {
+@test "a test that runs the exit handlers early (atexit._run_exitfuncs) leaves the run's end as it was: summary, status, quarantine, late writes" {
     # Real conftests do this after every test. The plugin's own exit handlers run then too;
     # the run must still be told apart from another pytest's at its end.
     cat >tests/test_exitfuncs.py <<'EOF'
@@ -805,6 +805,17 @@ def test_swallows_a_blocked_write():
 
 def test_runs_the_exit_handlers():
     atexit._run_exitfuncs()
+
+
+def _late():
+    try:
+        (Path(__file__).parent.parent / "personas.toml").write_text("clobbered at exit")
+    except OSError:
+        pass
+
+
+def test_registers_a_late_write():
+    atexit.register(_late)
 EOF
     run $PY -m pytest tests/test_exitfuncs.py
     expect_status 1 # the swallowed write fails its test
@@ -813,7 +824,24 @@ EOF
     expect_output_has "$P/tests/testfence.py is a module inside the writable set"
     expect_output_has "(this run made it: moved to $P/tests/artifacts/_isolation_workspace_"
     [ ! -e tests/testfence.py ]
-    grep -q '"blocked": 1' tests/artifacts/_isolation_workspace_*/report.json
+    # The plugin's own exit handlers, run early by the test, still run at the real exit: the
+    # write refused there is said and counted.
+    expect_output_has "testfence: 1 more write outside the writable set was blocked after the tests ended"
+    expect_output_has "$P/personas.toml"
+    grep -q '"blocked": 2,' tests/artifacts/_isolation_workspace_*/report.json
+    assert_outside_unchanged
+}
+
+@test "exit handlers run early by a conftest's hook after the last test still run at the real exit: the run's temp dir is emptied" {
+    export TMPDIR="$BATS_TEST_TMPDIR/tmpbase"
+    mkdir -p "$TMPDIR"
+    printf 'import atexit\n\ndef pytest_sessionfinish(session):\n    atexit._run_exitfuncs()\n' >tests/conftest.py
+    printf 'import os\nfrom pathlib import Path\n\ndef test_writes_a_temp_file():\n    Path(__file__).with_name("tmpdir.txt").write_text(os.environ["TMPDIR"])\n    Path(os.environ["TMPDIR"], "f.txt").write_text("x")\n' >tests/test_tmp.py
+    run $PY -m pytest tests/test_tmp.py
+    expect_status 0
+    tmp=$(cat tests/tmpdir.txt)
+    [ -d "$tmp" ]
+    [ -z "$(ls -A "$tmp")" ] || { ls -la "$tmp" >&2; return 1; }
     assert_outside_unchanged
 }
 
