@@ -63,8 +63,9 @@ def _at_exit(handler, *args):
     handlers early (atexit._run_exitfuncs(), as some conftests do after every test), and
     CPython then forgets them all. Run that way while this process's pytest run is live (from
     Python code: a caller's frame below this one, where the exit itself calls from C), the
-    handler waits instead: the next test phase, or the run's end, registers it again
-    (_exit_handlers_again). With no run to do that, it runs when it is called, as before."""
+    handler waits instead, and is registered again as soon as that call returns
+    (_run_exitfuncs_then_ours), else at the next test phase or the run's end. With no run to do
+    that, it runs when it is called, as before."""
     def at_exit():
         if _state.config is not None:
             try:
@@ -84,3 +85,21 @@ def _exit_handlers_again():
     last registered first, and each registered now runs after the ones registered later."""
     while _state.exit_again:
         atexit.register(_state.exit_again.pop())
+
+
+_run_exitfuncs = atexit._run_exitfuncs
+
+
+def _run_exitfuncs_then_ours():
+    """atexit._run_exitfuncs, then the plugin's handlers it put aside registered again at once:
+    before a handler registered after the call, which then runs before them at exit, as it
+    would have without the early call; and even when no test phase or run's end follows (a
+    UsageError at start-up). Code that took the function before the plugin loaded still gets
+    the next phase's or the run's end's registration."""
+    try:
+        return _run_exitfuncs()
+    finally:
+        _exit_handlers_again()
+
+
+atexit._run_exitfuncs = _run_exitfuncs_then_ours

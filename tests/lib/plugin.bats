@@ -803,10 +803,6 @@ def test_swallows_a_blocked_write():
         pass
 
 
-def test_runs_the_exit_handlers():
-    atexit._run_exitfuncs()
-
-
 def _late():
     try:
         (Path(__file__).parent.parent / "personas.toml").write_text("clobbered at exit")
@@ -814,8 +810,9 @@ def _late():
         pass
 
 
-def test_registers_a_late_write():
-    atexit.register(_late)
+def test_runs_the_exit_handlers_then_registers_a_late_write():
+    atexit._run_exitfuncs()
+    atexit.register(_late)  # in the same phase: still runs before the plugin's
 EOF
     run $PY -m pytest tests/test_exitfuncs.py
     expect_status 1 # the swallowed write fails its test
@@ -842,6 +839,19 @@ EOF
     tmp=$(cat tests/tmpdir.txt)
     [ -d "$tmp" ]
     [ -z "$(ls -A "$tmp")" ] || { ls -la "$tmp" >&2; return 1; }
+    assert_outside_unchanged
+}
+
+@test "exit handlers run early by a conftest, then a usage error: the plugin's still run at the real exit (the failed start's temp dir is marked)" {
+    export TMPDIR="$BATS_TEST_TMPDIR/tmpbase"
+    mkdir -p "$TMPDIR"
+    printf 'import atexit\n\natexit._run_exitfuncs()\n' >tests/conftest.py
+    run $PY -m pytest --no-such-option tests
+    expect_status 4
+    expect_output_has "unrecognized arguments: --no-such-option"
+    # The run's temp dir, made before pytest refused the option, was ended at exit as a
+    # failed run's: marked to be kept (pruned later among the newest few).
+    [ "$(find "$TMPDIR" -mindepth 3 -maxdepth 3 -name .testfence-failed | wc -l)" -eq 1 ]
     assert_outside_unchanged
 }
 
