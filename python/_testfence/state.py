@@ -1,4 +1,5 @@
-"""What this process's plugin knows about its run: one _State, shared by the modules.
+"""What this process's plugin knows about its run: one _State, shared by the modules; and its
+exit handlers, kept through a test that runs the exit handlers early (_at_exit).
 """
 
 import atexit
