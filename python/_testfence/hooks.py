@@ -99,6 +99,11 @@ def _keep_test_var(config):
     runner._update_current_test_var = update
 
 
+# The directory the library's fence probe (tf_fenced: a pytest-xdist worker, a pytest under
+# `testfence run`) makes in the writable set for an instant: src/linux/fence.h.
+_PROBE_PREFIX = ".testfence-probe-"
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_ignore_collect(collection_path, config):
     """Nothing beneath the artifacts dir is collected, and no conftest.py there is loaded: old
@@ -106,6 +111,8 @@ def pytest_ignore_collect(collection_path, config):
     would run in every later pytest (set_blocked('testfence') turns this plugin's reporting
     off). The dir is the one this run's workspace is in, as testfence set it before any test
     ran (the first collection is before the first test)."""
+    if collection_path.name.startswith(_PROBE_PREFIX):
+        return True  # another process's fence probe, there for an instant (not a test's)
     if _state.artifacts is None:  # this run's workspace: the session's, else testfence run's
         ws = _state.session.get("workspace") if _state.session else None
         ws = ws or (os.environ.get("TESTFENCE_WORKSPACE") if _state.mode else None)

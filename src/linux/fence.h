@@ -46,10 +46,13 @@ int fence_require_complete(const struct fence_caps *caps, tf_err *err);
  * entries. Returns a close-on-exec fd for fence_enter, or -1. */
 int fence_prepare(const struct policy *p, const struct fence_caps *caps, tf_err *err);
 
+/* The name of fence_in_force's probe directory, followed by six random characters. */
+#define FENCE_PROBE_PREFIX ".testfence-probe-"
+
 /* Is the calling process already fenced with P's writable set or a narrower one? The
  * kernel's word, from a probe that changes nothing outside: it removes a directory outside
- * the writable set that it has made sure is not empty (a file of its own inside, in the
- * writable set). Refused (EACCES from Landlock, EROFS from a read-only mount): 1. Not
+ * the writable set that it has made sure is not empty (a directory of its own inside, in
+ * the writable set, named FENCE_PROBE_PREFIX...). Refused (EACCES from Landlock, EROFS from a read-only mount): 1. Not
  * empty, so the kernel let it try: 0. Anything that could mean something else: -1, and
  * ERR says why. An environment variable never decides it. */
 int fence_in_force(const struct policy *p, tf_err *err);

@@ -307,17 +307,18 @@ int fence_in_force(const struct policy *p, tf_err *err)
     }
     if (!strcmp(dir, sub) || !dac_allows_rmdir(dir, sub))
         return tf_errf(err, "%s cannot be probed (the root, or its mode bits would refuse)", dir);
-    /* Not empty, whatever else happens to it meanwhile: a file of ours is inside. */
-    if (path_join(probe, sizeof probe, e->path, ".testfence-probe-XXXXXX", err) < 0)
+    /* Not empty, whatever else happens to it meanwhile: a directory of ours is inside. A
+     * directory, not a file: a pytest collecting the writable set meanwhile (another
+     * pytest-xdist worker) lists a file and then asserts it is one, while the plugin keeps
+     * it out of any directory of this name (pytest_ignore_collect). */
+    if (path_join(probe, sizeof probe, e->path, FENCE_PROBE_PREFIX "XXXXXX", err) < 0)
         return -1;
-    int fd = mkostemp(probe, O_CLOEXEC);
-    if (fd < 0)
-        return tf_errnof(err, errno, "cannot create a probe file in %s", e->path);
-    close(fd);
+    if (!mkdtemp(probe))
+        return tf_errnof(err, errno, "cannot create a probe directory in %s", e->path);
     /* Raw: an LD_PRELOAD shim must not take this for a blocked write of the test's. */
     long r = syscall(SYS_unlinkat, AT_FDCWD, sub, AT_REMOVEDIR);
     int why = r < 0 ? errno : 0;
-    syscall(SYS_unlinkat, AT_FDCWD, probe, 0);
+    syscall(SYS_unlinkat, AT_FDCWD, probe, AT_REMOVEDIR);
     if (why == EACCES || why == EROFS)
         return 1;
     if (why == ENOTEMPTY || why == EEXIST)

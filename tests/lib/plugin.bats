@@ -842,6 +842,20 @@ EOF
     assert_outside_unchanged
 }
 
+@test "the library's fence probe directory is never collected, whatever norecursedirs says" {
+    # A pytest-xdist worker probes whether it is fenced with a directory it makes in the
+    # writable set for an instant; another worker collecting then must not look into it.
+    mkdir -p tests/sub/.testfence-probe-Ab12Cd
+    printf 'def test_not_mine():\n    assert False\n' >tests/sub/.testfence-probe-Ab12Cd/test_probe.py
+    printf 'def test_ok():\n    pass\n' >tests/sub/test_ok.py
+    run $PY -m pytest -o norecursedirs=build tests/sub
+    expect_status 0
+    expect_output_has "1 passed"
+    expect_output_lacks "test_not_mine"
+    rm -r tests/sub
+    assert_outside_unchanged
+}
+
 @test "exit handlers run early by a conftest, then a usage error: the plugin's still run at the real exit (the failed start's temp dir is marked)" {
     export TMPDIR="$BATS_TEST_TMPDIR/tmpbase"
     mkdir -p "$TMPDIR"
