@@ -8,7 +8,7 @@ import sys
 
 from . import pypolicy
 from .audithook import add_hook, install_python_backend
-from .native import ENV_BACKEND, ENV_PLUGIN, FenceError, Session, _load_library
+from .native import ENV_BACKEND, ENV_PLUGIN, Session, _load_library
 from .state import _state
 from . import where
 
@@ -65,7 +65,7 @@ def guard_child():
         _join_python(lib, ws)
         _state.mode = "child-guard"
         add_hook()
-    except (FenceError, OSError) as e:
+    except Exception as e:  # whatever stops the guard (not only a FenceError): fail closed
         _stop_unguarded(e)
 
 
