@@ -239,7 +239,7 @@ def pytest_unconfigure(config):
     every hook after would take the run for another pytest's."""
     if config is _state.config:
         _state.config = None
-        _exit_handlers_again()  # a hook ran the exit handlers early, after the last test phase
+        _exit_handlers_again()  # run early through atexit._run_exitfuncs taken before we loaded
 
 
 # libtestfence's closing note for a run its shim fenced (TF_BACKEND_SHIM), said of the python

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from .state import _exit_handlers_again, _state
+from .state import _state
 
 
 _NESTED = (" (named no test of this session: made while this test ran, by a pytest it "
@@ -81,8 +81,6 @@ class _PerTest:
         # dlopen did not see (a library's own loader) is patched before the next one runs.
         if self.rescan:
             self.rescan()
-        if _state.exit_again:  # the phase ran the exit handlers: ours are due at exit again
-            _exit_handlers_again()
         outcome = yield
         if self.count(self.h) != _state.seen:  # new records (or an error: _new_for says it)
             lines = _new_for(item.nodeid, phase=True)

@@ -65,7 +65,7 @@ def _at_exit(handler, *args):
     CPython then forgets them all. Run that way while this process's pytest run is live (from
     Python code: a caller's frame below this one, where the exit itself calls from C), the
     handler waits instead, and is registered again as soon as that call returns
-    (_run_exitfuncs_then_ours), else at the next test phase or the run's end. With no run to do
+    (_run_exitfuncs_then_ours), else at the run's end (pytest_unconfigure). With no run to do
     that, it runs when it is called, as before."""
     def at_exit():
         if _state.config is not None:
@@ -95,8 +95,8 @@ def _run_exitfuncs_then_ours():
     """atexit._run_exitfuncs, then the plugin's handlers it put aside registered again at once:
     before a handler registered after the call, which then runs before them at exit, as it
     would have without the early call; and even when no test phase or run's end follows (a
-    UsageError at start-up). Code that took the function before the plugin loaded still gets
-    the next phase's or the run's end's registration."""
+    UsageError at start-up). Code that took the function before the plugin loaded gets them
+    registered again at the run's end."""
     try:
         return _run_exitfuncs()
     finally:
