@@ -52,9 +52,9 @@ int fence_prepare(const struct policy *p, const struct fence_caps *caps, tf_err 
 /* Is the calling process already fenced with P's writable set or a narrower one? The
  * kernel's word, from a probe that changes nothing outside: it removes a directory outside
  * the writable set that it has made sure is not empty (a directory of its own inside, in
- * the writable set, named FENCE_PROBE_PREFIX...). Refused (EACCES from Landlock, EROFS from a read-only mount): 1. Not
- * empty, so the kernel let it try: 0. Anything that could mean something else: -1, and
- * ERR says why. An environment variable never decides it. */
+ * the writable set, named FENCE_PROBE_PREFIX...). Refused (EACCES from Landlock, EROFS
+ * from a read-only mount): 1. Not empty, so the kernel let it try: 0. Anything that could
+ * mean something else: -1, and ERR says why. An environment variable never decides it. */
 int fence_in_force(const struct policy *p, tf_err *err);
 
 /* The capabilities a root command loses (a test never needs them; each is a way around the
