@@ -25,12 +25,17 @@ import realsuites as rs  # noqa: E402  the manifest, its commands and environmen
 # With autoload off (as here), "-p NAME" makes pytest search every installed package's entry
 # points for NAME first (2.9 ms on this machine), which the bare run does not; with autoload
 # on (pytest's default, and how pip installs the plugin) bare pytest pays that search too.
+# bare-ep and plugin-ep measure the plugin as `pip install` leaves it, found by its pytest11
+# entry point in plain `pytest`: autoload on in both (both pay pytest's entry-point scan), the
+# machine's other pytest plugins blocked in both (-p no:NAME), testfence blocked in bare-ep;
+# their ratios are to bare-ep.
 KNOWN = {"bare": "bare", "run": "fenced", "plugin": "plugin", "plugin-noreexec": "plugin",
-         "plugin-env": "plugin"}
+         "plugin-env": "plugin", "bare-ep": "plugin", "plugin-ep": "plugin"}
 MODES = os.environ.get("MODES", "bare,run,plugin").split(",")
-if MODES[0] != "bare" or not set(MODES) <= KNOWN.keys():
-    sys.exit("suites.py: MODES is bare, then any of run, plugin, plugin-noreexec, plugin-env "
-             "(comma-separated)")
+if (MODES[0] != "bare" or not set(MODES) <= KNOWN.keys()
+        or ("plugin-ep" in MODES and "bare-ep" not in MODES)):
+    sys.exit("suites.py: MODES is bare, then any of run, plugin, plugin-noreexec, plugin-env, "
+             "bare-ep, plugin-ep (comma-separated; plugin-ep with bare-ep)")
 
 
 def run_once(cmd, cwd, env, log, timeout):
@@ -51,6 +56,33 @@ def run_once(cmd, cwd, env, log, timeout):
         sys.exit("suites.py: %s: killed after %ds" % (" ".join(cmd), timeout))
     with open(log, errors="replace") as f:
         return wall, ru.ru_utime + ru.ru_stime, os.waitstatus_to_exitcode(status), f.read()
+
+
+def installed(cmd, env, blocked, logdir):
+    """CMD and ENV changed so that pytest finds the plugin as pip installs it: by a pytest11
+    entry point (a dist-info written into LOGDIR, on the path), autoload on; every other
+    installed pytest plugin blocked, and testfence too when BLOCKED."""
+    ep = os.path.join(logdir, "entry-point")
+    info = os.path.join(ep, "testfence-0.dist-info")
+    os.makedirs(info, exist_ok=True)
+    with open(os.path.join(info, "METADATA"), "w") as f:
+        f.write("Metadata-Version: 2.1\nName: testfence\nVersion: 0\n")
+    with open(os.path.join(info, "entry_points.txt"), "w") as f:
+        f.write("[pytest11]\ntestfence = testfence\n")
+    env = dict(env, PYTHONPATH=os.pathsep.join([ep, env["PYTHONPATH"]]))
+    env.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
+    names = subprocess.run(
+        [cmd[0], "-c", "import importlib.metadata as m\n"
+         "print(' '.join(sorted({e.name for e in m.entry_points(group='pytest11')})))"],
+        env=env, capture_output=True, text=True, check=True).stdout.split()
+    if "testfence" not in names:
+        sys.exit("suites.py: the entry point written in %s is not found" % ep)
+    at = cmd.index("testfence")
+    if "-p" in cmd[at + 1:]:
+        sys.exit("suites.py: the suite names pytest plugins (-p) that the -ep modes block: "
+                 "measure it with the other modes")
+    blocks = [w for n in names if blocked or n != "testfence" for w in ("-p", "no:" + n)]
+    return cmd[:at - 1] + blocks + cmd[at + 1:], env
 
 
 def reset(p, dest):
@@ -92,6 +124,8 @@ def main():
             at = cmd.index("testfence")
             del cmd[at - 1:at + 1]  # "-p", "testfence"
             env["PYTEST_PLUGINS"] = "testfence"
+        if m.endswith("-ep"):
+            cmd, env = installed(cmd, env, m == "bare-ep", logdir)
         jobs[m] = (cmd, env)
     times = {m: [] for m in MODES}
     seen = {m: {} for m in MODES}
@@ -112,12 +146,11 @@ def main():
 
 def table(name, bytecode, times, seen):
     med = statistics.median
-    base = times["bare"]
     for m in MODES:
-        t = times[m]
+        t, base = times[m], times["bare-ep" if m.endswith("-ep") else "bare"]
         wall, rw = med(w for w, _ in t), ratio([a[0] / b[0] for a, b in zip(t, base)])
         cpu, rc = med(c for _, c in t), ratio([a[1] / b[1] for a, b in zip(t, base)])
-        if m == "bare":
+        if m in ("bare", "bare-ep"):
             rw = rc = "1"
         if m != "bare" and seen[m].keys() == seen["bare"].keys():
             what = "same"

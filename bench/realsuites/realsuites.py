@@ -50,8 +50,9 @@ import tomllib
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 # Our own directory: /work/ext is shared with other work, which checks out projects by the
-# same names (pytest, say).
-EXT = "/work/ext/realsuites"
+# same names (pytest, say). REALSUITES_EXT puts the checkouts elsewhere: another file system
+# (bench/suites.sh on a journaled ext4, docs/performance.md).
+EXT = os.environ.get("REALSUITES_EXT") or "/work/ext/realsuites"
 MIRROR = "/work/.mirror"
 RESULTS = os.path.join(EXT, "_results")
 PYTHON = "/usr/bin/python3"
