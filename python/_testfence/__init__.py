@@ -18,4 +18,8 @@ hooks.py), split along its seams:
     pyback     the python backend's pieces a child Python needs too (childguard/)
     report     records attributed to tests and failing them; the per-test hooks
     hooks      the pytest hooks
+
+PYTEST_DONT_REWRITE: pytest's assertion rewriting leaves the package alone (testfence.py
+takes it out of the names an installed plugin's distribution marks), and a pytest started
+inside a test, which marks it again, does not warn that it was imported already.
 """

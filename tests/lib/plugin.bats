@@ -1075,6 +1075,48 @@ EOF
     expect_output_has "writable path $proj/tests cannot be used"
 }
 
+@test "installed: pytest leaves the plugin's package unrewritten, and a pytest inside a test does not warn about it" {
+    local site=""
+    if [ -z "${TF_PLUGIN_PYTHON:-}" ]; then # the wheel's venv has its entry point and RECORD
+        site="$BATS_TEST_TMPDIR/site"
+        mkdir -p "$site/testfence_ep-0.dist-info"
+        printf 'Metadata-Version: 2.1\nName: testfence-ep\nVersion: 0\n' >"$site/testfence_ep-0.dist-info/METADATA"
+        printf '[pytest11]\ntestfence = testfence\n' >"$site/testfence_ep-0.dist-info/entry_points.txt"
+        # As pip's and make install's RECORD lists the files: pytest marks the top-level
+        # packages it names for assertion rewriting.
+        printf 'testfence.py,,\n_testfence/__init__.py,,\n_testfence/hooks.py,,\n' \
+            >"$site/testfence_ep-0.dist-info/RECORD"
+    fi
+    sed -i '/addopts = "-p testfence"/d' pyproject.toml
+    mkdir -p tests/inner
+    printf 'def test_in():\n    assert 1\n' >tests/inner/check_in.py
+    cat >tests/test_rewrite.py <<'EOF'
+import os
+import sys
+
+import pytest
+
+
+def test_the_package_is_not_rewritten():
+    for name in ("_testfence.hooks", "_testfence.startup", "_testfence.native"):
+        assert type(sys.modules[name].__loader__).__name__ != "AssertionRewritingHook", name
+
+
+def test_a_pytest_inside_does_not_warn(capsys):
+    inner = os.path.join(os.path.dirname(__file__), "inner", "check_in.py")
+    assert pytest.main(["-q", "-p", "no:cacheprovider", inner]) == 0
+    assert "cannot be rewritten: _testfence" not in capsys.readouterr().out
+EOF
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+    # This case is about autoloading: pytest loads entry points (the machine's too).
+    PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}" run env -u PYTEST_DISABLE_PLUGIN_AUTOLOAD \
+        $PY -m pytest -p no:cacheprovider tests/test_rewrite.py
+    expect_status 0
+    expect_output_has "testfence: fenced (Landlock ABI"
+    expect_output_has "2 passed"
+    assert_outside_unchanged
+}
+
 @test "install: DESTDIR tree, pkg-config, and pytest loads the plugin by its entry point" {
     BIN=$(dirname "$TESTFENCE")
     [ -z "${TF_PLUGIN_PYTHON:-}" ] || skip "the cmake install, not the wheel's"
