@@ -3,37 +3,49 @@
 # autoload on, testfence found by its pytest11 entry point (a dist-info written into a temp
 # dir on PYTHONPATH), the machine's other pytest plugins blocked (-p no:NAME); against the
 # same command with testfence blocked too. bench/pair.py: A and B in turn, N pairs, the
-# median of the pair-by-pair ratios. PROJECT_DIR: where the temp project goes (default
-# TMPDIR; a journaled file system's directory measures a user's disk), TMPDIR: where the
-# run's temp dir goes.
+# median of the pair-by-pair ratios. The dist-info has a RECORD naming the plugin's files, as
+# pip's does: pytest reads it to mark packages for assertion rewriting. PROJECT_DIR: where the
+# temp project goes (default TMPDIR; a journaled file system's directory measures a user's
+# disk), TMPDIR: where the run's temp dir goes; PYTHONDONTWRITEBYTECODE as the caller has it.
 # usage: bench/plugin_ep.sh [BUILD_DIR]     (N pairs, default 100)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$(pwd)
 build=$(realpath -m "${1:-build}")
 py=/usr/bin/python3 # Debian's, with python3-pytest
-[ -e "$build/libtestfence.so" ] ||
-    { echo "bench/plugin_ep.sh: no $build/libtestfence.so: build it (make), or name the build dir" >&2; exit 1; }
+if [ ! -e "$build/libtestfence.so" ]; then
+    echo "bench/plugin_ep.sh: no $build/libtestfence.so: build it (make), or name the build dir" >&2
+    exit 1
+fi
 $py -c 'import pytest' 2>/dev/null ||
     { echo "bench/plugin_ep.sh: $py has no pytest: apt-get install python3-pytest" >&2; exit 1; }
 
 work=$(mktemp -d "${PROJECT_DIR:-${TMPDIR:-/tmp}}/tf-plugin-ep-XXXXXX")
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/proj/tests" "$work/proj/.git" "$work/ep/testfence-0.dist-info"
+info="$work/ep/testfence-0.dist-info"
+mkdir -p "$work/proj/tests" "$work/proj/.git" "$info"
 printf 'def test_one():\n    assert 1\n' >"$work/proj/tests/test_one.py"
-printf 'Metadata-Version: 2.1\nName: testfence\nVersion: 0\n' >"$work/ep/testfence-0.dist-info/METADATA"
-printf '[pytest11]\ntestfence = testfence\n' >"$work/ep/testfence-0.dist-info/entry_points.txt"
+printf 'Metadata-Version: 2.1\nName: testfence\nVersion: 0\n' >"$info/METADATA"
+printf '[pytest11]\ntestfence = testfence\n' >"$info/entry_points.txt"
+printf 'testfence.py,,\n_testfence/__init__.py,,\n_testfence/hooks.py,,\n' >"$info/RECORD"
 $py -m compileall -q python # as pip installs it
 
-unset PYTEST_DISABLE_PLUGIN_AUTOLOAD PYTEST_ADDOPTS PYTEST_PLUGINS TESTFENCE_WORKSPACE TESTFENCE_RUN_ID TESTFENCE_PLUGIN
+unset PYTEST_DISABLE_PLUGIN_AUTOLOAD PYTEST_ADDOPTS PYTEST_PLUGINS
+unset TESTFENCE_WORKSPACE TESTFENCE_RUN_ID TESTFENCE_PLUGIN
 export PYTHONPATH="$work/ep:$src/python" TESTFENCE_LIBRARY="$build/libtestfence.so"
 blocks=$($py -c 'import importlib.metadata as m
-print(" ".join("-p no:" + n for n in sorted({e.name for e in m.entry_points(group="pytest11")}) if n != "testfence"))')
+names = sorted({e.name for e in m.entry_points(group="pytest11")} - {"testfence"})
+print(" ".join("-p no:" + n for n in names))')
 cd "$work/proj"
 # shellcheck disable=SC2086  # the blocks are words
-$py -m pytest -q $blocks | grep -q '^1 passed' ||
-    { echo "bench/plugin_ep.sh: the fenced one-test run did not pass" >&2; exit 1; }
-echo "machine: $(nproc) cores, $(uname -sr), $(date -u +%F); project on $(stat -f -c %T .), TMPDIR ${TMPDIR:-/tmp}"
+out=$($py -m pytest $blocks 2>&1) || true
+if ! grep -q '^testfence: fenced (' <<<"$out" || ! grep -q ' 1 passed' <<<"$out"; then
+    echo "bench/plugin_ep.sh: the one-test run was not fenced, or did not pass: $out" >&2
+    exit 1
+fi
+echo "machine: $(nproc) cores, $(uname -sr), $(date -u +%F)"
+echo "project on $(findmnt -no FSTYPE,OPTIONS -T .); TMPDIR ${TMPDIR:-/tmp};" \
+    "PYTHONDONTWRITEBYTECODE=${PYTHONDONTWRITEBYTECODE-(unset)}"
 echo "A: pytest with the plugin (entry point); B: the same with -p no:testfence"
 # shellcheck disable=SC2086  # the blocks are words
 $py "$src/bench/pair.py" -n "${N:-100}" --warmup 5 \

@@ -58,10 +58,14 @@ def run_once(cmd, cwd, env, log, timeout):
         return wall, ru.ru_utime + ru.ru_stime, os.waitstatus_to_exitcode(status), f.read()
 
 
-def installed(cmd, env, blocked, logdir):
+def installed(name, cmd, env, blocked, logdir):
     """CMD and ENV changed so that pytest finds the plugin as pip installs it: by a pytest11
-    entry point (a dist-info written into LOGDIR, on the path), autoload on; every other
-    installed pytest plugin blocked, and testfence too when BLOCKED."""
+    entry point (a dist-info written into LOGDIR, on the path, with a RECORD naming the
+    plugin's files as pip's does: pytest reads it to mark packages for assertion rewriting),
+    autoload on; every other installed pytest plugin blocked, and testfence too when BLOCKED.
+    A pytest the suite starts inside its tests loads them all: its own arguments do not say."""
+    if cmd[1:3] != ["-m", "pytest"]:
+        sys.exit("suites.py: %s: not a pytest suite: the -ep modes are pytest's" % name)
     ep = os.path.join(logdir, "entry-point")
     info = os.path.join(ep, "testfence-0.dist-info")
     os.makedirs(info, exist_ok=True)
@@ -69,6 +73,8 @@ def installed(cmd, env, blocked, logdir):
         f.write("Metadata-Version: 2.1\nName: testfence\nVersion: 0\n")
     with open(os.path.join(info, "entry_points.txt"), "w") as f:
         f.write("[pytest11]\ntestfence = testfence\n")
+    with open(os.path.join(info, "RECORD"), "w") as f:
+        f.write("testfence.py,,\n_testfence/__init__.py,,\n_testfence/hooks.py,,\n")
     env = dict(env, PYTHONPATH=os.pathsep.join([ep, env["PYTHONPATH"]]))
     env.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
     names = subprocess.run(
@@ -78,9 +84,9 @@ def installed(cmd, env, blocked, logdir):
     if "testfence" not in names:
         sys.exit("suites.py: the entry point written in %s is not found" % ep)
     at = cmd.index("testfence")
-    if "-p" in cmd[at + 1:]:
-        sys.exit("suites.py: the suite names pytest plugins (-p) that the -ep modes block: "
-                 "measure it with the other modes")
+    if any(w.startswith("-p") for w in cmd[at + 1:]):
+        sys.exit("suites.py: %s names pytest plugins (-p) that the -ep modes block: measure "
+                 "it with the other modes" % name)
     blocks = [w for n in names if blocked or n != "testfence" for w in ("-p", "no:" + n)]
     return cmd[:at - 1] + blocks + cmd[at + 1:], env
 
@@ -125,7 +131,7 @@ def main():
             del cmd[at - 1:at + 1]  # "-p", "testfence"
             env["PYTEST_PLUGINS"] = "testfence"
         if m.endswith("-ep"):
-            cmd, env = installed(cmd, env, m == "bare-ep", logdir)
+            cmd, env = installed(name, cmd, env, m == "bare-ep", logdir)
         jobs[m] = (cmd, env)
     times = {m: [] for m in MODES}
     seen = {m: {} for m in MODES}
@@ -135,6 +141,9 @@ def main():
             cmd, env = jobs[m]
             log = os.path.join(logdir, "%s.%s.%s.log" % (name, bytecode, m))
             wall, cpu, code, text = run_once(cmd, dest, env, log, p.get("timeout", 1800))
+            if m.startswith("plugin") and "testfence: fenced (" not in text:
+                sys.exit("suites.py: %s: the plugin did not fence pytest in mode %s: see %s"
+                         % (name, m, log))
             o = outcome(code, text)
             if o not in seen[m]:  # each different outcome's output is kept
                 seen[m][o] = log + ".%d" % len(seen[m])
