@@ -1044,20 +1044,38 @@ EOF
     [ "$(cat presets.toml)" = clobbered ]
 }
 
+# entry_point_site DIR: a site dir whose dist-info gives the plugin a pytest11 entry point and
+# a RECORD naming its files as pip's and make install's do (pytest reads it to mark packages
+# for assertion rewriting); the plugin's code stays where PYTHONPATH has it. Prints DIR, or
+# nothing with TF_PLUGIN_PYTHON, whose venv has the wheel's own.
+entry_point_site() {
+    [ -z "${TF_PLUGIN_PYTHON:-}" ] || return 0
+    local info="$1/testfence_ep-0.dist-info"
+    mkdir -p "$info"
+    printf 'Metadata-Version: 2.1\nName: testfence-ep\nVersion: 0\n' >"$info/METADATA"
+    printf '[pytest11]\ntestfence = testfence\n' >"$info/entry_points.txt"
+    printf 'testfence.py,,\n_testfence/__init__.py,,\n_testfence/hooks.py,,\n' >"$info/RECORD"
+    echo "$1"
+}
+
+# others_blocked: "-p no:NAME" for each pytest plugin this Python would autoload but
+# testfence: a case about autoloading loads no plugin of the machine's.
+others_blocked() {
+    $PY -c 'import importlib.metadata as m
+names = sorted({e.name for e in m.entry_points(group="pytest11")} - {"testfence"})
+print(" ".join("-p no:" + n for n in names))'
+}
+
 @test "installed, loaded by its entry point: a project never set up (no tests/, no config) is left alone; one that asks for it fails closed" {
-    local site="" proj="$BATS_TEST_TMPDIR/testlayout"
-    if [ -z "${TF_PLUGIN_PYTHON:-}" ]; then # the wheel's venv has the entry point already
-        site="$BATS_TEST_TMPDIR/site"
-        mkdir -p "$site/testfence_ep-0.dist-info"
-        printf 'Metadata-Version: 2.1\nName: testfence-ep\nVersion: 0\n' >"$site/testfence_ep-0.dist-info/METADATA"
-        printf '[pytest11]\ntestfence = testfence\n' >"$site/testfence_ep-0.dist-info/entry_points.txt"
-    fi
+    local site proj="$BATS_TEST_TMPDIR/testlayout" others
+    site=$(entry_point_site "$BATS_TEST_TMPDIR/site")
     mkdir -p "$proj/test"
     printf '[project]\nname = "x"\n' >"$proj/pyproject.toml"
     printf 'def test_a():\n    assert True\n' >"$proj/test/test_a.py"
     cd "$proj"
-    # This case is about autoloading: pytest loads entry points (the machine's too).
-    PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}" run env -u PYTEST_DISABLE_PLUGIN_AUTOLOAD $PY -m pytest -p no:cacheprovider test
+    # This case is about autoloading: pytest loads entry points (the machine's blocked).
+    others=$(PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}" others_blocked)
+    PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}" run env -u PYTEST_DISABLE_PLUGIN_AUTOLOAD $PY -m pytest -p no:cacheprovider $others test
     expect_status 0
     expect_output_has "testfence: installed, not enabled here: this project has no tests/ directory and no testfence configuration"
     expect_output_has "1 passed"
@@ -1065,28 +1083,19 @@ EOF
     [ ! -e tests ]
     [ ! -e test/artifacts ]
     # Asked for by name: the same project is an error, as before.
-    PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}" run env -u PYTEST_DISABLE_PLUGIN_AUTOLOAD $PY -m pytest -p no:cacheprovider -p testfence test
+    PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}" run env -u PYTEST_DISABLE_PLUGIN_AUTOLOAD $PY -m pytest -p no:cacheprovider $others -p testfence test
     expect_status 4
     expect_output_has "this project keeps its tests in test/"
     # Set up for testfence (a configuration), the missing tests/ is an error too.
     printf '[tool.testfence]\nretain = 2\n' >>pyproject.toml
-    PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}" run env -u PYTEST_DISABLE_PLUGIN_AUTOLOAD $PY -m pytest -p no:cacheprovider test
+    PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}" run env -u PYTEST_DISABLE_PLUGIN_AUTOLOAD $PY -m pytest -p no:cacheprovider $others test
     expect_status 4
     expect_output_has "writable path $proj/tests cannot be used"
 }
 
 @test "installed: pytest leaves the plugin's package unrewritten, and a pytest inside a test does not warn about it" {
-    local site=""
-    if [ -z "${TF_PLUGIN_PYTHON:-}" ]; then # the wheel's venv has its entry point and RECORD
-        site="$BATS_TEST_TMPDIR/site"
-        mkdir -p "$site/testfence_ep-0.dist-info"
-        printf 'Metadata-Version: 2.1\nName: testfence-ep\nVersion: 0\n' >"$site/testfence_ep-0.dist-info/METADATA"
-        printf '[pytest11]\ntestfence = testfence\n' >"$site/testfence_ep-0.dist-info/entry_points.txt"
-        # As pip's and make install's RECORD lists the files: pytest marks the top-level
-        # packages it names for assertion rewriting.
-        printf 'testfence.py,,\n_testfence/__init__.py,,\n_testfence/hooks.py,,\n' \
-            >"$site/testfence_ep-0.dist-info/RECORD"
-    fi
+    local site
+    site=$(entry_point_site "$BATS_TEST_TMPDIR/site")
     sed -i '/addopts = "-p testfence"/d' pyproject.toml
     mkdir -p tests/inner
     printf 'def test_in():\n    assert 1\n' >tests/inner/check_in.py
@@ -1104,13 +1113,17 @@ def test_the_package_is_not_rewritten():
 
 def test_a_pytest_inside_does_not_warn(capsys):
     inner = os.path.join(os.path.dirname(__file__), "inner", "check_in.py")
-    assert pytest.main(["-q", "-p", "no:cacheprovider", inner]) == 0
+    others = os.environ["TF_OTHERS_BLOCKED"].split()
+    assert pytest.main(["-q", "-p", "no:cacheprovider"] + others + [inner]) == 0
     assert "cannot be rewritten: _testfence" not in capsys.readouterr().out
 EOF
     fingerprint >"$BATS_TEST_TMPDIR/before"
-    # This case is about autoloading: pytest loads entry points (the machine's too).
+    # This case is about autoloading: pytest loads entry points (the machine's blocked, here
+    # and in the pytest inside).
+    export TF_OTHERS_BLOCKED
+    TF_OTHERS_BLOCKED=$(PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}" others_blocked)
     PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}" run env -u PYTEST_DISABLE_PLUGIN_AUTOLOAD \
-        $PY -m pytest -p no:cacheprovider tests/test_rewrite.py
+        $PY -m pytest -p no:cacheprovider $TF_OTHERS_BLOCKED tests/test_rewrite.py
     expect_status 0
     expect_output_has "testfence: fenced (Landlock ABI"
     expect_output_has "2 passed"
@@ -1143,8 +1156,9 @@ EOF
     sed -i '/addopts = "-p testfence"/d' pyproject.toml
     fingerprint >"$BATS_TEST_TMPDIR/before"
     unset TESTFENCE_LIBRARY
-    # This one case is about autoloading: let pytest load entry points (the machine's too).
-    PYTHONPATH="$site" run env -u PYTEST_DISABLE_PLUGIN_AUTOLOAD $PY -m pytest tests/test_swallow.py
+    # This one case is about autoloading: pytest loads entry points (the machine's blocked).
+    others=$(PYTHONPATH="$site" others_blocked)
+    PYTHONPATH="$site" run env -u PYTEST_DISABLE_PLUGIN_AUTOLOAD $PY -m pytest $others tests/test_swallow.py
     expect_status 1
     expect_output_has "testfence: fenced (Landlock ABI"
     expect_output_has "FAILED tests/test_swallow.py::test_swallows_the_error"
