@@ -32,7 +32,7 @@ field() {
 }
 
 @test "dll: the python backend's calls plan, prepare, record and report a run" {
-    run wine "$DLL_API"
+    run wine_run "$DLL_API"
     printf '%s\n' "$output"
     [ "$status" -eq 0 ]
     [ "$(field failures)" = 0 ]
@@ -84,7 +84,7 @@ PY
 }
 
 @test "dll: the kernel backend and tf_fence refuse, in the words the plugin falls back on" {
-    run wine "$DLL_API"
+    run wine_run "$DLL_API"
     [ "$status" -eq 0 ]
     [[ "$(field kernel_check)" == "cannot enforce the fence: Windows has no kernel fence"* ]]
     [[ "$(field fence)" == "tf_fence: Windows has no kernel fence"* ]]
@@ -97,7 +97,7 @@ PY
     # nothing is made where it points.
     mkdir -p "$BATS_TEST_TMPDIR/elsewhere"
     ln -s "$BATS_TEST_TMPDIR/elsewhere" "$P/tests/artifacts"
-    run wine "$DLL_API"
+    run wine_run "$DLL_API"
     printf '%s\n' "$output"
     [ "$status" -ne 0 ]
     [ -z "$(ls -A "$BATS_TEST_TMPDIR/elsewhere")" ]

@@ -80,7 +80,7 @@ field() {
     [[ "$output" == *"testfence: the command left 1 process running: killed"* ]]
     sleeper=$(field sleeper)
     [ -n "$sleeper" ]
-    run wine "$PROBE" alive "$sleeper"
+    run wine_run "$PROBE" alive "$sleeper"
     [ "$(field alive)" = 0 ]
     run win run --allow-violations -- "$WPROBE" spawn-sleeper
     [ "$status" -eq 0 ]
@@ -95,12 +95,12 @@ field() {
     done
     sleeper=$(sed -n 's/^sleeper=//p' out.txt)
     [ -n "$sleeper" ]
-    run wine "$PROBE" alive "$sleeper"
+    run wine_run "$PROBE" alive "$sleeper"
     [ "$(field alive)" = 1 ]
     kill -KILL "$pid"
     wait "$pid" || true
     for i in $(seq 1 50); do
-        run wine "$PROBE" alive "$sleeper"
+        run wine_run "$PROBE" alive "$sleeper"
         [ "$(field alive)" = 0 ] && break
         sleep 0.2
     done
@@ -120,7 +120,7 @@ field() {
     [ "$(field TMPDIR)" = "$tmp" ]
     # %LOCALAPPDATA% is where per-user tools live: kept, so they are found (and run); the
     # fence refuses their writes there (docs/platforms.md).
-    run wine "$PROBE" env LOCALAPPDATA
+    run wine_run "$PROBE" env LOCALAPPDATA
     local outside
     outside=$(field LOCALAPPDATA)
     run win run -- "$WPROBE" env LOCALAPPDATA TESTFENCE_WORKSPACE TESTFENCE_PLUGIN TESTFENCE_PLUGIN_BACKEND
@@ -163,7 +163,7 @@ field() {
 @test "run under wine: what wine does NOT enforce (the token, the ACEs, hence the writes)" {
     # The token: CreateRestrictedToken succeeds, but wine keeps no restricting SID
     # (TokenRestrictedSids is not implemented) and drops no privilege (DISABLE_MAX_PRIVILEGE).
-    run wine "$PROBE" mktoken
+    run wine_run "$PROBE" mktoken
     [ "$(field mktoken)" = ok ]
     [ "$(field restricted)" = 0 ]
     [ -n "$(field restricting_error)" ]
@@ -173,9 +173,9 @@ field() {
     [ "$(field restricted)" = 0 ]
     # The ACL calls succeed, and the ACE is gone when read back: wine keeps no DACL on its
     # Unix files (it makes one from the mode bits), so the run's grant is never seen inside.
-    run wine "$PROBE" addace "Z:$P/tests" S-1-9-1952869987-1-2-3
+    run wine_run "$PROBE" addace "Z:$P/tests" S-1-9-1952869987-1-2-3
     [ "$(field addace)" = 0 ]
-    run wine "$PROBE" acl "Z:$P/tests"
+    run wine_run "$PROBE" acl "Z:$P/tests"
     [[ "$output" != *S-1-9-* ]]
     run win run -- "$WPROBE" acl "Z:$P/tests"
     [[ "$output" != *S-1-9-* ]]

@@ -5,6 +5,7 @@
 : "${TF_WINDOWS_BUILD:=${TESTFENCE_SRC:?}/build-windows}"
 EXE="$TF_WINDOWS_BUILD/testfence.exe"
 DECODER_EXE="$TF_WINDOWS_BUILD/toml_decoder.exe"
+WINE_RUN="$TESTFENCE_SRC/tests/platforms/wine_run.sh"
 export WINEDEBUG=-all
 
 # wine_skip_reason: why these tests cannot run here, or nothing.
@@ -32,13 +33,17 @@ wine_setup_file() {
     export WIN_SKIP
     [ -z "$WIN_SKIP" ] || return 0
     export WINEPREFIX="$BATS_FILE_TMPDIR/wineprefix"
+    export WINE_RUN_LOG="$BATS_FILE_TMPDIR/wine-retries.log"
     mkdir -p "$WINEPREFIX"
     wineserver -p 900 >/dev/null 2>&1 || true
     wineboot -i >/dev/null 2>&1 || true
 }
 
+# wine_teardown_file: the server stopped; the runs wine itself failed and wine_run.sh ran
+# again are shown (bats prints fd 3).
 wine_teardown_file() {
     [ -n "${WINEPREFIX:-}" ] && [ -z "${WIN_SKIP:-}" ] && wineserver -k >/dev/null 2>&1
+    [ ! -s "${WINE_RUN_LOG:-}" ] || sed 's/^/# /' "$WINE_RUN_LOG" >&3
     return 0
 }
 
@@ -46,9 +51,15 @@ wine_skip_if_missing() {
     [ -z "${WIN_SKIP:-}" ] || skip "$WIN_SKIP"
 }
 
+# wine_run PROGRAM ARGS: PROGRAM under wine, stdout and stderr as one stream (every caller
+# takes them so), run again when wine itself failed (wine_run.sh says when).
+wine_run() {
+    "$WINE_RUN" --merged "$@"
+}
+
 # win: testfence.exe with ARGS under wine.
 win() {
-    wine "$EXE" "$@"
+    wine_run "$EXE" "$@"
 }
 
 # wrappers: in $BATS_FILE_TMPDIR/bin, 'testfence-wine' and 'toml-decoder-wine', programs the
@@ -56,24 +67,10 @@ win() {
 wine_wrappers() {
     local bin="$BATS_FILE_TMPDIR/bin"
     mkdir -p "$bin"
-    printf '#!/bin/sh\nexec wine "%s" "$@"\n' "$EXE" >"$bin/testfence-wine"
-    # wine now and then fails to start a program on a loaded machine: exit 1 with nothing
-    # printed (seen once in CI on valid/utf8-bom-02.toml, never reproduced). The decoder
-    # always says why it rejects, so a silent failure is retried, twice at most.
-    cat >"$bin/toml-decoder-wine" <<END
-#!/bin/sh
-dir=\$(mktemp -d) || exit 2
-cat >"\$dir/in"
-for try in 1 2 3; do
-    wine "$DECODER_EXE" "\$@" <"\$dir/in" >"\$dir/out" 2>"\$dir/err"
-    rc=\$?
-    [ \$rc -ne 0 ] && [ ! -s "\$dir/err" ] || break
-done
-cat "\$dir/out"
-cat "\$dir/err" >&2
-rm -rf "\$dir"
-exit \$rc
-END
+    printf '#!/bin/sh\nexec "%s" "%s" "$@"\n' "$WINE_RUN" "$EXE" >"$bin/testfence-wine"
+    # The decoder always says why it rejects, so a silent failure is wine's too.
+    printf '#!/bin/sh\nexec "%s" --stdin --retry-silent "%s" "$@"\n' "$WINE_RUN" "$DECODER_EXE" \
+        >"$bin/toml-decoder-wine"
     chmod +x "$bin/testfence-wine" "$bin/toml-decoder-wine"
     echo "$bin"
 }

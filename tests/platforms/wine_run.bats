@@ -1,0 +1,90 @@
+#!/usr/bin/env bats
+# tests/platforms/wine_run.sh, the runner of every .exe the wine tests start, against a fake
+# `wine` (no wine needed): it runs a program again only when wine itself failed, and never
+# turns a program's own failure into anything else.
+
+setup() {
+    RUNNER="$TESTFENCE_SRC/tests/platforms/wine_run.sh"
+    mkdir -p "$BATS_TEST_TMPDIR/bin"
+    PATH="$BATS_TEST_TMPDIR/bin:$PATH"
+    export WINE_RUN_LOG="$BATS_TEST_TMPDIR/retries.log"
+    export TRIES="$BATS_TEST_TMPDIR/tries"
+    : >"$TRIES"
+}
+
+# fake_wine FAILS: a `wine` that fails as the real one did in CI on its first FAILS calls
+# (FAIL_AS=loader: the program's output, then the loader's assertion, 127; FAIL_AS=silent:
+# status 1, nothing printed), then runs its arguments as a command line: its output, and on
+# stdin whatever it was given.
+fake_wine() {
+    cat >"$BATS_TEST_TMPDIR/bin/wine" <<END
+#!/bin/sh
+echo x >>"$TRIES"
+n=\$(wc -l <"$TRIES")
+if [ \$n -le $1 ]; then
+    case "\$FAIL_AS" in
+    loader)
+        echo "out of try \$n"
+        echo "Inconsistency detected by ld.so: dl-fini.c: 87: _dl_fini: Assertion \\\`ns != LM_ID_BASE || i == nloaded' failed!" >&2
+        exit 127 ;;
+    silent) exit 1 ;;
+    esac
+fi
+exec "\$@"
+END
+    chmod +x "$BATS_TEST_TMPDIR/bin/wine"
+}
+
+tries() { wc -l <"$TRIES"; }
+
+@test "wine's loader failing at exit: run again, the program's own output and status" {
+    fake_wine 1
+    FAIL_AS=loader run "$RUNNER" --merged sh -c 'echo said; echo warned >&2; exit 3'
+    [ "$status" -eq 3 ]
+    [ "$output" = "said"$'\n'"warned" ]
+    [ "$(tries)" -eq 2 ]
+    grep -q "try 1 of sh -c .*: wine's loader failed at exit; again" "$WINE_RUN_LOG"
+}
+
+@test "separate streams: stdout and stderr each to its own, as the program wrote them" {
+    fake_wine 2
+    FAIL_AS=loader "$RUNNER" sh -c 'echo said; echo warned >&2' >"$BATS_TEST_TMPDIR/o" \
+        2>"$BATS_TEST_TMPDIR/e"
+    [ "$(cat "$BATS_TEST_TMPDIR/o")" = said ]
+    [ "$(cat "$BATS_TEST_TMPDIR/e")" = warned ]
+    [ "$(tries)" -eq 3 ]
+}
+
+@test "three failures of wine: the third's outcome, not a pass" {
+    fake_wine 3
+    FAIL_AS=loader run -127 "$RUNNER" --merged true
+    [ "$status" -eq 127 ]
+    [[ "$output" == *"Inconsistency detected by ld.so"* ]]
+    [ "$(tries)" -eq 3 ]
+    [ "$(wc -l <"$WINE_RUN_LOG")" -eq 3 ]
+}
+
+@test "the program's own failure is never run again, with or without --retry-silent" {
+    fake_wine 0
+    run "$RUNNER" --merged --retry-silent sh -c 'echo "bad input" >&2; exit 1'
+    [ "$status" -eq 1 ]
+    [ "$output" = "bad input" ]
+    [ "$(tries)" -eq 1 ]
+    : >"$TRIES"
+    run "$RUNNER" --merged sh -c 'exit 4'
+    [ "$status" -eq 4 ]
+    [ "$(tries)" -eq 1 ]
+    [ ! -e "$WINE_RUN_LOG" ]
+}
+
+@test "a silent failure is run again only with --retry-silent; stdin given to each try" {
+    fake_wine 1
+    FAIL_AS=silent run "$RUNNER" sh -c 'exit 0'
+    [ "$status" -eq 1 ]
+    [ "$(tries)" -eq 1 ]
+    : >"$TRIES"
+    run sh -c 'printf "a = 1\n" | FAIL_AS=silent "$0" --stdin --retry-silent cat' "$RUNNER"
+    [ "$status" -eq 0 ]
+    [ "$output" = "a = 1" ]
+    [ "$(tries)" -eq 2 ]
+}
