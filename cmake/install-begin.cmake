@@ -1,6 +1,6 @@
 # Runs first in every `cmake --install`, with the prefix given then (not the configured
 # one): decides the plugin's directory and notes which directories this install creates.
-# In: tf_install_dirs, tf_python_dir, tf_dirs_record. Out: TF_PYTHON_DIR (used by the
+# In: tf_install_dirs, tf_python_dir, tf_python (TESTFENCE_PYTHON), tf_dirs_record. Out: TF_PYTHON_DIR (used by the
 # plugin's install rules, which name it as ${TF_PYTHON_DIR}).
 
 if(tf_python_dir)
@@ -10,7 +10,11 @@ elseif(CMAKE_INSTALL_PREFIX STREQUAL "/usr")
 else()
     # Debian's /usr/bin/python3 reads PREFIX/lib/python3.X/dist-packages for /usr/local.
     # Other Pythons (venv, pyenv, tox) get the plugin from the wheel: pip install .
-    execute_process(COMMAND /usr/bin/python3 -c
+    set(tf_pyexe /usr/bin/python3)
+    if(tf_python) # the one that compiles the plugin: the directory must be its version's
+        set(tf_pyexe "${tf_python}")
+    endif()
+    execute_process(COMMAND "${tf_pyexe}" -c
         "import sys; print('python%d.%d' % sys.version_info[:2])"
         OUTPUT_VARIABLE tf_pyver OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
     if(NOT tf_pyver)

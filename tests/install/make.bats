@@ -66,6 +66,32 @@ setup_file() {
     assert_outside_unchanged
 }
 
+@test "the plugin's bytecode is installed: a pytest with bytecode off compiles none of it" {
+    # Written at install (the plugin writes none before the fence is up, the fence refuses it
+    # after), listed in the RECORD so that pip removes it too.
+    site=$(echo "$PREFIX"/lib/python3*/dist-packages)
+    tag=$(/usr/bin/python3 -c 'import sys; print(sys.implementation.cache_tag)')
+    for f in "$TESTFENCE_SRC"/python/_testfence/*.py "$TESTFENCE_SRC"/python/testfence.py; do
+        m=${f#"$TESTFENCE_SRC"/python/}
+        pyc="$(dirname "$m")/__pycache__/$(basename "$m" .py).$tag.pyc"
+        pyc=${pyc#./}
+        [ -f "$site/$pyc" ] || { echo "no $site/$pyc"; false; }
+        grep -qx "$pyc,," "$site"/testfence-*.dist-info/RECORD
+    done
+    clobberproject "$BATS_TEST_TMPDIR/p"
+    cd "$BATS_TEST_TMPDIR/p"
+    unset TESTFENCE_LIBRARY TESTFENCE_WORKSPACE TESTFENCE_RUN_ID TESTFENCE_PLUGIN PYTEST_ADDOPTS
+    run env PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$site" PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 \
+        /usr/bin/python3 -v -m pytest -p testfence -p no:cacheprovider
+    expect_status 1
+    expect_output_has "testfence: fenced (Landlock ABI"
+    # python -v says where each module's code came from: 'the .pyc', quoted, or the .py.
+    from_pyc=$(grep -c "^# code object from '$site/_testfence/__pycache__/" <<<"$output")
+    [ "$from_pyc" -ge 8 ] || { echo "only $from_pyc modules from their bytecode"; false; }
+    run grep "^# code object from $site/_testfence/" <<<"$output"
+    [ "$status" -eq 1 ] || { echo "compiled from source: $output"; false; }
+}
+
 @test "completions: bash completes commands, options and values; zsh and fish load theirs" {
     comp="$PREFIX/share/bash-completion/completions/testfence"
     run bash -c '
