@@ -30,3 +30,15 @@ show_log() {
     echo "--- the end of $1:" >&2
     tail -40 "$1" >&2
 }
+
+# plugin_from_bytecode SITE: $output, a `python -v -m pytest -p testfence` run with the plugin
+# in SITE, shows every module of the plugin loaded from its installed bytecode: `python -v`
+# says 'code object from' the .pyc (quoted), or the .py (unquoted) when it compiled one.
+plugin_from_bytecode() {
+    local from_pyc compiled
+    from_pyc=$(grep -c "^# code object from '$1/_testfence/__pycache__/" <<<"$output")
+    compiled=$(grep "^# code object from $1/_testfence/" <<<"$output") || true
+    [ -z "$compiled" ] || { echo "compiled from source at this start: $compiled"; return 1; }
+    # The modules the kernel backend loads: hooks, native, state, report, startup, ...
+    [ "$from_pyc" -ge 8 ] || { echo "only $from_pyc modules from their bytecode"; return 1; }
+}

@@ -85,11 +85,7 @@ setup_file() {
         /usr/bin/python3 -v -m pytest -p testfence -p no:cacheprovider
     expect_status 1
     expect_output_has "testfence: fenced (Landlock ABI"
-    # python -v says where each module's code came from: 'the .pyc', quoted, or the .py.
-    from_pyc=$(grep -c "^# code object from '$site/_testfence/__pycache__/" <<<"$output")
-    [ "$from_pyc" -ge 8 ] || { echo "only $from_pyc modules from their bytecode"; false; }
-    run grep "^# code object from $site/_testfence/" <<<"$output"
-    [ "$status" -eq 1 ] || { echo "compiled from source: $output"; false; }
+    plugin_from_bytecode "$site"
 }
 
 @test "completions: bash completes commands, options and values; zsh and fish load theirs" {

@@ -56,6 +56,13 @@ newvenv() {
     run env PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 "$VENV/bin/python" -m pytest -p testfence -q -p no:cacheprovider
     expect_status 1
     expect_output_has "4 failed, 5 passed"
+    # pip wrote the plugin's bytecode as it installed it: with bytecode off, pytest compiles
+    # none of the plugin at its start.
+    run env PYTHONDONTWRITEBYTECODE=1 PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 "$VENV/bin/python" -v \
+        -m pytest -p testfence -q -p no:cacheprovider
+    expect_status 1
+    expect_output_has "4 failed, 5 passed"
+    plugin_from_bytecode "$(echo "$VENV"/lib/python3*/site-packages)"
     # And testfence run from the venv's PATH.
     run env PATH="$VENV/bin:$PATH" testfence run -- "$VENV/bin/python" -m pytest -q -p no:testfence -p no:cacheprovider
     expect_status 1
