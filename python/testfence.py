@@ -20,7 +20,8 @@ def _not_rewritten(package):
     point), the package is marked for assertion rewriting too: with autoload on, pytest marks
     every top-level package of each plugin distribution. Each of its modules is then parsed
     and compiled from source at every start where the rewritten bytecode is not written (see
-    above; and the plugin writes none until the fence is up: state.py): 20-30 ms a start. It
+    above; and the plugin writes none from its load until the fence is up: state.py): 20-30 ms a
+    start. It
     holds no test and no assert to rewrite, so it is taken out of the marked names before it
     is imported. pytest has no public call for that: where its hook has no such set, nothing
     changes."""
@@ -36,3 +37,6 @@ def _not_rewritten(package):
 _not_rewritten("_testfence")
 
 from _testfence.hooks import *  # noqa: E402,F401,F403 (the pytest_* hooks)
+from _testfence.state import _bytecode_off  # noqa: E402
+
+_bytecode_off()  # from here until the fence is up (state.py says why)

@@ -40,13 +40,24 @@ class _State:
 
 _state = _State()
 
-# Until the fence is up, nothing this process imports writes bytecode: plugins pytest loads
-# after this one (-p, entry points) import the project's modules before the fence (attrs
-# under hypothesis' plugin, pyfakefs), and their __pycache__/ would be the one change outside
-# tests/ a plugin run made. Under the fence such writes are refused quietly anyway.
-# _bytecode_back() puts the caller's setting back once _start has decided.
-_bytecode_was = [sys.dont_write_bytecode]  # emptied when put back: once only
-sys.dont_write_bytecode = True
+_bytecode_was = []  # the caller's setting while _bytecode_off has it off
+_bytecode_turned = [False]
+
+
+def _bytecode_off():
+    """Until the fence is up, nothing this process imports writes bytecode: plugins pytest
+    loads after this one (-p, entry points) import the project's modules before the fence
+    (attrs under hypothesis' plugin, pyfakefs), and their __pycache__/ would be the one change
+    outside tests/ a plugin run made. Under the fence such writes are refused quietly anyway.
+    Called once the plugin's own modules are imported (testfence.py), so that where its
+    installer wrote no bytecode (uv, pip --no-compile) the first start writes it beside them,
+    as Python does for any module: else all of it was compiled again at every start. Once a
+    process: _bytecode_back() puts the caller's setting back once _start has decided."""
+    if _bytecode_turned[0]:
+        return
+    _bytecode_turned[0] = True
+    _bytecode_was.append(sys.dont_write_bytecode)
+    sys.dont_write_bytecode = True
 
 
 def _bytecode_back():

@@ -46,6 +46,32 @@ load compat
     assert_outside_unchanged
 }
 
+@test "installed with no bytecode (uv, pip --no-compile): the first start writes the plugin's own, the next compiles none" {
+    compat_project
+    printf 'def test_ok():\n    pass\n' >tests/test_ok.py
+    git add -A && git -c user.name=t -c user.email=t@example.com commit -qm ok
+    site="$BATS_TEST_TMPDIR/site"
+    mkdir -p "$site"
+    cp "$TESTFENCE_SRC/python/testfence.py" "$site/"
+    cp -r "$TESTFENCE_SRC/python/_testfence" "$site/"
+    find "$site" -name __pycache__ -exec rm -rf {} +
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+    for start in first next; do
+        PYTHONPATH="$site" TESTFENCE_LIBRARY="$LIB" run env -u PYTHONDONTWRITEBYTECODE \
+            $PY -v -m pytest -q -p no:cacheprovider -p testfence tests/test_ok.py
+        expect_clean
+        expect_output_has "1 passed"
+    done
+    # python -v: 'code object from' the .pyc (quoted), or the .py it compiled (unquoted).
+    run grep "^# code object from $site/_testfence/" <<<"$output"
+    [ "$status" -eq 1 ] || { echo "compiled again at the next start: $output"; false; }
+    tag=$($PY -c 'import sys; print(sys.implementation.cache_tag)')
+    for m in hooks native report state startup audithook where; do
+        [ -f "$site/_testfence/__pycache__/$m.$tag.pyc" ] || { echo "no bytecode: $m"; false; }
+    done
+    assert_outside_unchanged # the project: nothing outside tests/ (its tests' bytecode is inside)
+}
+
 # cov_project: a package, a test that covers half of one branch, and the plugins named only.
 cov_project() {
     compat_project

@@ -21,12 +21,16 @@ def _guard():
         sys.path.insert(0, parent)
     try:
         from _testfence.pyback import guard_child
+        from _testfence.state import _bytecode_off
     except Exception as e:  # another Python (no ctypes, an older version): say so, go on
         sys.stderr.write("testfence: the guard of this child Python did not start: %s\n" % e)
         return
     finally:
         if added and parent in sys.path:
             sys.path.remove(parent)
+    # No bytecode from this child: what it imports from the project, outside the writable set,
+    # would only be refused (quietly, by the guard and the shim).
+    _bytecode_off()
     guard_child()
 
 
