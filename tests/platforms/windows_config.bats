@@ -145,7 +145,7 @@ tree() {
         ta=$(tree)
         mkruns
         # shellcheck disable=SC2086
-        lb=$(win clean $args 2>&1) && sb=0 || sb=$?
+        lb=$(win_once clean $args 2>&1) && sb=0 || sb=$?
         la=${la//$P/<ROOT>}
         lb=${lb//Z:$P/<ROOT>}
         if [ "$la" != "$lb" ] || [ "$sa" != "$sb" ] || [ "$ta" != "$(tree)" ]; then
@@ -156,7 +156,7 @@ tree() {
     done
     # --all: the runs and their temp dirs gone, marker and all; the rest stays.
     mkruns
-    run win clean --all
+    run win_once clean --all
     [ "$status" -eq 0 ]
     [[ "$output" == *"the earlier run 20200102T000000Z-0000002 did not finish"* ]]
     [[ "$output" == *"removed 2 old runs from Z:$P/tests/artifacts (kept the newest 0)"* ]]
@@ -233,13 +233,13 @@ tree() {
 }
 
 @test "init writes the same testfence.toml, and appends the same table to pyproject.toml" {
-    win init
+    win_once init
     mv testfence.toml win.toml
     "$TESTFENCE" init
     cmp win.toml testfence.toml
     rm testfence.toml
     printf '[project]\nname = "x"\n' >pyproject.toml
-    win init
+    win_once init
     mv pyproject.toml win.toml
     printf '[project]\nname = "x"\n' >pyproject.toml
     "$TESTFENCE" init
@@ -264,7 +264,7 @@ report_for() {
     a=$("$TESTFENCE" suggest "$BATS_TEST_TMPDIR/linux.json" 2>&1 | sed "s|$P|<ROOT>|g; s|linux.json|R|")
     b=$(win suggest "$BATS_TEST_TMPDIR/win.json" 2>&1 | sed "s|Z:$P|<ROOT>|g; s|win.json|R|")
     [ "$a" = "$b" ] || { echo "linux: $a"; echo "wine: $b"; return 1; }
-    run win suggest --apply "$BATS_TEST_TMPDIR/win.json"
+    run win_once suggest --apply "$BATS_TEST_TMPDIR/win.json"
     [ "$status" -eq 0 ]
     [[ "$output" == *"change the test, not the config: Z:$P/config.toml"* ]]
     [[ "$output" == *"at tests/test_a.py:3"* ]]

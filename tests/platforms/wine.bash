@@ -40,10 +40,14 @@ wine_setup_file() {
 }
 
 # wine_teardown_file: the server stopped; the runs wine itself failed and wine_run.sh ran
-# again are shown (bats prints fd 3).
+# again are shown (bats prints fd 3), and kept for scripts/check.sh to show (ctest shows
+# nothing of a test that passed).
 wine_teardown_file() {
     [ -n "${WINEPREFIX:-}" ] && [ -z "${WIN_SKIP:-}" ] && wineserver -k >/dev/null 2>&1
-    [ ! -s "${WINE_RUN_LOG:-}" ] || sed 's/^/# /' "$WINE_RUN_LOG" >&3
+    if [ -s "${WINE_RUN_LOG:-}" ]; then
+        sed 's/^/# /' "$WINE_RUN_LOG" >&3
+        cat "$WINE_RUN_LOG" >>"$TF_WINDOWS_BUILD/wine-retries.log"
+    fi
     return 0
 }
 
@@ -52,14 +56,18 @@ wine_skip_if_missing() {
 }
 
 # wine_run PROGRAM ARGS: PROGRAM under wine, stdout and stderr as one stream (every caller
-# takes them so), run again when wine itself failed (wine_run.sh says when).
+# takes them so), run again when wine itself failed (wine_run.sh says when and why).
 wine_run() {
     "$WINE_RUN" --merged "$@"
 }
 
-# win: testfence.exe with ARGS under wine.
+# win: testfence.exe with ARGS under wine. win_once: the same for a command that changes what
+# it is given (init, clean, suggest --apply): not run again (wine_run.sh says why).
 win() {
     wine_run "$EXE" "$@"
+}
+win_once() {
+    "$WINE_RUN" --merged --once "$EXE" "$@"
 }
 
 # wrappers: in $BATS_FILE_TMPDIR/bin, 'testfence-wine' and 'toml-decoder-wine', programs the

@@ -3,6 +3,8 @@
 # `wine` (no wine needed): it runs a program again only when wine itself failed, and never
 # turns a program's own failure into anything else.
 
+bats_require_minimum_version 1.5.0
+
 setup() {
     RUNNER="$TESTFENCE_SRC/tests/platforms/wine_run.sh"
     mkdir -p "$BATS_TEST_TMPDIR/bin"
@@ -24,7 +26,7 @@ n=\$(wc -l <"$TRIES")
 if [ \$n -le $1 ]; then
     case "\$FAIL_AS" in
     loader)
-        echo "out of try \$n"
+        printf "out of try \$n"  # no newline: the loader's words follow on the same line
         echo "Inconsistency detected by ld.so: dl-fini.c: 87: _dl_fini: Assertion \\\`ns != LM_ID_BASE || i == nloaded' failed!" >&2
         exit 127 ;;
     silent) exit 1 ;;
@@ -43,7 +45,7 @@ tries() { wc -l <"$TRIES"; }
     [ "$status" -eq 3 ]
     [ "$output" = "said"$'\n'"warned" ]
     [ "$(tries)" -eq 2 ]
-    grep -q "try 1 of sh -c .*: wine's loader failed at exit; again" "$WINE_RUN_LOG"
+    grep -q "try 1 of sh -c .*: status 127, wine's loader failed at exit; again" "$WINE_RUN_LOG"
 }
 
 @test "separate streams: stdout and stderr each to its own, as the program wrote them" {
@@ -55,13 +57,29 @@ tries() { wc -l <"$TRIES"; }
     [ "$(tries)" -eq 3 ]
 }
 
-@test "three failures of wine: the third's outcome, not a pass" {
+@test "three failures of wine: the third's outcome, not a pass; each said" {
     fake_wine 3
     FAIL_AS=loader run -127 "$RUNNER" --merged true
     [ "$status" -eq 127 ]
     [[ "$output" == *"Inconsistency detected by ld.so"* ]]
     [ "$(tries)" -eq 3 ]
-    [ "$(wc -l <"$WINE_RUN_LOG")" -eq 3 ]
+    [ "$(grep -c "; again$" "$WINE_RUN_LOG")" -eq 2 ]
+    grep -q "try 3 of true: status 127, wine's loader failed at exit; given up$" "$WINE_RUN_LOG"
+}
+
+@test "--once: a command that changes what it is given is not run again; wine's failure stands" {
+    fake_wine 1
+    FAIL_AS=loader run -127 "$RUNNER" --merged --once true
+    [ "$status" -eq 127 ]
+    [ "$(tries)" -eq 1 ]
+    grep -q "try 1 of true: .*; given up$" "$WINE_RUN_LOG"
+}
+
+@test "the loader's words with status 0: the program's outcome is known, not run again" {
+    fake_wine 0
+    run "$RUNNER" --merged sh -c 'echo "Inconsistency detected by ld.so: x"; exit 0'
+    [ "$status" -eq 0 ]
+    [ "$(tries)" -eq 1 ]
 }
 
 @test "the program's own failure is never run again, with or without --retry-silent" {
