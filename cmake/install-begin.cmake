@@ -1,7 +1,29 @@
 # Runs first in every `cmake --install`, with the prefix given then (not the configured
-# one): decides the plugin's directory and notes which directories this install creates.
-# In: tf_install_dirs, tf_python_dir, tf_python (TESTFENCE_PYTHON), tf_dirs_record. Out: TF_PYTHON_DIR (used by the
-# plugin's install rules, which name it as ${TF_PYTHON_DIR}).
+# one): checks the Python that writes the plugin's bytecode, decides the plugin's directory
+# and notes which directories this install creates.
+# In: tf_install_dirs, tf_python_dir, tf_python (TESTFENCE_PYTHON), tf_python_default,
+# tf_dirs_record. Out: TF_PYTHON_DIR (used by the plugin's install rules, which name it as
+# ${TF_PYTHON_DIR}), tf_tag (that Python's bytecode tag, cpython-311; empty: no bytecode).
+
+# Checked before any file is installed: a wrong one stops the install with nothing written.
+set(tf_tag "")
+set(tf_pyver "")
+if(tf_python)
+    execute_process(COMMAND "${tf_python}" -c
+        "import sys; print(sys.implementation.cache_tag, 'python%d.%d' % sys.version_info[:2])"
+        OUTPUT_VARIABLE tf_out RESULT_VARIABLE tf_rc OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+    if(tf_rc EQUAL 0 AND tf_out MATCHES "^([^ ]+) (python3\\.[0-9]+)$")
+        set(tf_tag "${CMAKE_MATCH_1}")
+        set(tf_pyver "${CMAKE_MATCH_2}")
+    elseif(tf_python STREQUAL tf_python_default)
+        message(STATUS "No bytecode for the plugin: ${tf_python} does not run "
+                       "(-DTESTFENCE_PYTHON= names another Python)")
+    else()
+        message(FATAL_ERROR "TESTFENCE_PYTHON=${tf_python} is not a Python 3 that runs "
+                            "(${tf_rc}): it is the one that writes the plugin's bytecode; name "
+                            "another, or -DTESTFENCE_PYTHON= for no bytecode. Nothing was installed.")
+    endif()
+endif()
 
 if(tf_python_dir)
     set(TF_PYTHON_DIR "${tf_python_dir}")
@@ -10,13 +32,12 @@ elseif(CMAKE_INSTALL_PREFIX STREQUAL "/usr")
 else()
     # Debian's /usr/bin/python3 reads PREFIX/lib/python3.X/dist-packages for /usr/local.
     # Other Pythons (venv, pyenv, tox) get the plugin from the wheel: pip install .
-    set(tf_pyexe /usr/bin/python3)
-    if(tf_python) # the one that compiles the plugin: the directory must be its version's
-        set(tf_pyexe "${tf_python}")
+    # X is TESTFENCE_PYTHON's version, else /usr/bin/python3's: the bytecode is for that one.
+    if(NOT tf_pyver)
+        execute_process(COMMAND /usr/bin/python3 -c
+            "import sys; print('python%d.%d' % sys.version_info[:2])"
+            OUTPUT_VARIABLE tf_pyver OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
     endif()
-    execute_process(COMMAND "${tf_pyexe}" -c
-        "import sys; print('python%d.%d' % sys.version_info[:2])"
-        OUTPUT_VARIABLE tf_pyver OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
     if(NOT tf_pyver)
         set(tf_pyver python3)
     endif()

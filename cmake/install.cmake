@@ -19,9 +19,11 @@ set(TESTFENCE_FISH_COMPLETION_DIR ${CMAKE_INSTALL_DATADIR}/fish/vendor_completio
 # (cmake/install-begin.cmake): where Debian's /usr/bin/python3 looks.
 set(TESTFENCE_PYTHON_DIR "" CACHE STRING "where the pytest plugin goes, relative to the prefix")
 # The plugin's bytecode is written at install (cmake/install-bytecode.cmake) by this Python,
-# the one whose directory TESTFENCE_PYTHON_DIR is; Debian's package leaves it to py3compile.
-set(TESTFENCE_PYTHON /usr/bin/python3 CACHE STRING
-    "the Python that writes the plugin's bytecode at install (empty: none is written)")
+# whose version also names the default TESTFENCE_PYTHON_DIR (lib/python3.X/dist-packages);
+# Debian's package sets it empty and leaves the bytecode to py3compile.
+set(TF_PYTHON_DEFAULT /usr/bin/python3)
+set(TESTFENCE_PYTHON ${TF_PYTHON_DEFAULT} CACHE STRING
+    "the Python the plugin is installed for: writes its bytecode, names its directory (empty: no bytecode)")
 option(TESTFENCE_PYTEST_ENTRY_POINT
     "Register the plugin (pytest11 entry point) so every pytest of that Python loads it" ON)
 
@@ -34,5 +36,6 @@ set(TF_INSTALL_DIRS ${CMAKE_INSTALL_BINDIR} ${CMAKE_INSTALL_LIBDIR} ${TF_SHIM_DI
 install(CODE "set(tf_install_dirs \"${TF_INSTALL_DIRS}\")
 set(tf_python_dir \"${TESTFENCE_PYTHON_DIR}\")
 set(tf_python \"${TESTFENCE_PYTHON}\")
+set(tf_python_default \"${TF_PYTHON_DEFAULT}\")
 set(tf_dirs_record \"${PROJECT_BINARY_DIR}/install_dirs.txt\")
 include(\"${PROJECT_SOURCE_DIR}/cmake/install-begin.cmake\")")
