@@ -37,6 +37,3 @@ def _not_rewritten(package):
 _not_rewritten("_testfence")
 
 from _testfence.hooks import *  # noqa: E402,F401,F403 (the pytest_* hooks)
-from _testfence.state import _bytecode_off  # noqa: E402
-
-_bytecode_off()  # from here until the fence is up (state.py says why)

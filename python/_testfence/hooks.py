@@ -10,7 +10,12 @@ import pytest
 from .native import FenceError
 from .report import _fail, _new_for
 from .startup import _start
-from .state import _exit_handlers_again, _state
+from .state import _bytecode_off, _exit_handlers_again, _state
+
+# The plugin's modules are all imported: from here until the fence is up, no bytecode is
+# written (state.py says why). Here, not in testfence.py, so that however pytest is given the
+# hooks (-p testfence, PYTEST_PLUGINS, -p _testfence.hooks) it holds.
+_bytecode_off()
 
 
 def pytest_addoption(parser):

@@ -49,7 +49,7 @@ def _bytecode_off():
     loads after this one (-p, entry points) import the project's modules before the fence
     (attrs under hypothesis' plugin, pyfakefs), and their __pycache__/ would be the one change
     outside tests/ a plugin run made. Under the fence such writes are refused quietly anyway.
-    Called once the plugin's own modules are imported (testfence.py), so that where its
+    Called once the plugin's own modules are imported (hooks.py), so that where its
     installer wrote no bytecode (uv, pip --no-compile) the first start writes it beside them,
     as Python does for any module: else all of it was compiled again at every start. Once a
     process: _bytecode_back() puts the caller's setting back once _start has decided."""

@@ -36,13 +36,17 @@ load compat
     expect_status 0
     [ -d pkg/__pycache__ ] && rm -rf pkg/__pycache__ plugins/__pycache__ tests/__pycache__
     fingerprint >"$BATS_TEST_TMPDIR/before"
-    PYTHONPATH="$P:$P/plugins:$TESTFENCE_SRC/python" TESTFENCE_LIBRARY="$LIB" \
-        run env -u PYTHONDONTWRITEBYTECODE $PY -m pytest -q -p no:cacheprovider -p testfence -p early_plugin tests/test_pkg.py
-    expect_clean
-    expect_output_has "1 passed"
-    [ ! -e pkg/__pycache__ ]
-    [ ! -e plugins/__pycache__ ]
-    [ -d tests/__pycache__ ] # bytecode is written again once fenced: the tests' own, inside
+    # However pytest is given the hooks: the module, or the hooks' own module.
+    for plugin in testfence _testfence.hooks; do
+        rm -rf tests/__pycache__
+        PYTHONPATH="$P:$P/plugins:$TESTFENCE_SRC/python" TESTFENCE_LIBRARY="$LIB" \
+            run env -u PYTHONDONTWRITEBYTECODE $PY -m pytest -q -p no:cacheprovider -p $plugin -p early_plugin tests/test_pkg.py
+        expect_clean
+        expect_output_has "1 passed"
+        [ ! -e pkg/__pycache__ ]
+        [ ! -e plugins/__pycache__ ]
+        [ -d tests/__pycache__ ] # bytecode is written again once fenced: the tests' own, inside
+    done
     assert_outside_unchanged
 }
 
