@@ -2,7 +2,7 @@
 # one): checks the Python that writes the plugin's bytecode, decides the plugin's directory
 # and notes which directories this install creates.
 # In: tf_install_dirs, tf_python_dir, tf_python (TESTFENCE_PYTHON), tf_python_default,
-# tf_dirs_record. Out: TF_PYTHON_DIR (used by the plugin's install rules, which name it as
+# tf_dirs_record, tf_destdir_record. Out: TF_PYTHON_DIR (used by the plugin's install rules, which name it as
 # ${TF_PYTHON_DIR}), tf_tag (that Python's bytecode tag, cpython-311; empty: no bytecode).
 
 # Checked before any file is installed: a wrong one stops the install with nothing written.
@@ -60,3 +60,7 @@ endforeach()
 list(REMOVE_DUPLICATES tf_created)
 list(JOIN tf_created "\n" tf_text)
 file(WRITE "${tf_dirs_record}" "${tf_text}\n")
+# The manifest names files where they run, without DESTDIR (as CMake's own entries): the
+# DESTDIR of this install is kept beside it, for make uninstall to remove the staged files,
+# never the live ones of the same prefix.
+file(WRITE "${tf_destdir_record}" "$ENV{DESTDIR}")

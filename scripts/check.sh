@@ -21,6 +21,7 @@ wine_retries() {
     fi
     rm -f "$log"
 }
+trap wine_retries EXIT # also when a stage fails: the retries of the tests that passed
 
 echo "== build (warnings are errors)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESTFENCE_WERROR=ON >/dev/null

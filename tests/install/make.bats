@@ -121,3 +121,36 @@ setup_file() {
     run find "$PREFIX" -mindepth 1
     [ -z "$output" ] || { echo "left behind: $output"; false; }
 }
+
+@test "make uninstall after a staged install (DESTDIR) removes the staged files, never the live ones" {
+    cd "$CLONE"
+    live="$TF_INSTALL_WORK/live" stage="$TF_INSTALL_WORK/stage"
+    rm -rf "$live" "$stage"
+    make install PREFIX="$live" >/dev/null
+    DESTDIR="$stage" make install PREFIX="$live" >/dev/null
+    [ -x "$stage$live/bin/testfence" ]
+    # The manifest names where the files run, as CMake's own entries do.
+    run grep -c "^$stage" build/install_manifest.txt
+    [ "$output" = 0 ]
+    (cd "$live" && find . | sort) >"$BATS_TEST_TMPDIR/live"
+    run env DESTDIR=/elsewhere make uninstall
+    [ "$status" -ne 0 ]
+    expect_output_has "went to DESTDIR='$stage', not '/elsewhere': nothing removed"
+    [ -x "$stage$live/bin/testfence" ]
+    make uninstall
+    diff -u "$BATS_TEST_TMPDIR/live" <(cd "$live" && find . | sort) # untouched
+    # The stage's files gone, and the directories that install made there with them.
+    [ ! -e "$stage" ] || { echo "left in the stage: $(find "$stage")"; false; }
+    rm -rf "$live"
+}
+
+@test "install with a TESTFENCE_PYTHON that does not run: stops before anything is written" {
+    cd "$CLONE"
+    cmake -S . -B build -DTESTFENCE_PYTHON=/nonexistent/python3 >/dev/null
+    run cmake --install build --prefix "$TF_INSTALL_WORK/bad"
+    cmake -S . -B build -DTESTFENCE_PYTHON=/usr/bin/python3 >/dev/null # as before, whatever happened
+    [ "$status" -ne 0 ]
+    expect_output_has "TESTFENCE_PYTHON=/nonexistent/python3 is not a Python 3 that runs"
+    expect_output_has "Nothing was installed."
+    [ ! -e "$TF_INSTALL_WORK/bad" ]
+}
