@@ -28,14 +28,19 @@ import realsuites as rs  # noqa: E402  the manifest, its commands and environmen
 # bare-ep and plugin-ep measure the plugin as `pip install` leaves it, found by its pytest11
 # entry point in plain `pytest`: autoload on in both (both pay pytest's entry-point scan), the
 # machine's other pytest plugins blocked in both (-p no:NAME), testfence blocked in bare-ep;
-# their ratios are to bare-ep.
+# their ratios are to bare-ep. run-ep is `testfence run -- pytest` where the plugin is so
+# installed: the plugin loads in that pytest, checks the fence and joins the run (a CI that
+# uses testfence run on a machine where pip installed testfence); its ratios are to bare-ep.
 KNOWN = {"bare": "bare", "run": "fenced", "plugin": "plugin", "plugin-noreexec": "plugin",
-         "plugin-env": "plugin", "bare-ep": "plugin", "plugin-ep": "plugin"}
+         "plugin-env": "plugin", "bare-ep": "plugin", "plugin-ep": "plugin", "run-ep": "plugin"}
 MODES = os.environ.get("MODES", "bare,run,plugin").split(",")
 if (MODES[0] != "bare" or not set(MODES) <= KNOWN.keys()
-        or ("plugin-ep" in MODES and "bare-ep" not in MODES)):
+        or ({"plugin-ep", "run-ep"} & set(MODES) and "bare-ep" not in MODES)):
     sys.exit("suites.py: MODES is bare, then any of run, plugin, plugin-noreexec, plugin-env, "
-             "bare-ep, plugin-ep (comma-separated; plugin-ep with bare-ep)")
+             "bare-ep, plugin-ep, run-ep (comma-separated; plugin-ep and run-ep with bare-ep)")
+# What the plugin says when it has fenced pytest (plugin modes), or joined testfence run's
+# fence (run-ep): a mode whose output lacks it measured something else, and stops the script.
+SAYS = {"plugin": "testfence: fenced (", "run-ep": "testfence: already fenced by `testfence run`"}
 
 
 def run_once(cmd, cwd, env, log, timeout):
@@ -132,6 +137,8 @@ def main():
             env["PYTEST_PLUGINS"] = "testfence"
         if m.endswith("-ep"):
             cmd, env = installed(name, cmd, env, m == "bare-ep", logdir)
+        if m == "run-ep":
+            cmd = [os.path.join(build, "testfence"), "run", "--"] + cmd
         jobs[m] = (cmd, env)
     times = {m: [] for m in MODES}
     seen = {m: {} for m in MODES}
@@ -141,9 +148,10 @@ def main():
             cmd, env = jobs[m]
             log = os.path.join(logdir, "%s.%s.%s.log" % (name, bytecode, m))
             wall, cpu, code, text = run_once(cmd, dest, env, log, p.get("timeout", 1800))
-            if m.startswith("plugin") and "testfence: fenced (" not in text:
-                sys.exit("suites.py: %s: the plugin did not fence pytest in mode %s: see %s"
-                         % (name, m, log))
+            says = SAYS.get(m, SAYS["plugin"] if m.startswith("plugin") else None)
+            if says and says not in text:
+                sys.exit("suites.py: %s: mode %s: the plugin did not say %r: see %s"
+                         % (name, m, says, log))
             o = outcome(code, text)
             if o not in seen[m]:  # each different outcome's output is kept
                 seen[m][o] = log + ".%d" % len(seen[m])

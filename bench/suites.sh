@@ -26,8 +26,10 @@
 #        loaded by PYTEST_PLUGINS=testfence rather than -p (no entry-point search: suites.py);
 #        bare-ep,plugin-ep plain `pytest` with autoload on, the plugin found by its pytest11
 #        entry point as pip installs it (blocked in bare-ep), the machine's other pytest
-#        plugins blocked in both: plugin-ep's ratios are to bare-ep. REALSUITES_EXT: where
-#        the checkouts are (default /work/ext/realsuites; a copy on another file system)
+#        plugins blocked in both: plugin-ep's ratios are to bare-ep; run-ep: testfence run
+#        -- pytest with the plugin so installed (it joins the run), ratios to bare-ep.
+#        REALSUITES_EXT: where the checkouts are (default /work/ext/realsuites; a copy on
+#        another file system)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 py=/usr/bin/python3 # Debian's, with python3-pytest; never the first python3 on PATH
