@@ -2,8 +2,9 @@
 # one): checks the Python that writes the plugin's bytecode, decides the plugin's directory
 # and notes which directories this install creates.
 # In: tf_install_dirs, tf_python_dir, tf_python (TESTFENCE_PYTHON), tf_python_default,
-# tf_dirs_record, tf_destdir_record. Out: TF_PYTHON_DIR (used by the plugin's install rules, which name it as
-# ${TF_PYTHON_DIR}), tf_tag (that Python's bytecode tag, cpython-311; empty: no bytecode).
+# tf_dirs_record, tf_destdir_record. Out: TF_PYTHON_DIR (used by the plugin's install rules,
+# which name it as ${TF_PYTHON_DIR}), tf_site (that directory under DESTDIR, where the plugin's
+# files are written), tf_tag (that Python's bytecode tag, cpython-311; empty: no bytecode).
 
 # Checked before any file is installed: a wrong one stops the install with nothing written.
 set(tf_tag "")
@@ -45,6 +46,7 @@ else()
 endif()
 
 set(tf_base "$ENV{DESTDIR}${CMAKE_INSTALL_PREFIX}")
+set(tf_site "${tf_base}/${TF_PYTHON_DIR}")
 set(tf_created "")
 if(EXISTS "${tf_dirs_record}")
     file(STRINGS "${tf_dirs_record}" tf_created)

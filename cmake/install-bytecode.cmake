@@ -4,14 +4,13 @@
 # fence is up, the fence refuses it after, and PYTHONDONTWRITEBYTECODE or a root-owned prefix
 # forbid it anyway. (testfence.py, 40 lines, pytest compiles again for its assertion
 # rewriting whatever is installed.)
-# In: TF_PYTHON_DIR, tf_python and tf_tag (install-begin.cmake: empty tag, no bytecode),
-# tf_plugin_py (the plugin's files, relative to TF_PYTHON_DIR). Out: tf_bytecode (the .pyc
+# In: TF_PYTHON_DIR, tf_site, tf_python and tf_tag (install-begin.cmake: empty tag, no
+# bytecode), tf_plugin_py (the plugin's files, relative to TF_PYTHON_DIR). Out: tf_bytecode (the .pyc
 # files written, relative to it), in the install manifest too (make uninstall).
 set(tf_bytecode "")
 if(NOT tf_tag)
     return()
 endif()
-set(tf_site "$ENV{DESTDIR}${CMAKE_INSTALL_PREFIX}/${TF_PYTHON_DIR}")
 set(tf_paths "")
 if(DEFINED ENV{DESTDIR} AND NOT "$ENV{DESTDIR}" STREQUAL "")
     # The path a traceback names is where the file is at run time, not under DESTDIR.

@@ -20,10 +20,9 @@ def _not_rewritten(package):
     point), the package is marked for assertion rewriting too: with autoload on, pytest marks
     every top-level package of each plugin distribution. Each of its modules is then parsed
     and compiled from source at every start where the rewritten bytecode is not written (see
-    above; and the plugin writes none from its load until the fence is up: state.py): 20-30 ms a
-    start. It
-    holds no test and no assert to rewrite, so it is taken out of the marked names before it
-    is imported. pytest has no public call for that: where its hook has no such set, nothing
+    above; and the plugin writes none from its load until the fence is up: state.py): 20-30 ms
+    a start. It holds no test and no assert to rewrite, so it is taken out of the marked names
+    before it is imported. pytest has no public call for that: where its hook has no such set, nothing
     changes."""
     for hook in sys.meta_path:
         marked = getattr(hook, "_must_rewrite", None)

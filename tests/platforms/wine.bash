@@ -67,7 +67,7 @@ win() {
     wine_run "$EXE" "$@"
 }
 win_once() {
-    "$WINE_RUN" --merged --once "$EXE" "$@"
+    wine_run --once "$EXE" "$@"
 }
 
 # wrappers: in $BATS_FILE_TMPDIR/bin, 'testfence-wine' and 'toml-decoder-wine', programs the
