@@ -95,6 +95,27 @@ tries() { wc -l <"$TRIES"; }
     [ ! -e "$WINE_RUN_LOG" ]
 }
 
+@test "killed by a signal (a timeout's TERM, Ctrl-C): its temp dir is removed, 128 + the signal" {
+    fake_wine 0
+    for sig in TERM INT HUP; do
+        mkdir "$BATS_TEST_TMPDIR/tmp-$sig"
+        : >"$TRIES"
+        # Its own process group, killed whole, as a timeout or a terminal kills it; INT not
+        # ignored, as a command started in the background has it. The program says it
+        # started before it waits: no sleep decides when the signal comes.
+        TMPDIR="$BATS_TEST_TMPDIR/tmp-$sig" env --default-signal=INT setsid "$RUNNER" sh -c \
+            'echo started >"$0"; exec sleep 60' "$BATS_TEST_TMPDIR/started-$sig" &
+        pid=$!
+        until [ -s "$BATS_TEST_TMPDIR/started-$sig" ] || ! kill -0 "$pid" 2>/dev/null; do :; done
+        [ -n "$(ls -A "$BATS_TEST_TMPDIR/tmp-$sig")" ] # its temp dir, while it runs
+        kill -s "$sig" -- "-$pid"
+        status=0
+        wait "$pid" || status=$?
+        case $sig in TERM) [ "$status" -eq 143 ] ;; INT) [ "$status" -eq 130 ] ;; HUP) [ "$status" -eq 129 ] ;; esac
+        [ -z "$(ls -A "$BATS_TEST_TMPDIR/tmp-$sig")" ]
+    done
+}
+
 @test "a silent failure is run again only with --retry-silent; stdin given to each try" {
     fake_wine 1
     FAIL_AS=silent run "$RUNNER" sh -c 'exit 0'

@@ -32,6 +32,11 @@ while :; do
 done
 dir=$(mktemp -d) || exit 2
 trap 'rm -rf "$dir"' EXIT
+# A shell killed by a signal runs no EXIT trap: a timeout's TERM, a Ctrl-C or a closed
+# terminal would leave the temp dir behind. Exiting on each runs it (128 + the signal's number).
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
 : >"$dir/in"
 [ $stdin -eq 0 ] || cat >"$dir/in"
 try=1
