@@ -30,13 +30,18 @@ while :; do
     esac
     shift
 done
-dir=$(mktemp -d) || exit 2
-trap 'rm -rf "$dir"' EXIT
 # A shell killed by a signal runs no EXIT trap: a timeout's TERM, a Ctrl-C or a closed
-# terminal would leave the temp dir behind. Exiting on each runs it (128 + the signal's number).
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
+# terminal would leave the temp dir behind. On each, the dir is removed and the shell then
+# dies of that signal, so a caller sees it killed (bash stops at a Ctrl-C only when its child
+# died of it; an `exit 130` would let it go on). Set before the dir exists: nothing is left
+# whenever the signal comes. A signal sent to this shell alone, not to its group (a timeout
+# and a terminal signal the group), acts once the wine it waits for has ended.
+dir=
+trap 'rm -rf "$dir"' EXIT
+for sig in HUP INT TERM; do
+    trap 'rm -rf "$dir"; trap - EXIT '"$sig"'; kill -s '"$sig"' $$' "$sig"
+done
+dir=$(mktemp -d) || exit 2
 : >"$dir/in"
 [ $stdin -eq 0 ] || cat >"$dir/in"
 try=1
