@@ -3,84 +3,156 @@
 garbage collector's time (the plugin's objects move when Python collects, and a full
 collection can fall during the tests rather than at import) and the price of each audit event
 (with any audit hook in, CPython builds every event's arguments: each id(), sys._getframe(),
-object.__getattr__ pays it). Runs pytest.main() in the current directory bare and with
-`-p testfence`, RUNS rounds interleaved, each in a fresh process; prints per mode the minimum
-and median of the collector's time, the number of collections, the time of full ones, and
-the ns of one id() call timed after the session (the hook is still in); then the number of
-audit events the bare suite raises, by name (counted in one more bare run, with a hook of its
-own: that run is not timed).
+object.__getattr__ pays it).
+
+`python -m pytest -p no:cacheprovider ARGS` in the current directory, bare and with
+`-p testfence`, RUNS rounds interleaved after one warm-up round, each in a fresh process. A
+probe plugin loaded first (from a temp dir) times every collection (gc.callbacks) and, at exit
+(the plugin's hook still in), one id() and one sys._getframe() call. Printed per mode: the
+collector's time (minimum, median), the full collections of each round and their median time,
+and the two calls' ns; then the audit events the bare suite raises, by name (one more bare run
+with a counting hook, not timed). It stops, with the run's output, when a run exits 4 or 5
+(pytest's usage error, no tests), when the two modes end differently, or when the plugin did
+not say it fenced the run. Linux (libtestfence.so); PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 in both
+modes, so a suite that needs an installed plugin is measured without it.
 
 usage: bench/plugin_effects.py [RUNS] [BUILD_DIR] [-- PYTEST_ARGS...]   (from a suite's
-       checkout, its own PYTHONPATH set; defaults 5, build; PYTHONDONTWRITEBYTECODE as the
-       caller has it)
+       checkout, its own PYTHONPATH set; RUNS default 5; BUILD_DIR, relative to the current
+       directory, default this checkout's build; PYTHONDONTWRITEBYTECODE as the caller has it;
+       the plugin byte-compiled first, as pip and Debian install it)
 """
-import os, statistics, subprocess, sys
+import compileall, os, shutil, statistics, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(os.path.dirname(HERE), "python")
-CHILD = r"""import gc, os, sys, time, timeit, collections, pytest
-mode, args = sys.argv[1], sys.argv[2:]
-gct = {"start": 0.0, "all": 0.0, "full": 0.0, "n": 0}
-def collected(phase, info):
+PROBE = r'''"""bench/plugin_effects.py's probe, loaded before testfence (-p order)."""
+import atexit, collections, gc, os, sys, time, timeit
+
+_FD = int(os.environ["EFFECTS_FD"])
+_gc = {"start": 0.0, "all": 0.0, "full": [], "n": 0}
+_events = collections.Counter()
+
+
+def _collected(phase, info):
     if phase == "start":
-        gct["start"] = time.perf_counter()
+        _gc["start"] = time.perf_counter()
         return
-    d = time.perf_counter() - gct["start"]
-    gct["all"] += d
-    gct["n"] += 1
-    gct["full"] += d if info["generation"] == 2 else 0
-events = collections.Counter()
-if mode == "count":
-    sys.addaudithook(lambda event, _: events.update((event,)))
-else:
-    gc.callbacks.append(collected)
-code = pytest.main(["-q", "-p", "no:cacheprovider"] + args)
-gc.callbacks.clear()
-if mode == "count":
-    out = "events %d %s" % (sum(events.values()), " ".join("%s=%d" % kv for kv in events.most_common(6)))
-else:
-    per_id = min(timeit.repeat("id(0)", number=100000, repeat=5)) / 100000 * 1e9
-    out = "gc %.2f %d %.2f id %.1f exit %d" % (gct["all"] * 1e3, gct["n"], gct["full"] * 1e3, per_id, code)
-os.write(int(os.environ["EFFECTS_FD"]), (out + "\n").encode())
-"""
+    d = (time.perf_counter() - _gc["start"]) * 1e3
+    _gc["all"] += d
+    _gc["n"] += 1
+    if info["generation"] == 2:
+        _gc["full"].append(d)
 
 
-def once(mode, args, env):
+def _ns(stmt):
+    return min(timeit.repeat(stmt, setup="import sys", number=100000, repeat=5)) / 100000 * 1e9
+
+
+def _say():
+    if os.environ.get("EFFECTS_COUNT"):
+        out = "events %d %s" % (sum(_events.values()),
+                                " ".join("%s=%d" % kv for kv in _events.most_common(6)))
+    else:
+        gc.callbacks.remove(_collected)
+        full = ",".join("%.2f" % d for d in _gc["full"]) or "-"
+        out = "gc %.2f %d %s id %.1f getframe %.1f" % (
+            _gc["all"], _gc["n"], full, _ns("id(0)"), _ns("sys._getframe()"))
+    os.write(_FD, (out + "\n").encode())
+
+
+if os.environ.get("EFFECTS_COUNT"):
+    sys.addaudithook(lambda event, _: _events.update((event,)))
+else:
+    gc.callbacks.append(_collected)
+atexit.register(_say)
+'''
+
+
+def fail(why, log=None):
+    tail = ""
+    if log:
+        with open(log, errors="replace") as f:
+            tail = "\n" + "".join(f.readlines()[-15:])
+    sys.exit("plugin_effects.py: %s%s" % (why, tail))
+
+
+def once(mode, args, env, tmp):
+    """The probe's words of one run, and its exit status."""
     r, w = os.pipe()
+    log = os.path.join(tmp, "last-%s.log" % mode)
     extra = ["-p", "testfence"] if mode == "plugin" else []
-    p = subprocess.Popen([sys.executable, "-c", CHILD, mode] + extra + args, pass_fds=[w],
-                         env=dict(env, EFFECTS_FD=str(w)), stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL)
+    cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
+           "-p", "tf_effects_probe"] + extra + args
+    env = dict(env, EFFECTS_FD=str(w), **({"EFFECTS_COUNT": "1"} if mode == "count" else {}))
+    with open(log, "w") as out:
+        p = subprocess.Popen(cmd, pass_fds=[w], env=env, stdout=out, stderr=subprocess.STDOUT)
     os.close(w)
     with os.fdopen(r) as f:
-        line = f.read().split()
+        said = f.read().split()
     p.wait()
-    if not line:
-        sys.exit("plugin_effects.py: a %s run said nothing (exit %d)" % (mode, p.returncode))
-    return line
+    if p.returncode in (4, 5):
+        fail("the %s run exited %d (pytest: usage error, or no tests): its output:"
+             % (mode, p.returncode), log)
+    if mode == "plugin":
+        with open(log, errors="replace") as f:
+            if not any(line.startswith("testfence: fenced (") for line in f):
+                fail("the plugin did not say it fenced the run: its output:", log)
+    if not said:
+        fail("the %s run's probe said nothing (exit %d): its output:" % (mode, p.returncode), log)
+    return said, p.returncode
+
+
+def parse(argv):
+    args = argv[argv.index("--") + 1:] if "--" in argv else []
+    own = argv[:argv.index("--")] if "--" in argv else argv
+    if len(own) > 2 or (own and not own[0].isdigit()) or (own and int(own[0]) < 1):
+        sys.exit("usage: bench/plugin_effects.py [RUNS (1 or more)] [BUILD_DIR] [-- PYTEST_ARGS...]")
+    build = os.path.abspath(own[1] if len(own) > 1 else os.path.join(HERE, "..", "build"))
+    if not os.path.exists(os.path.join(build, "libtestfence.so")):
+        sys.exit("plugin_effects.py: no libtestfence.so in %s: build it (make), or name the "
+                 "build dir" % build)
+    return (int(own[0]) if own else 5), build, args
+
+
+def show(mode, rows):
+    gcs = [float(r[1]) for r in rows]
+    full = [r[3] for r in rows]
+    times = [float(t) for f in full if f != "-" for t in f.split(",")]
+    print("%-6s collector ms min %6.1f median %6.1f; collections %s; full ones a round %s "
+          "(median %s ms); id() %.1f ns, sys._getframe() %.1f ns" % (
+              mode, min(gcs), statistics.median(gcs), "/".join(sorted({r[2] for r in rows})),
+              " ".join("0" if f == "-" else str(len(f.split(","))) for f in full),
+              "%.1f" % statistics.median(times) if times else "-",
+              min(float(r[5]) for r in rows), min(float(r[7]) for r in rows)))
 
 
 def main():
-    argv = sys.argv[1:]
-    args = argv[argv.index("--") + 1:] if "--" in argv else []
-    argv = argv[:argv.index("--")] if "--" in argv else argv
-    runs = int(argv[0]) if argv else 5
-    build = os.path.abspath(argv[1] if len(argv) > 1 else os.path.join(HERE, "..", "build"))
-    path = os.pathsep.join(p for p in (os.environ.get("PYTHONPATH"), SRC) if p)
-    env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", PYTHONPATH=path,
-               TESTFENCE_LIBRARY=os.path.join(build, "libtestfence.so"))
-    seen = {"bare": [], "plugin": []}
-    for _ in range(runs):
-        for mode in seen:
-            seen[mode].append(once(mode, args, env))
-    for mode, rows in seen.items():
-        col = lambda i: [float(r[i]) for r in rows]
-        print("%-6s gc ms min %6.1f median %6.1f; collections %s; full ones ms median %6.1f; "
-              "id() %4.1f ns; exit %s" % (mode, min(col(1)), statistics.median(col(1)),
-                                          "/".join(sorted({r[2] for r in rows})),
-                                          statistics.median(col(3)), min(col(5)),
-                                          "/".join(sorted({r[7] for r in rows}))))
-    print("bare's audit events: " + " ".join(once("count", args, env)[1:]))
+    runs, build, args = parse(sys.argv[1:])
+    compileall.compile_dir(SRC, quiet=1)
+    tmp = tempfile.mkdtemp(prefix="tf-effects-")
+    try:
+        with open(os.path.join(tmp, "tf_effects_probe.py"), "w") as f:
+            f.write(PROBE)
+        path = os.pathsep.join(p for p in (tmp, os.environ.get("PYTHONPATH"), SRC) if p)
+        env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", PYTHONPATH=path,
+                   TESTFENCE_LIBRARY=os.path.join(build, "libtestfence.so"))
+        seen = {"bare": [], "plugin": []}
+        for r in range(runs + 1):  # round 0 is the warm-up
+            ends = {}
+            for mode in seen:
+                said, ends[mode] = once(mode, args, env, tmp)
+                if r:
+                    seen[mode].append(said)
+            if ends["bare"] != ends["plugin"]:
+                fail("bare exited %d, the plugin's run %d: the fence changed the outcome; "
+                     "the plugin's run's output:" % (ends["bare"], ends["plugin"]),
+                     os.path.join(tmp, "last-plugin.log"))
+        for mode, rows in seen.items():
+            show(mode, rows)
+        print("exit status of every run: %d" % ends["bare"])
+        print("bare's audit events: " + " ".join(once("count", args, env, tmp)[0][1:]))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 main()
