@@ -100,14 +100,19 @@ tries() { wc -l <"$TRIES"; }
     for sig in TERM INT HUP; do
         mkdir "$BATS_TEST_TMPDIR/tmp-$sig"
         : >"$TRIES"
-        # Started by a bash script, in a process group of their own killed whole, as a
-        # timeout or a terminal kills it; INT not ignored, as a command started in the
-        # background has it. The script must stop there too: bash goes on after a Ctrl-C
-        # when its child exited rather than died of it. The program says it started before
-        # it waits: no sleep decides when the signal comes. (bats waits for whatever holds
-        # its fd 3: closed, a failing check leaves no wait.)
-        TMPDIR="$BATS_TEST_TMPDIR/tmp-$sig" env --default-signal=INT setsid \
-            bash -c '"$@"; echo went on >"$0"' "$BATS_TEST_TMPDIR/after-$sig" \
+        # Started by a caller that outlives the signal and writes down how its child ended
+        # (Python: -N when killed by signal N), all in a process group of their own killed
+        # whole, as a timeout or a terminal kills it; INT not ignored, as a command started in
+        # the background has it. Dying of the signal, not exiting 128+N, is what makes a bash
+        # script that started it stop at a Ctrl-C. The program says it started before it
+        # waits: no sleep decides when the signal comes. (bats waits for whatever holds its
+        # fd 3: closed, a failing check leaves no wait.)
+        TMPDIR="$BATS_TEST_TMPDIR/tmp-$sig" env --default-signal=INT setsid /usr/bin/python3 -c '
+import signal, subprocess, sys
+for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+    signal.signal(s, lambda *_: None)  # a handler, not SIG_IGN: the child gets the default
+with open(sys.argv[1], "w") as f:
+    f.write(str(subprocess.run(sys.argv[2:]).returncode))' "$BATS_TEST_TMPDIR/ended-$sig" \
             "$RUNNER" sh -c 'echo started >"$0"; exec sleep 30' "$BATS_TEST_TMPDIR/started-$sig" 3>&- &
         pid=$!
         n=0 # at most 10 s for a start that takes milliseconds: a bound, not a timing
@@ -117,11 +122,10 @@ tries() { wc -l <"$TRIES"; }
         done
         ls -A "$BATS_TEST_TMPDIR/tmp-$sig" | grep -q . || { kill -s KILL -- "-$pid"; false; }
         kill -s "$sig" -- "-$pid"
-        status=0
-        wait "$pid" || status=$?
-        case $sig in TERM) [ "$status" -eq 143 ] ;; INT) [ "$status" -eq 130 ] ;; HUP) [ "$status" -eq 129 ] ;; esac
+        wait "$pid"
+        case $sig in TERM) want=-15 ;; INT) want=-2 ;; HUP) want=-1 ;; esac
+        [ "$(cat "$BATS_TEST_TMPDIR/ended-$sig")" = "$want" ]
         [ -z "$(ls -A "$BATS_TEST_TMPDIR/tmp-$sig")" ]
-        [ ! -e "$BATS_TEST_TMPDIR/after-$sig" ]
     done
 }
 

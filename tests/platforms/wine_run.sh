@@ -33,9 +33,10 @@ done
 # A shell killed by a signal runs no EXIT trap: a timeout's TERM, a Ctrl-C or a closed
 # terminal would leave the temp dir behind. On each, the dir is removed and the shell then
 # dies of that signal, so a caller sees it killed (bash stops at a Ctrl-C only when its child
-# died of it; an `exit 130` would let it go on). Set before the dir exists: nothing is left
-# whenever the signal comes. A signal sent to this shell alone, not to its group (a timeout
-# and a terminal signal the group), acts once the wine it waits for has ended.
+# died of it; an `exit 130` would let it go on). Set before the dir exists (only a signal
+# between mktemp making it and `dir=` naming it can leave it). A signal sent to this shell
+# alone, not to its group (a timeout and a terminal signal the group), acts once the wine it
+# waits for has ended.
 dir=
 trap 'rm -rf "$dir"' EXIT
 for sig in HUP INT TERM; do
