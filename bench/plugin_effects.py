@@ -11,9 +11,10 @@ probe plugin loaded first (from a temp dir) times every collection (gc.callbacks
 (the plugin's hook still in), one id() and one sys._getframe() call. Printed per mode: the
 collector's time (minimum, median), the full collections of each round and their median time,
 and the two calls' ns; then the audit events the bare suite raises, by name (one more bare run
-with a counting hook, not timed). It stops, with the run's output, when a run exits 4 or 5
-(pytest's usage error, no tests), when the two modes end differently, or when the plugin did
-not say it fenced the run. Linux (libtestfence.so); PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 in both
+with a counting hook, not timed). It stops, with the run's output, when a run exits 2 to 5
+(pytest: interrupted, internal error, usage error, no tests), when the two modes end
+differently (exit status, or any test's outcome: the probe compares them), or when the plugin
+did not fence the run (the probe asks it). Linux (libtestfence.so); PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 in both
 modes, so a suite that needs an installed plugin is measured without it.
 
 usage: bench/plugin_effects.py [RUNS] [BUILD_DIR] [-- PYTEST_ARGS...]   (from a suite's
@@ -26,11 +27,32 @@ import compileall, os, shutil, statistics, subprocess, sys, tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(os.path.dirname(HERE), "python")
 PROBE = r'''"""bench/plugin_effects.py's probe, loaded before testfence (-p order)."""
-import atexit, collections, gc, os, sys, time, timeit
+import atexit, collections, gc, hashlib, os, sys, time, timeit
 
 _FD = int(os.environ["EFFECTS_FD"])
 _gc = {"start": 0.0, "all": 0.0, "full": [], "n": 0}
 _events = collections.Counter()
+_outcomes = {}  # nodeid -> its phases' outcomes that were not "passed", or "passed"
+
+
+def pytest_runtest_logreport(report):
+    seen = _outcomes.setdefault(report.nodeid, "passed")
+    if report.outcome != "passed":
+        mark = report.when + ":" + report.outcome
+        _outcomes[report.nodeid] = mark if seen == "passed" else seen + "," + mark
+
+
+def _verdicts():
+    """The tests' outcomes, as a count and a digest: the two modes must have the same."""
+    lines = sorted("%s %s" % kv for kv in _outcomes.items())
+    failing = sum(1 for _, o in _outcomes.items() if o != "passed")
+    return "%d/%d:%s" % (failing, len(lines),
+                         hashlib.sha1("\n".join(lines).encode()).hexdigest()[:12])
+
+
+def _fenced():
+    state = sys.modules.get("_testfence.state")
+    return int(getattr(getattr(state, "_state", None), "mode", None) == "fenced")
 
 
 def _collected(phase, info):
@@ -55,8 +77,9 @@ def _say():
     else:
         gc.callbacks.remove(_collected)
         full = ",".join("%.2f" % d for d in _gc["full"]) or "-"
-        out = "gc %.2f %d %s id %.1f getframe %.1f" % (
-            _gc["all"], _gc["n"], full, _ns("id(0)"), _ns("sys._getframe()"))
+        out = "gc %.2f %d %s id %.1f getframe %.1f fenced %d tests %s" % (
+            _gc["all"], _gc["n"], full, _ns("id(0)"), _ns("sys._getframe()"), _fenced(),
+            _verdicts())
     os.write(_FD, (out + "\n").encode())
 
 
@@ -90,15 +113,13 @@ def once(mode, args, env, tmp):
     with os.fdopen(r) as f:
         said = f.read().split()
     p.wait()
-    if p.returncode in (4, 5):
-        fail("the %s run exited %d (pytest: usage error, or no tests): its output:"
-             % (mode, p.returncode), log)
-    if mode == "plugin":
-        with open(log, errors="replace") as f:
-            if not any(line.startswith("testfence: fenced (") for line in f):
-                fail("the plugin did not say it fenced the run: its output:", log)
+    if p.returncode in (2, 3, 4, 5):
+        fail("the %s run exited %d (pytest: interrupted, internal error, usage error or no "
+             "tests): its output:" % (mode, p.returncode), log)
     if not said:
         fail("the %s run's probe said nothing (exit %d): its output:" % (mode, p.returncode), log)
+    if mode == "plugin" and said[9] != "1":
+        fail("the plugin did not fence the run: its output:", log)
     return said, p.returncode
 
 
@@ -120,7 +141,7 @@ def show(mode, rows):
     times = [float(t) for f in full if f != "-" for t in f.split(",")]
     print("%-6s collector ms min %6.1f median %6.1f; collections %s; full ones a round %s "
           "(median %s ms); id() %.1f ns, sys._getframe() %.1f ns" % (
-              mode, min(gcs), statistics.median(gcs), "/".join(sorted({r[2] for r in rows})),
+              mode, min(gcs), statistics.median(gcs), "/".join(sorted({r[2] for r in rows}, key=int)),
               " ".join("0" if f == "-" else str(len(f.split(","))) for f in full),
               "%.1f" % statistics.median(times) if times else "-",
               min(float(r[5]) for r in rows), min(float(r[7]) for r in rows)))
@@ -133,23 +154,26 @@ def main():
     try:
         with open(os.path.join(tmp, "tf_effects_probe.py"), "w") as f:
             f.write(PROBE)
-        path = os.pathsep.join(p for p in (tmp, os.environ.get("PYTHONPATH"), SRC) if p)
+        # The checkout's plugin before the suite's path: a testfence installed there is not it.
+        path = os.pathsep.join(p for p in (tmp, SRC, os.environ.get("PYTHONPATH")) if p)
         env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", PYTHONPATH=path,
                    TESTFENCE_LIBRARY=os.path.join(build, "libtestfence.so"))
         seen = {"bare": [], "plugin": []}
         for r in range(runs + 1):  # round 0 is the warm-up
             ends = {}
             for mode in seen:
-                said, ends[mode] = once(mode, args, env, tmp)
+                said, code = once(mode, args, env, tmp)
+                ends[mode] = (code, said[11])
                 if r:
                     seen[mode].append(said)
             if ends["bare"] != ends["plugin"]:
-                fail("bare exited %d, the plugin's run %d: the fence changed the outcome; "
-                     "the plugin's run's output:" % (ends["bare"], ends["plugin"]),
-                     os.path.join(tmp, "last-plugin.log"))
+                fail("bare ended %s, the plugin's run %s (exit status, failing/all tests:digest):"
+                     " the fence changed the outcome; the plugin's run's output:"
+                     % (ends["bare"], ends["plugin"]), os.path.join(tmp, "last-plugin.log"))
         for mode, rows in seen.items():
             show(mode, rows)
-        print("exit status of every run: %d" % ends["bare"])
+        print("every run: exit status %d, failing/all tests %s" % (ends["bare"][0],
+                                                                   ends["bare"][1].split(":")[0]))
         print("bare's audit events: " + " ".join(once("count", args, env, tmp)[0][1:]))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
