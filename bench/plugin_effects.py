@@ -14,8 +14,9 @@ and the two calls' ns; then the audit events the bare suite raises, by name (one
 with a counting hook, not timed). It stops, with the run's output, when a run exits 2 to 5
 (pytest: interrupted, internal error, usage error, no tests), when the two modes end
 differently (exit status, or any test's outcome: the probe compares them), or when the plugin
-did not fence the run (the probe asks it). Linux (libtestfence.so); PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 in both
-modes, so a suite that needs an installed plugin is measured without it.
+did not fence the run (the probe asks it). Linux (libtestfence.so);
+PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 in both modes, so a suite that needs an installed plugin is
+measured without it.
 
 usage: bench/plugin_effects.py [RUNS] [BUILD_DIR] [-- PYTEST_ARGS...]   (from a suite's
        checkout, its own PYTHONPATH set; RUNS default 5; BUILD_DIR, relative to the current
@@ -77,7 +78,8 @@ def _say():
     else:
         gc.callbacks.remove(_collected)
         full = ",".join("%.2f" % d for d in _gc["full"]) or "-"
-        out = "gc %.2f %d %s id %.1f getframe %.1f fenced %d tests %s" % (
+        out = ("gc_ms=%.2f collections=%d full_ms=%s id_ns=%.1f getframe_ns=%.1f fenced=%d "
+               "tests=%s") % (
             _gc["all"], _gc["n"], full, _ns("id(0)"), _ns("sys._getframe()"), _fenced(),
             _verdicts())
     os.write(_FD, (out + "\n").encode())
@@ -100,7 +102,7 @@ def fail(why, log=None):
 
 
 def once(mode, args, env, tmp):
-    """The probe's words of one run, and its exit status."""
+    """The probe's fields of one run (NAME=VALUE words), and its exit status."""
     r, w = os.pipe()
     log = os.path.join(tmp, "last-%s.log" % mode)
     extra = ["-p", "testfence"] if mode == "plugin" else []
@@ -111,23 +113,25 @@ def once(mode, args, env, tmp):
         p = subprocess.Popen(cmd, pass_fds=[w], env=env, stdout=out, stderr=subprocess.STDOUT)
     os.close(w)
     with os.fdopen(r) as f:
-        said = f.read().split()
+        words = f.read().split()
     p.wait()
+    said = dict(w.partition("=")[::2] for w in words if "=" in w)
     if p.returncode in (2, 3, 4, 5):
         fail("the %s run exited %d (pytest: interrupted, internal error, usage error or no "
              "tests): its output:" % (mode, p.returncode), log)
-    if not said:
+    if not words:
         fail("the %s run's probe said nothing (exit %d): its output:" % (mode, p.returncode), log)
-    if mode == "plugin" and said[9] != "1":
+    if mode == "plugin" and said.get("fenced") != "1":
         fail("the plugin did not fence the run: its output:", log)
-    return said, p.returncode
+    return (said if mode != "count" else words), p.returncode
 
 
 def parse(argv):
     args = argv[argv.index("--") + 1:] if "--" in argv else []
     own = argv[:argv.index("--")] if "--" in argv else argv
     if len(own) > 2 or (own and not own[0].isdigit()) or (own and int(own[0]) < 1):
-        sys.exit("usage: bench/plugin_effects.py [RUNS (1 or more)] [BUILD_DIR] [-- PYTEST_ARGS...]")
+        sys.exit("usage: bench/plugin_effects.py [RUNS (1 or more)] [BUILD_DIR] "
+                 "[-- PYTEST_ARGS...]")
     build = os.path.abspath(own[1] if len(own) > 1 else os.path.join(HERE, "..", "build"))
     if not os.path.exists(os.path.join(build, "libtestfence.so")):
         sys.exit("plugin_effects.py: no libtestfence.so in %s: build it (make), or name the "
@@ -136,15 +140,16 @@ def parse(argv):
 
 
 def show(mode, rows):
-    gcs = [float(r[1]) for r in rows]
-    full = [r[3] for r in rows]
+    gcs = [float(r["gc_ms"]) for r in rows]
+    full = [r["full_ms"] for r in rows]
     times = [float(t) for f in full if f != "-" for t in f.split(",")]
     print("%-6s collector ms min %6.1f median %6.1f; collections %s; full ones a round %s "
           "(median %s ms); id() %.1f ns, sys._getframe() %.1f ns" % (
-              mode, min(gcs), statistics.median(gcs), "/".join(sorted({r[2] for r in rows}, key=int)),
+              mode, min(gcs), statistics.median(gcs),
+              "/".join(sorted({r["collections"] for r in rows}, key=int)),
               " ".join("0" if f == "-" else str(len(f.split(","))) for f in full),
               "%.1f" % statistics.median(times) if times else "-",
-              min(float(r[5]) for r in rows), min(float(r[7]) for r in rows)))
+              min(float(r["id_ns"]) for r in rows), min(float(r["getframe_ns"]) for r in rows)))
 
 
 def main():
@@ -163,7 +168,7 @@ def main():
             ends = {}
             for mode in seen:
                 said, code = once(mode, args, env, tmp)
-                ends[mode] = (code, said[11])
+                ends[mode] = (code, said.get("tests"))
                 if r:
                     seen[mode].append(said)
             if ends["bare"] != ends["plugin"]:

@@ -22,8 +22,8 @@ def _not_rewritten(package):
     and compiled from source at every start where the rewritten bytecode is not written (see
     above; and the plugin writes none from its load until the fence is up: state.py): 20-30 ms
     a start. It holds no test and no assert to rewrite, so it is taken out of the marked names
-    before it is imported. pytest has no public call for that: where its hook has no such set, nothing
-    changes."""
+    before it is imported. pytest has no public call for that: where its hook has no such set,
+    nothing changes."""
     for hook in sys.meta_path:
         marked = getattr(hook, "_must_rewrite", None)
         if isinstance(marked, set) and package in marked:
