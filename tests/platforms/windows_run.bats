@@ -87,7 +87,7 @@ field() {
 }
 
 @test "run: testfence.exe killed, the job kills the command's processes (kill on close)" {
-    wine "$EXE" run -- "$WPROBE" spawn-and-sleep >out.txt 2>&1 &
+    wine "$EXE" run -- "$WPROBE" spawn-and-sleep >out.txt 2>&1 3>&- & # bats' fd 3: wine_run.sh
     local pid=$! i
     for i in $(seq 1 100); do
         grep -q '^sleeper=' out.txt && break

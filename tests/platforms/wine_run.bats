@@ -129,6 +129,14 @@ with open(sys.argv[1], "w") as f:
     done
 }
 
+@test "wine is given no fd 3 (bats' output): a wine service it leaves running cannot hold the test open" {
+    fake_wine 0
+    [ -e /proc/$$/fd/3 ] # bats' own, open in every test
+    run "$RUNNER" --merged sh -c '[ -e /proc/$$/fd/3 ] && echo "fd 3 open" || echo "no fd 3"'
+    [ "$status" -eq 0 ]
+    [ "$output" = "no fd 3" ]
+}
+
 @test "a silent failure is run again only with --retry-silent; stdin given to each try" {
     fake_wine 1
     FAIL_AS=silent run "$RUNNER" sh -c 'exit 0'
