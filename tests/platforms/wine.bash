@@ -75,7 +75,10 @@ win_once() {
 wine_wrappers() {
     local bin="$BATS_FILE_TMPDIR/bin"
     mkdir -p "$bin"
-    printf '#!/bin/sh\nexec "%s" "%s" "$@"\n' "$WINE_RUN" "$EXE" >"$bin/testfence-wine"
+    # run_golden.sh starts only `testfence audit`, which reads and never writes, and says on
+    # stderr why it fails (every golden case that fails has its words there): a failure with
+    # nothing said is wine's (seen once in CI, 2026-12-07: status 1, no output).
+    printf '#!/bin/sh\nexec "%s" --retry-silent "%s" "$@"\n' "$WINE_RUN" "$EXE" >"$bin/testfence-wine"
     # The decoder always says why it rejects, so a silent failure is wine's too.
     printf '#!/bin/sh\nexec "%s" --stdin --retry-silent "%s" "$@"\n' "$WINE_RUN" "$DECODER_EXE" \
         >"$bin/toml-decoder-wine"

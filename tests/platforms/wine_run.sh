@@ -9,8 +9,8 @@
 #   _dl_fini: Assertion ... failed!", status 127; 2026-12-07, testfence.exe audit): the
 #   program had printed all it had to, but its exit status is lost;
 # - with --retry-silent, a failure with nothing on stderr (status 1; the TOML decoder on
-#   one of 210 valid cases): wine did not start the program. Only for programs that always
-#   say why they fail.
+#   one of 210 valid cases, testfence.exe audit on one of 82 golden cases): wine did not
+#   start the program. Only for programs that always say why they fail.
 # A retry is sound only for a command whose outcome is the same when it runs twice (audit,
 # doctor, explain, a run): a command that changes what it is given (init, clean, suggest
 # --apply) is started with --once, so that wine's failure fails the test rather than a second
