@@ -5,7 +5,7 @@ metadata). The wheel holds, for any Python environment (venv, pyenv, tox, --user
 
   testfence.py, _testfence/          the pytest plugin (pytest11 entry point) and its code
   testfence_native/                  beside it, found through its __file__:
-      libtestfence.so.0                the library it drives with ctypes
+      libtestfence.so.0                the library it drives (_testfence/_native.abi3.so, else ctypes)
       libtestfence_preload.so          the diagnostics shim the library preloads
   bin/testfence                      the CLI (an ELF, libc only)
   lib/testfence/libtestfence_preload.so   the shim, where the CLI finds it (../lib/testfence)
@@ -90,6 +90,10 @@ class BuildPy(build_py):
         shutil.copyfile(lib, os.path.join(native, "libtestfence.so.0"))
         shutil.copyfile(staged("lib/testfence/libtestfence_preload.so"),
                         os.path.join(native, "libtestfence_preload.so"))
+        # The compiled binding, where CMake found Python's headers (else the plugin uses ctypes).
+        compiled = os.path.join(WORK, "cmake", "_native.abi3.so")
+        if os.path.isfile(compiled):
+            shutil.copyfile(compiled, os.path.join(self.build_lib, "_testfence", "_native.abi3.so"))
 
 
 class BuildScripts(build_scripts):
@@ -114,7 +118,8 @@ cmdclass = {"build_py": BuildPy, "build_scripts": BuildScripts}
 
 if bdist_wheel is not None:
     class BdistWheel(bdist_wheel):
-        """py3-none-<platform>: native, but not tied to one Python (ctypes, no libpython)."""
+        """py3-none-<platform>: native, but not tied to one Python: the compiled binding is
+        built for the stable ABI and links no libpython; where it cannot load (PyPy), ctypes."""
 
         def finalize_options(self):
             super().finalize_options()

@@ -7,7 +7,9 @@
 # pip's does: pytest reads it to mark packages for assertion rewriting. PROJECT_DIR: where the
 # temp project goes (default TMPDIR; a journaled file system's directory measures a user's
 # disk), TMPDIR: where the run's temp dir goes; PYTHONDONTWRITEBYTECODE as the caller has it.
-# usage: bench/plugin_ep.sh [BUILD_DIR]     (N pairs, default 100)
+# VS=ctypes: B is the same plugin through ctypes (TESTFENCE_BINDING=ctypes), so A/B is what
+# the compiled binding (src/pyext/) saves.
+# usage: bench/plugin_ep.sh [BUILD_DIR]     (N pairs, default 100; VS=bare or ctypes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$(pwd)
@@ -46,7 +48,14 @@ fi
 echo "machine: $(nproc) cores, $(uname -sr), $(date -u +%F)"
 echo "project on $(findmnt -no FSTYPE,OPTIONS -T .); TMPDIR ${TMPDIR:-/tmp};" \
     "PYTHONDONTWRITEBYTECODE=${PYTHONDONTWRITEBYTECODE-(unset)}"
-echo "A: pytest with the plugin (entry point); B: the same with -p no:testfence"
+if [ "${VS:-bare}" = ctypes ]; then
+    [ -e "$build/_native.abi3.so" ] ||
+        { echo "bench/plugin_ep.sh: VS=ctypes: no $build/_native.abi3.so to compare with (python3-dev)" >&2; exit 1; }
+    echo "A: pytest with the plugin (entry point), compiled binding; B: the same through ctypes"
+    vs="env TESTFENCE_BINDING=ctypes $py -m pytest -q $blocks"
+else
+    echo "A: pytest with the plugin (entry point); B: the same with -p no:testfence"
+    vs="$py -m pytest -q $blocks -p no:testfence"
+fi
 # shellcheck disable=SC2086  # the blocks are words
-$py "$src/bench/pair.py" -n "${N:-100}" --warmup 5 \
-    --vs "$py -m pytest -q $blocks -p no:testfence" -- $py -m pytest -q $blocks
+$py "$src/bench/pair.py" -n "${N:-100}" --warmup 5 --vs "$vs" -- $py -m pytest -q $blocks

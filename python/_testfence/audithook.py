@@ -2,7 +2,6 @@
 metadata calls (chmod, utime, xattr, ioctl) the hook refuses itself.
 """
 
-import ctypes
 import errno
 import gc
 import os
@@ -202,13 +201,6 @@ def add_hook():
                          "cannot block. Remove that hook, or load testfence before it")
 
 
-class _PythonApi(ctypes.Structure):
-    """include/testfence.h's tf_python_api: the Python calls tf_audit_filter makes."""
-    _fields_ = [(name, ctypes.c_void_p) for name in (
-        "call_function", "dec_ref", "interpreter", "thread_state", "enter_tracing",
-        "leave_tracing")]
-
-
 def add_filtered(lib, hook, events):
     """HOOK registered behind the library's filter (tf_audit_filter), called for EVENTS only.
     CPython calls every audit hook for every audit event of the process, builtins.id and
@@ -218,28 +210,7 @@ def add_filtered(lib, hook, events):
     (PyThreadState_EnterTracing); the caller adds HOOK itself then."""
     if sys.implementation.name != "cpython" or sys.version_info < (3, 11):
         return False
-    api = ctypes.pythonapi
-    try:
-        # Functions of our own (PYFUNCTYPE: called holding the GIL): setting restype on
-        # ctypes.pythonapi's shared ones would change them for the tests' code too.
-        interpreter = ctypes.PYFUNCTYPE(ctypes.c_void_p)(("PyInterpreterState_Get", api))
-        add = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)(
-            ("PySys_AddAuditHook", api))
-        incref = ctypes.PYFUNCTYPE(None, ctypes.py_object)(("Py_IncRef", api))
-        calls = _PythonApi(*[ctypes.cast(getattr(api, name), ctypes.c_void_p).value for name in (
-            "PyObject_CallFunction", "Py_DecRef", "PyInterpreterState_Get", "PyThreadState_Get",
-            "PyThreadState_EnterTracing", "PyThreadState_LeaveTracing")])
-    except AttributeError:
-        return False  # a build that does not export one of them
-    names = sorted(events)
-    array = (ctypes.c_char_p * len(names))(*[n.encode() for n in names])
-    if lib.tf_audit_filter_set(ctypes.byref(calls), interpreter(), hook, array, len(names)):
-        return False
-    incref(hook)  # for the process's lifetime: the filter holds it
-    try:
-        return add(ctypes.cast(lib.tf_audit_filter, ctypes.c_void_p), None) == 0
-    except Exception:
-        return False  # an earlier hook refused it; sys.addaudithook is asked next, then the probe
+    return lib.audit_filter_add(hook, [n.encode() for n in sorted(events)])
 
 
 def _no_collection_at_exit():

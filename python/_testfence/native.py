@@ -1,10 +1,10 @@
-"""The native binding: libtestfence through ctypes (include/testfence.h's calls and
-constants) and the error it raises. No policy here: the library decides. Linux:
-libtestfence.so.0; Windows: libtestfence.dll (make windows), macOS: libtestfence.dylib (the
-python backend's plan, workspace, log and report, no tf_fence; docs/platforms.md).
+"""The native binding: libtestfence (include/testfence.h's calls and constants) and the shim,
+and the error they raise. No policy here: the library decides. Linux: libtestfence.so.0;
+Windows: libtestfence.dll (make windows), macOS: libtestfence.dylib (the python backend's plan,
+workspace, log and report, no tf_fence; docs/platforms.md). Through the compiled module
+_native.abi3.so (src/pyext/) where it is built, else ctypes (ctbinding.py): the same calls.
 """
 
-import ctypes
 import os
 import sys
 
@@ -21,6 +21,16 @@ ENV_BACKEND = "TESTFENCE_PLUGIN_BACKEND"
 
 # For tests and unusual installs: the path of libtestfence.so. It never selects config.
 ENV_LIBRARY = "TESTFENCE_LIBRARY"
+
+
+# "ctypes": the binding through ctypes even where the compiled one is built (the tests run
+# both); anything else, or unset: the compiled one when there is one.
+ENV_BINDING = "TESTFENCE_BINDING"
+
+
+# The compiled binding's file: in this package once installed; in the build dir, beside the
+# library TESTFENCE_LIBRARY names.
+NATIVE_NAME = "_native.abi3.so"
 
 
 SHIM_NAME = "libtestfence_preload.so"
@@ -95,72 +105,55 @@ def _library_candidates():
     return [os.path.join(here, "..", "..", LIBRARY_NAME)] + own + [LIBRARY_NAME]
 
 
+def _compiled():
+    """The compiled binding (_native), or None: not built here, or ctypes asked for."""
+    if os.environ.get(ENV_BINDING) == "ctypes":
+        return None
+    given = os.environ.get(ENV_LIBRARY)
+    for d in [os.path.dirname(os.path.abspath(__file__))] + (
+            [os.path.dirname(os.path.abspath(given))] if given else []):
+        path = os.path.join(d, NATIVE_NAME)
+        if os.path.exists(path):
+            import importlib.machinery, importlib.util
+            loader = importlib.machinery.ExtensionFileLoader("_testfence._native", path)
+            spec = importlib.util.spec_from_file_location("_testfence._native", path,
+                                                          loader=loader)
+            try:
+                module = importlib.util.module_from_spec(spec)
+                loader.exec_module(module)
+            except ImportError:
+                return None  # another OS's or architecture's build: ctypes does it
+            return module
+    return None
+
+
+_LIB = []  # the binding, once loaded: one library a process
+
+
 def _load_library():
+    """The binding to libtestfence: _native's module, or a ctbinding.Binding."""
+    if _LIB:
+        return _LIB[0]
+    native = _compiled()
+    if native is None:
+        from . import ctbinding
     errors = []
     for cand in _library_candidates():
         try:
-            lib = ctypes.CDLL(cand)
+            if native is not None:
+                native.open_library(os.fsencode(cand))
+                lib = native
+            else:
+                lib = ctbinding.open_library(cand)
             break
         except OSError as e:
             errors.append(str(e))
     else:
-        raise FenceError("cannot load %s (%s)" % (LIBRARY_NAME, "; ".join(errors)))
-    c_p, c_s, c_i, c_sz, c_l = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_size_t, ctypes.c_long
-    protos = {
-        "tf_api_version": (c_i, []),
-        "tf_open": (c_p, []),
-        "tf_close": (None, [c_p]),
-        "tf_error": (c_s, [c_p]),
-        "tf_error_kind": (c_i, [c_p]),
-        "tf_warning": (c_s, [c_p]),
-        "tf_load": (c_i, [c_p, c_s, c_s, ctypes.POINTER(c_s), c_sz]),
-        "tf_set_outputs": (c_i, [c_p, ctypes.POINTER(c_s), c_sz]),
-        "tf_check": (c_i, [c_p]),
-        "tf_prepare": (c_i, [c_p]),
-        "tf_fence": (c_i, [c_p]),
-        "tf_attach": (c_i, [c_p, c_s]),
-        "tf_root": (c_s, [c_p]),
-        "tf_config_source": (c_s, [c_p]),
-        "tf_workspace": (c_s, [c_p]),
-        "tf_tmp": (c_s, [c_p]),
-        "tf_output": (c_s, [c_p, c_sz]),
-        "tf_pytest_cache": (c_s, [c_p]),
-        "tf_shim": (c_s, [c_p]),
-        "tf_fence_dir": (c_s, [c_p]),
-        "tf_landlock_abi": (c_i, [c_p]),
-        "tf_set_backend": (c_i, [c_p, c_i]),
-        "tf_policy_entry": (c_s, [c_p, c_sz, ctypes.POINTER(c_i)]),
-        "tf_env_count": (c_sz, [c_p]),
-        "tf_env_name": (c_s, [c_p, c_sz]),
-        "tf_env_value": (c_s, [c_p, c_sz]),
-        "tf_path_check": (c_i, [c_p, c_s, c_i, c_s, c_sz]),
-        "tf_path_check_at": (c_i, [c_p, c_i, c_s, c_i, c_s, c_sz]),
-        "tf_files_inside": (c_i, [c_p, ctypes.c_char_p, c_sz, ctypes.c_char_p, c_sz]),
-        "tf_fenced": (c_i, [c_p]),
-        "tf_record": (c_i, [c_p, c_s, c_s, c_s, c_i, c_i, c_s, c_s]),
-        "tf_record_at": (c_i, [c_p, c_s, c_s, c_s, c_i, c_i, c_s, c_s, c_s, c_l, c_s, c_s, c_l]),
-        "tf_test_split": (c_s, [c_s, ctypes.POINTER(c_sz)]),
-        "tf_ioctl_class": (c_i, [ctypes.c_ulong]),
-        "tf_fails_first": (c_i, [c_s, c_i, c_s, c_i, c_s]),
-        "tf_violations_load": (c_l, [c_p]),
-        "tf_violation_str": (c_s, [c_p, c_sz, c_s]),
-        "tf_violation_line": (c_s, [c_p, c_sz]),
-        "tf_violation_int": (c_l, [c_p, c_sz, c_s]),
-        "tf_summary": (c_p, [c_p, c_i]),
-        "tf_status": (c_i, [c_p, c_i]),
-        "tf_end_tmp": (c_i, [c_p, c_i]),
-        "tf_planted": (c_p, [c_p, ctypes.POINTER(c_i)]),
-        "tf_free": (None, [c_p]),
-        "tf_audit_filter_set": (c_i, [c_p, c_p, ctypes.py_object, ctypes.POINTER(c_s), c_sz]),
-    }
-    for name, (res, args) in protos.items():
-        fn = getattr(lib, name, None)
-        if fn is None:
-            raise FenceError("libtestfence.so (%s) has no %s: it is older than this plugin; "
-                             "install both from the same testfence" % (cand, name))
-        fn.restype, fn.argtypes = res, args
+        raise FenceError("cannot load %s (%s): it is missing, or older than this plugin; install "
+                         "both from the same testfence" % (LIBRARY_NAME, "; ".join(errors)))
     if lib.tf_api_version() != 1:
         raise FenceError("libtestfence.so has API version %d; this plugin needs 1" % lib.tf_api_version())
+    _LIB.append(lib)
     return lib
 
 
@@ -173,7 +166,7 @@ def _s(b):
 
 
 class Session:
-    """One tf_session: the run this process fences (or joined)."""
+    """One tf_session: the run this process fences (or joined). LIB: _load_library()'s."""
 
     def __init__(self, lib):
         self.lib = lib
@@ -186,16 +179,17 @@ class Session:
             self.lib.tf_close(self.h)
             self.h = None
 
+    def error(self):
+        return _s(self.lib.tf_error(self.h))
+
     def _ok(self, rc):
         if rc < 0:
-            raise FenceError(_s(self.lib.tf_error(self.h)), self.lib.tf_error_kind(self.h))
+            raise FenceError(self.error(), self.lib.tf_error_kind(self.h))
         return rc
 
     def load(self, allow, outputs=()):
-        outs = (ctypes.c_char_p * (len(outputs) + 1))(*[_b(o) for o in outputs], None)
-        self._ok(self.lib.tf_set_outputs(self.h, outs, len(outputs)))
-        arr = (ctypes.c_char_p * (len(allow) + 1))(*[_b(a) for a in allow], None)
-        self._ok(self.lib.tf_load(self.h, None, None, arr, len(allow)))
+        self._ok(self.lib.set_outputs(self.h, [_b(o) for o in outputs]))
+        self._ok(self.lib.load_allow(self.h, [_b(a) for a in allow]))
 
     def set_backend(self, backend):
         """TF_BACKEND_SHIM: this process fences itself without the kernel (the python backend);
@@ -207,17 +201,16 @@ class Session:
         is_dir)] harmless tool state refused quietly). Tool state quiet only while its tool
         runs some subcommand (git describe) is left out: this process is not that tool."""
         writable, quiet = [], []
-        kind = ctypes.c_int(0)
         i = 0
         while True:
-            p = _s(self.lib.tf_policy_entry(self.h, i, ctypes.byref(kind)))
+            p, kind = self.lib.policy_entry(self.h, i)
             if p is None:
                 return writable, quiet
             i += 1
-            entry = (p, bool(kind.value & TF_ENTRY_DIR))
-            if not kind.value & TF_ENTRY_QUIET:
+            entry = (_s(p), bool(kind & TF_ENTRY_DIR))
+            if not kind & TF_ENTRY_QUIET:
                 writable.append(entry)
-            elif not kind.value & TF_ENTRY_COMMANDS:
+            elif not kind & TF_ENTRY_COMMANDS:
                 quiet.append(entry)
 
     def outputs(self):
@@ -243,6 +236,9 @@ class Session:
     def get(self, what):
         return _s(getattr(self.lib, "tf_" + what)(self.h))
 
+    def landlock_abi(self):
+        return self.lib.tf_landlock_abi(self.h)
+
     def env(self):
         n = self.lib.tf_env_count(self.h)
         return [(_s(self.lib.tf_env_name(self.h, i)), _s(self.lib.tf_env_value(self.h, i))) for i in range(n)]
@@ -252,17 +248,16 @@ class Session:
         resolved by the library as the kernel would: verdict 1 writable, 0 outside the writable
         set, 2 outside but harmless tool state (refused, never reported), None when it cannot
         be told."""
-        buf = ctypes.create_string_buffer(4096)
-        rc = self.lib.tf_path_check_at(self.h, dirfd, path, flags, buf, len(buf))
-        return (None if rc < 0 else rc), _s(buf.value)
+        rc, resolved = self.lib.path_check_at(self.h, dirfd, path, flags)
+        return (None if rc < 0 else rc), _s(resolved)
 
     def files_inside(self, paths):
         """For each absolute path in PATHS (str), True when it lies inside the writable set
         or that cannot be told (the library's tf_files_inside)."""
         buf = b"".join(os.fsencode(p) + b"\0" for p in paths)
-        out = ctypes.create_string_buffer(len(paths) or 1)
-        self._ok(self.lib.tf_files_inside(self.h, buf, len(buf), out, len(paths)))
-        return [b != 0 for b in out.raw[: len(paths)]]
+        rc, inside = self.lib.files_inside(self.h, buf, len(paths))
+        self._ok(rc)
+        return [b != 0 for b in inside]
 
     def fenced(self):
         """1: this process is fenced already (the kernel's word), 0: it is not, -1: unknown."""
@@ -275,9 +270,8 @@ class Session:
     def test_split(self, value):
         """(test, phase) of the test variable's VALUE (bytes), split by the library's one
         parser, the shim's: phase None when VALUE ends in none."""
-        n = ctypes.c_size_t(0)
-        phase = self.lib.tf_test_split(value, ctypes.byref(n))
-        return os.fsdecode(value[: n.value]), _s(phase)
+        n, phase = self.lib.test_split(value)
+        return os.fsdecode(value[:n]), _s(phase)
 
     def fails_first(self, op, flags, resolved, source):
         """Would the kernel refuse the write OP to RESOLVED before the fence is asked
@@ -293,6 +287,10 @@ class Session:
                               _b(test), _b(phase), _b(sf), sl or 0,
                               None if fn is None else fn.encode("utf-8", "replace"), _b(tf),
                               tl or 0)
+
+    def violations_count(self):
+        """The number of records in the log (read again), or -1."""
+        return self.lib.tf_violations_load(self.h)
 
     def violations(self, start=0):
         """The records of the log from the START-th on, as dicts with their
@@ -319,21 +317,48 @@ class Session:
         """(count, text): what the run left in the writable set that would switch the next
         run's fence off (testfence.py, sitecustomize.py, a .pth, a config turning the plugin
         off); what cannot be checked counts as one."""
-        n = ctypes.c_int(0)
-        p = self.lib.tf_planted(self.h, ctypes.byref(n))
-        if not p:
+        n, text = self.lib.planted(self.h)
+        if text is None:
             return 1, "testfence: cannot check what the tests left in the writable set: %s\n" % (
-                _s(self.lib.tf_error(self.h)))
-        try:
-            return n.value, _s(ctypes.cast(p, ctypes.c_char_p).value)
-        finally:
-            self.lib.tf_free(p)
+                self.error())
+        return n, _s(text)
 
     def summary(self, status):
-        p = self.lib.tf_summary(self.h, status)
-        if not p:
-            return "testfence: " + _s(self.lib.tf_error(self.h)) + "\n"
-        try:
-            return ctypes.string_at(p).decode("utf-8", "replace")
-        finally:
-            self.lib.tf_free(p)
+        text = self.lib.summary(self.h, status)
+        if text is None:
+            return "testfence: " + self.error() + "\n"
+        return text.decode("utf-8", "replace")
+
+
+class Shim:
+    """The shim loaded in this process, to call it: LIB's (_load_library()'s) handle on the
+    object at PATH (bytes; None: the process's global scope, where a preloaded one is). Each
+    call returns None where the shim has no such call."""
+
+    def __init__(self, lib, handle):
+        self.lib, self.h = lib, handle
+
+    @classmethod
+    def open(cls, lib, path):
+        """The shim at PATH, or None: it cannot be loaded."""
+        h = lib.shim_open(path)
+        return None if h is None else cls(lib, h)
+
+    def patchable(self):
+        return self.lib.shim_patchable(self.h)
+
+    def patch(self, conf):
+        return self.lib.shim_patch(self.h, conf)
+
+    def rescan(self):
+        return self.lib.shim_rescan(self.h)
+
+    def attach(self, conf):
+        return self.lib.shim_attach(self.h, conf)
+
+    def frames(self, fields):
+        """Let the shim ask FIELDS(frame) -> bytes where a write it refused came from."""
+        return self.lib.shim_frames(self.h, fields)
+
+    def frames_off(self):
+        return self.lib.shim_frames_off(self.h)

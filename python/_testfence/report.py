@@ -61,7 +61,7 @@ class _PerTest:
     (bench/plugin_pertest.py counts it)."""
 
     def __init__(self, session, shim):
-        self.rescan = shim.testfence_shim_rescan if shim is not None else None
+        self.rescan = shim.rescan if shim is not None else None
         self.count = session.lib.tf_violations_load  # a stat when the log is as it was
         self.h = session.h
 

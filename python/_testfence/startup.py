@@ -2,7 +2,6 @@
 load the shim into the process (or start pytest again with it); what is left at exit.
 """
 
-import ctypes
 import os
 import sys
 import tempfile
@@ -11,10 +10,11 @@ import pytest
 
 from .audithook import add_hook, install_python_backend
 from .native import (
-    AT_FDCWD, ENV_BACKEND, ENV_PLUGIN, ENV_REEXEC, FenceError, SHIM_NAME, Session, TF_BACKEND_SHIM,
+    AT_FDCWD, ENV_BACKEND, ENV_PLUGIN, ENV_REEXEC, FenceError, SHIM_NAME, Session, Shim,
+    TF_BACKEND_SHIM,
     TF_ERROR_NO_ROOT,
     TF_ERROR_NOT_SET_UP, TF_TMP_KEEP, TF_TMP_KEEP_FAILED, TF_TMP_REMOVE,
-    _load_library, _s)
+    _load_library)
 from .report import _PerTest
 from .state import _at_exit, _bytecode_back, _state, _warn
 from . import where
@@ -170,14 +170,8 @@ def _reexec_with_shim(config, opt, s):
 def _load_shim(path):
     """Load the shim into this process, where it can be attached without starting pytest
     again (x86_64 and aarch64: it points the loaded code's calls at itself). True when it is."""
-    try:
-        shim = ctypes.CDLL(path)
-        if shim.testfence_shim_patchable() != 1:
-            return False
-        shim.testfence_shim_patch.argtypes = [ctypes.c_char_p]
-        shim.testfence_shim_patch.restype = ctypes.c_int
-        shim.testfence_shim_rescan.argtypes, shim.testfence_shim_rescan.restype = [], None
-    except (OSError, AttributeError):
+    shim = Shim.open(_load_library(), os.fsencode(path))
+    if shim is None or shim.patchable() != 1:
         return False
     _state.shim = shim
     return True
@@ -188,20 +182,19 @@ def _attach_shim(conf):
     it look at this process too: it records each write the kernel refuses, whatever code made
     it. True when it does."""
     if conf and _state.shim is not None:
-        if _state.shim.testfence_shim_patch(os.fsencode(conf)) == 0:
-            return True  # what is loaded later, the shim patches itself (and _rescan)
+        if _state.shim.patch(os.fsencode(conf)) == 0:
+            return True  # what is loaded later, the shim patches itself (and rescan)
         _state.notes.append("the shim cannot be attached to this process: writes refused here "
                             "that C code makes are not reported")
         _state.c_writes_unreported = True
         return False
     if not conf or not _shim_mapped():
         return False
-    try:
-        attach = ctypes.CDLL(None).testfence_shim_attach
-    except AttributeError:
+    shim = Shim.open(_load_library(), None)
+    rc = None if shim is None else shim.attach(os.fsencode(conf))
+    if rc is None:
         return False
-    attach.argtypes, attach.restype = [ctypes.c_char_p], ctypes.c_int
-    if attach(os.fsencode(conf)) == 0:
+    if rc == 0:
         return True
     _state.notes.append("the shim loaded in this process cannot read %s: writes refused here "
                         "that C code makes are not reported" % conf)
@@ -216,10 +209,7 @@ def _shim_handle():
         return _state.shim
     if not _shim_mapped():
         return None
-    try:
-        return ctypes.CDLL(None)
-    except OSError:
-        return None
+    return Shim.open(_load_library(), None)
 
 
 def _point_at_lines(root, shim):
@@ -340,7 +330,7 @@ def _start_fenced(config, opt, s=None):
     where.top_of_run()
     _point_at_lines(s.get("root"), _shim_handle() if shim_here else None)
     _state.why = "fenced (Landlock ABI %d): writes only beneath %s, the run's temp dir and the system set; workspace %s" % (
-        lib.tf_landlock_abi(s.h), s.get("fence_dir"), s.get("workspace"))
+        s.landlock_abi(), s.get("fence_dir"), s.get("workspace"))
     outputs = s.outputs()
     if outputs:
         _state.why += "; declared outputs: " + " ".join(outputs)
@@ -470,7 +460,7 @@ def _already_fenced(ws, opt):
         from .pyback import _join_python  # the python backend's only
         _join_python(lib, ws)
         return True, None
-    if verdict == 0 and lib.tf_landlock_abi(s.h) == 0 and _shim_mapped():
+    if verdict == 0 and s.landlock_abi() == 0 and _shim_mapped():
         s.close()
         _point_at_lines(root, _shim_handle())
         _state.mode = "outer-run"
@@ -478,8 +468,7 @@ def _already_fenced(ws, opt):
                       "shim fences, WEAKER; this kernel has no Landlock for the plugin" % ws)
         _warn("WARNING: " + _state.why)
         return True, None
-    why = "a write outside the writable set was not refused" if verdict == 0 else _s(
-        lib.tf_error(s.h))
+    why = "a write outside the writable set was not refused" if verdict == 0 else s.error()
     _state.notes.append("TESTFENCE_WORKSPACE is set (%s), but this process is not fenced (%s): "
                         "the plugin fences it" % (ws, why))
     _warn(_state.notes[-1])

@@ -7,7 +7,6 @@ hook asks where it records, and a process the tests start is told the line that 
 """
 
 import _thread
-import ctypes
 import os
 import threading
 import sys
@@ -31,9 +30,7 @@ class _Where:
     roots = ()  # the project root, as the library resolved it and as given
     judged = {}  # co_filename -> its name relative to the root, or None: not the project's
     library = ()  # the standard library's directories
-    frames_fn = None  # the shim's testfence_shim_frames, once registered
-    frames_off = None  # and its testfence_shim_frames_off
-    callback = None  # the ctypes function the shim calls (kept alive while registered)
+    shim = None  # the native.Shim asking _fields, once registered
     started_at = os.environ.get(ENV_STARTED_AT)  # as this process was started (top_of_run: None)
 
 
@@ -175,41 +172,28 @@ def _pack(where, sep):
 
 # ---- the shim asks: a refused write in this process ------------------------------------
 
-_FRAMES_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int)
-
-
-def _frames(buf, cap):
-    """Called by the shim, on the thread whose write was refused (ctypes takes the GIL): the
-    five fields, NUL-separated, into BUF. Whatever goes wrong, nothing (0): the record is
-    made all the same, without them."""
+def _fields(frame):
+    """Called by the shim, on the thread whose write was refused, with the frame of the code
+    that made it (native.Shim.frames): the five fields, NUL-separated, as bytes. Whatever goes
+    wrong, nothing (b""): the record is made all the same, without them."""
     try:
-        data = os.fsencode(_pack(find(sys._getframe(1)), "\0"))
-        if len(data) >= cap:
-            return 0
-        ctypes.memmove(buf, data, len(data))
-        return len(data)
-    except KeyboardInterrupt:  # ctypes would print and drop it: the main thread gets it again
+        return os.fsencode(_pack(find(frame), "\0"))
+    except KeyboardInterrupt:  # the binding would drop it: the main thread gets it again
         _thread.interrupt_main()
-        return 0
+        return b""
     except BaseException:  # a test's timeout, SystemExit: not this record's to carry
-        return 0
+        return b""
 
 
 def register(shim):
-    """Let the shim loaded in this process (SHIM: its ctypes handle) ask where a refused write
+    """Let the shim loaded in this process (SHIM: a native.Shim) ask where a refused write
     came from. True when it will. Unregistered at exit, before the interpreter goes away; a
     forked child registers again, as its own process."""
-    fn = getattr(shim, "testfence_shim_frames", None) if shim is not None else None
-    if fn is None or _Where.frames_fn is not None:
-        return _Where.frames_fn is not None
-    fn.argtypes, fn.restype = [_FRAMES_FN], ctypes.c_int
-    cb = _FRAMES_FN(_frames)
-    if fn(cb) != 0:
+    if shim is None or _Where.shim is not None:
+        return _Where.shim is not None
+    if shim.frames(_fields) != 0:
         return False
-    off = getattr(shim, "testfence_shim_frames_off", None)
-    if off is not None:
-        off.argtypes, off.restype = [_FRAMES_FN], ctypes.c_int
-    _Where.frames_fn, _Where.frames_off, _Where.callback = fn, off, cb
+    _Where.shim = shim
     _at_exit(unregister)
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=_again)
@@ -217,14 +201,14 @@ def register(shim):
 
 
 def _again():
-    if _Where.frames_fn is not None:
-        _Where.frames_fn(_Where.callback)
+    if _Where.shim is not None:
+        _Where.shim.frames(_fields)
 
 
 def unregister():
-    if _Where.frames_off is not None:
-        _Where.frames_off(_Where.callback)
-        _Where.frames_fn = None  # the callback stays referenced: a thread may be in it
+    if _Where.shim is not None:
+        _Where.shim.frames_off()
+        _Where.shim = None  # the callback stays referenced (by the binding): a thread may be in it
 
 
 # ---- a process the tests start is told the line that started it ---------------------------

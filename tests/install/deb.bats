@@ -46,6 +46,9 @@ setup_file() {
         (cd "$3" && env -u TESTFENCE_LIBRARY -u PYTHONPATH -u PYTEST_ADDOPTS -u TESTFENCE_WORKSPACE \
             PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 /usr/bin/python3 -m pytest -p testfence -p no:cacheprovider)
         echo "plugin=$?"
+        step binding
+        echo "binding=$(env -u TESTFENCE_LIBRARY -u PYTHONPATH -u TESTFENCE_BINDING /usr/bin/python3 -c \
+            "from _testfence import native; print(type(native._load_library()).__name__)")"
         step not-default
         (cd "$2" && env -u PYTEST_ADDOPTS -u TESTFENCE_WORKSPACE /usr/bin/python3 -m pytest -q -p no:cacheprovider)
         step purge
@@ -68,6 +71,7 @@ setup_file() {
     expect_output_has "testfence: fenced (Landlock ABI"
     expect_output_has "4 failed, 5 passed"
     expect_output_has "plugin=1"
+    expect_output_has "binding=module" # the compiled binding, not ctypes
     expect_output_has "gone=yes"
     # Byte-compiled at install (dh_python3's postinst), as Debian's own modules are: with
     # PYTHONDONTWRITEBYTECODE set, every pytest would compile the plugin again otherwise.

@@ -54,6 +54,13 @@ setup_file() {
     for f in "$TESTFENCE_SRC"/python/_testfence/*.py; do
         grep -qx "_testfence/${f##*/},," "$site"/testfence-*.dist-info/RECORD
     done
+    # The compiled binding is installed, recorded, and what the plugin loads.
+    [ -e "$site/_testfence/_native.abi3.so" ]
+    grep -qx "_testfence/_native.abi3.so,," "$site"/testfence-*.dist-info/RECORD
+    run env -u TESTFENCE_LIBRARY -u TESTFENCE_BINDING PYTHONPATH="$site" /usr/bin/python3 -c \
+        'from _testfence import native; print(type(native._load_library()).__name__)'
+    expect_status 0
+    [ "$output" = module ]
     clobberproject "$BATS_TEST_TMPDIR/p"
     cd "$BATS_TEST_TMPDIR/p"
     fingerprint >"$BATS_TEST_TMPDIR/before"

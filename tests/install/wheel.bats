@@ -24,7 +24,7 @@ newvenv() {
         >"$TF_INSTALL_WORK/wheel.log" 2>&1 || { show_log "$TF_INSTALL_WORK/wheel.log"; false; }
     ls "$DIST"/testfence-*.tar.gz
     run unzip -Z1 "$DIST"/testfence-*-py3-none-linux_*.whl
-    for f in testfence.py _testfence/__init__.py _testfence/hooks.py testfence_native/libtestfence.so.0 testfence_native/libtestfence_preload.so \
+    for f in testfence.py _testfence/__init__.py _testfence/hooks.py _testfence/_native.abi3.so testfence_native/libtestfence.so.0 testfence_native/libtestfence_preload.so \
         testfence-*.data/scripts/testfence testfence-*.data/data/lib/testfence/libtestfence_preload.so \
         testfence-*.dist-info/entry_points.txt testfence-*.dist-info/LICENSE; do
         grep -qxE "${f//\*/[^/]*}" <<<"$output" || { echo "the wheel lacks $f"; echo "$output"; false; }

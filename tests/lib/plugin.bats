@@ -81,6 +81,30 @@ expect_clobber_results() {
     ls tests/artifacts/_isolation_workspace_*/report.json
 }
 
+@test "the plugin drives the library through the compiled binding where it is built (no ctypes imported), else through ctypes" {
+    cat >tests/test_binding.py <<'EOF'
+import sys
+
+
+def test_binding():
+    print("BINDING compiled=%s ctypes=%s" % ("_testfence._native" in sys.modules,
+                                             "_testfence.ctbinding" in sys.modules))
+    print("CTYPES %s" % ("ctypes" in sys.modules))
+EOF
+    run $PY -m pytest -s tests/test_binding.py
+    expect_status 0
+    expect_output_has "testfence: fenced (Landlock ABI"
+    if [ "${TESTFENCE_BINDING:-}" = ctypes ]; then
+        expect_output_has "BINDING compiled=False ctypes=True"
+    elif [ -n "${TF_PLUGIN_PYTHON:-}" ] || [ -e "$(dirname "$LIB")/_native.abi3.so" ]; then
+        # the wheel ships it; the build has it beside libtestfence.so
+        expect_output_has "BINDING compiled=True ctypes=False"
+        expect_output_has "CTYPES False"
+    else
+        expect_output_has "BINDING compiled=False ctypes=True"
+    fi
+}
+
 @test "pytest -n 2: every worker is fenced and the summary merges them" {
     run $PY -m pytest -p xdist.plugin -n 2
     expect_status 1
@@ -1147,6 +1171,8 @@ EOF
     # pip can uninstall it: its RECORD lists the plugin.
     grep -qx 'testfence.py,,' "$site"/testfence-*.dist-info/RECORD
     grep -qx '_testfence/hooks.py,,' "$site"/testfence-*.dist-info/RECORD
+    [ -e "$site/_testfence/_native.abi3.so" ] # the compiled binding, recorded too
+    grep -qx '_testfence/_native.abi3.so,,' "$site"/testfence-*.dist-info/RECORD
     # A C program builds against the installed header and library through pkg-config.
     printf '#include <testfence.h>\nint main(void)\n{\n    tf_session *s = tf_open();\n    int ok = tf_load(s, "%s", NULL, NULL, 0) == 0 && tf_api_version() == TF_API_VERSION;\n    tf_close(s);\n    return !ok;\n}\n' "$P" >"$BATS_TEST_TMPDIR/use.c"
     flags=$(PKG_CONFIG_PATH="$R/lib/pkgconfig" pkg-config --cflags --libs testfence)

@@ -175,3 +175,42 @@ def test_set_once(tmp_path):
         """, tmp_path)
     assert rc == 0, err
     assert out.strip() == "False"
+
+
+def test_the_binding_is_the_one_asked_for(tmp_path):
+    # ctest runs this file twice: through the compiled binding built beside the library
+    # (src/pyext/), and with TESTFENCE_BINDING=ctypes; each case above ran through it.
+    out, err, rc = run("""
+        def hook(event, args):
+            pass
+        # register
+        print(type(lib).__name__, "ctypes" in sys.modules)
+        """, tmp_path)
+    assert rc == 0, err
+    compiled = os.path.join(os.path.dirname(os.environ["TESTFENCE_LIBRARY"]), "_native.abi3.so")
+    if os.environ.get("TESTFENCE_BINDING") == "ctypes" or not os.path.exists(compiled):
+        assert out.strip() == "Binding True"
+    else:
+        assert out.strip() == "module False"
+
+
+def test_a_refusing_hook_leaves_the_filter_out(tmp_path):
+    # A hook added before refuses new hooks (sys.addaudithook raising): the filter says it was
+    # not added, and no error is left pending for the next call to trip on.
+    script = PRELUDE + textwrap.dedent("""
+        def refuse(event, args):
+            if event == "sys.addaudithook":
+                raise PermissionError("no more hooks")
+        sys.addaudithook(refuse)
+        def hook(event, args):
+            calls.append(event)
+        lib = native._load_library()
+        print(audithook.add_filtered(lib, hook, audithook._ANY_WATCHED))
+        os.mkdir("d")
+        print(calls, os.path.isdir("d"))
+        """)
+    python = os.environ.get("PYAUDIT_PYTHON") or sys.executable
+    p = subprocess.run([python, "-c", script], cwd=str(tmp_path), capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split("\n")[:2] == ["False", "[] True"]

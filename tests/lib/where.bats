@@ -296,6 +296,52 @@ EOF
     assert_outside_unchanged
 }
 
+@test "a write from another thread names that thread's line; the exception a test is handling survives the shim's asking" {
+    # The shim asks the frames on the thread whose write was refused, which may hold no GIL
+    # (os.open releases it): the binding takes it, and leaves the thread as it was.
+    cat >tests/test_thread.py <<'EOF'
+import os
+import sys
+import threading
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def clobber(name):
+    try:
+        os.open(ROOT / name, os.O_WRONLY | os.O_CREAT)
+    except OSError:
+        pass
+
+
+def test_from_a_thread():
+    t = threading.Thread(target=clobber, args=("rules.toml",))
+    t.start()
+    t.join()
+
+
+def test_while_handling():
+    try:
+        raise KeyError("pending")
+    except KeyError:
+        clobber("presets.toml")
+        print("PENDING", sys.exc_info()[0].__name__)
+EOF
+    rm conftest.py
+    fingerprint >"$BATS_TEST_TMPDIR/before"
+    run $PY -m pytest -s -p testfence -p no:cacheprovider tests/test_thread.py
+    expect_status 1 # the writes fail their tests, though the tests swallowed the errors
+    local t=tests/test_thread.py
+    expect_output_has "tests/test_thread.py::test_from_a_thread: 1 blocked write"
+    expect_output_has "tests/test_thread.py::test_while_handling: 1 blocked write"
+    expect_output_has "at $t:$(line_of $t 'os.open(ROOT / name') in clobber"
+    expect_output_has "at $t:$(line_of $t 'os.open(ROOT / name') in clobber, from $t:$(line_of $t 'clobber("presets.toml")')"
+    expect_output_has "PENDING KeyError"
+    expect_output_has "2 failed"
+    assert_outside_unchanged
+}
+
 @test "nothing is said where nothing is known: a write outside the project's code has no source keys" {
     # The shim in a child the plugin did not start (a cleared TESTFENCE_STARTED_AT) and no
     # Python of the project's on the stack: the record has no source keys at all.
