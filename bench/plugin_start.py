@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """The plugin's start-up inside pytest itself: pytest.main(["--collect-only", ...]) timed in
 a fresh process, without the plugin, with it (the shim patched in) and with
---testfence-reexec=off, RUNS rounds interleaved; prints each mode's minimum and median ms
+--testfence-reexec=off, and through ctypes in place of the compiled binding (where the build
+has one), RUNS rounds interleaved; prints each mode's minimum and median ms
 and the difference to bare. Interpreter start-up and `import pytest` are outside the timing,
 the same for all (a second start, --testfence-reexec=always, is timed by bench/plugin.sh).
 
@@ -14,7 +15,9 @@ import compileall, os, statistics, subprocess, sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(os.path.dirname(HERE), "python")
 MODES = {"bare": [], "plugin": ["-p", "testfence"],
-         "plugin-noreexec": ["-p", "testfence", "--testfence-reexec=off"]}
+         "plugin-noreexec": ["-p", "testfence", "--testfence-reexec=off"],
+         "plugin-ctypes": ["-p", "testfence"]}  # with TESTFENCE_BINDING=ctypes
+BINDING = {"plugin-ctypes": "ctypes"}
 CHILD = """import sys, time, pytest
 t = time.perf_counter()
 pytest.main(["--collect-only", "-q", "-p", "no:cacheprovider"] + sys.argv[1:])
@@ -37,7 +40,7 @@ def main():
     times = {m: [] for m in MODES}
     for _ in range(runs):
         for m, extra in MODES.items():
-            times[m].append(once(extra, env))
+            times[m].append(once(extra, dict(env, TESTFENCE_BINDING=BINDING.get(m, ""))))
     base = min(times["bare"])
     for m, t in times.items():
         print("%-16s min %7.1f ms  median %7.1f ms  min - bare's %+6.1f ms"
