@@ -1,5 +1,5 @@
 """testfence for plain `pytest`: the test process fences itself (Landlock, through
-libtestfence.so with ctypes), so no test can write outside the project's tests/.
+libtestfence.so), so no test can write outside the project's tests/.
 
 Enable it in pyproject.toml with ``addopts = "-p testfence"`` under
 ``[tool.pytest.ini_options]``, or install it (``make install``) and pytest loads it
@@ -9,7 +9,9 @@ See docs/plugin.md. Standard library only.
 The plugin's code, loaded through testfence.py (which hands pytest the hooks of
 hooks.py), split along its seams:
 
-    native     libtestfence.so through ctypes: the calls, the constants, FenceError
+    native     libtestfence.so and the shim: the calls, the constants, FenceError, through
+               the compiled _native.abi3.so (src/pyext/) where it is built, else ctbinding
+    ctbinding  the same calls through ctypes
     state      what this process's plugin knows about its run
     startup    fence this pytest, join its run or stand aside; the shim; at exit
     audithook  which test tried a write blocked in this process; metadata refused; under
