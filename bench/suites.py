@@ -31,12 +31,15 @@ import realsuites as rs  # noqa: E402  the manifest, its commands and environmen
 # their ratios are to bare-ep. run-ep is `testfence run -- pytest` where the plugin is so
 # installed: the plugin loads in that pytest, checks the fence and joins the run (a CI that
 # uses testfence run on a machine where pip installed testfence); its ratios are to bare-ep.
+# plugin-ctypes: the plugin through ctypes in place of its compiled binding
+# (TESTFENCE_BINDING=ctypes), where the build has one.
 KNOWN = {"bare": "bare", "run": "fenced", "plugin": "plugin", "plugin-noreexec": "plugin",
-         "plugin-env": "plugin", "bare-ep": "plugin", "plugin-ep": "plugin", "run-ep": "plugin"}
+         "plugin-env": "plugin", "plugin-ctypes": "plugin", "bare-ep": "plugin", "plugin-ep": "plugin", "run-ep": "plugin"}
 MODES = os.environ.get("MODES", "bare,run,plugin").split(",")
 if (MODES[0] != "bare" or not set(MODES) <= KNOWN.keys()
         or ({"plugin-ep", "run-ep"} & set(MODES) and "bare-ep" not in MODES)):
     sys.exit("suites.py: MODES is bare, then any of run, plugin, plugin-noreexec, plugin-env, "
+             "plugin-ctypes, "
              "bare-ep, plugin-ep, run-ep (comma-separated; plugin-ep and run-ep with bare-ep)")
 # What the plugin says when it has fenced pytest (plugin modes), or joined testfence run's
 # fence (run-ep): a mode whose output lacks it measured something else, and stops the script.
@@ -131,6 +134,8 @@ def main():
         cmd = rs.command(p, KNOWN[m], build, False)
         if m == "plugin-noreexec":
             cmd.insert(cmd.index("testfence") + 1, "--testfence-reexec=off")
+        if m == "plugin-ctypes":
+            env["TESTFENCE_BINDING"] = "ctypes"
         if m == "plugin-env":
             at = cmd.index("testfence")
             del cmd[at - 1:at + 1]  # "-p", "testfence"

@@ -23,7 +23,8 @@
 #        RUNS: rounds (default 5); BUILD: the build dir (default build); LOGDIR: where each
 #        mode's last output is kept (default a new temp dir); MODES (default bare,run,plugin):
 #        plugin-noreexec adds the plugin with --testfence-reexec=off, plugin-env the plugin
-#        loaded by PYTEST_PLUGINS=testfence rather than -p (no entry-point search: suites.py);
+#        loaded by PYTEST_PLUGINS=testfence rather than -p (no entry-point search: suites.py),
+#        plugin-ctypes the plugin through ctypes, not its compiled binding;
 #        bare-ep,plugin-ep plain `pytest` with autoload on, the plugin found by its pytest11
 #        entry point as pip installs it (blocked in bare-ep), the machine's other pytest
 #        plugins blocked in both: plugin-ep's ratios are to bare-ep; run-ep: testfence run

@@ -105,6 +105,26 @@ EOF
     fi
 }
 
+@test "a library that is missing or older than the plugin: pytest stops (4), saying which and why, and runs nothing unfenced" {
+    [ -z "${TF_PLUGIN_PYTHON:-}" ] || skip "TESTFENCE_LIBRARY is the build's plugin's"
+    local old="$BATS_TEST_TMPDIR/old"
+    mkdir -p "$old"
+    printf 'int tf_api_version(void);\nint tf_api_version(void) { return 1; }\n' >"$old/old.c"
+    cc -shared -fPIC -o "$old/libtestfence.so" "$old/old.c"
+    # the compiled binding beside it, as in the build dir
+    [ ! -e "$(dirname "$LIB")/_native.abi3.so" ] || cp "$(dirname "$LIB")/_native.abi3.so" "$old/"
+    printf 'def test_writes():\n    open("../presets.toml", "w")\n' >tests/test_writes.py
+    for lib in "$BATS_TEST_TMPDIR/none/libtestfence.so" "$old/libtestfence.so"; do
+        TESTFENCE_LIBRARY=$lib run $PY -m pytest -q tests/test_writes.py
+        expect_status 4
+        expect_output_has "ERROR: testfence:"
+        expect_output_has "cannot load libtestfence.so.0 ($lib"
+        expect_output_lacks "test_writes"
+        assert_outside_unchanged
+    done
+    expect_output_has "$old/libtestfence.so has no tf_open): it is missing, or older than this plugin"
+}
+
 @test "pytest -n 2: every worker is fenced and the summary merges them" {
     run $PY -m pytest -p xdist.plugin -n 2
     expect_status 1
