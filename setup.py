@@ -13,6 +13,7 @@ metadata). The wheel holds, for any Python environment (venv, pyenv, tox, --user
 so `pip uninstall testfence` leaves the environment as it was. Standard library and setuptools only.
 """
 
+import glob
 import os
 import re
 import shutil
@@ -90,10 +91,15 @@ class BuildPy(build_py):
         shutil.copyfile(lib, os.path.join(native, "libtestfence.so.0"))
         shutil.copyfile(staged("lib/testfence/libtestfence_preload.so"),
                         os.path.join(native, "libtestfence_preload.so"))
-        # The compiled binding, where CMake found Python's headers (else the plugin uses ctypes).
-        compiled = os.path.join(WORK, "cmake", "_native.abi3.so")
-        if os.path.isfile(compiled):
-            shutil.copyfile(compiled, os.path.join(self.build_lib, "_testfence", "_native.abi3.so"))
+        # The compiled binding, where CMake found Python's headers (else the plugin uses
+        # ctypes): the staged one, stripped, wherever the install put the plugin.
+        compiled = glob.glob(os.path.join(STAGE, "**", "_testfence", "_native.abi3.so"),
+                             recursive=True)
+        if len(compiled) > 1:
+            raise SystemExit("setup.py: more than one staged _native.abi3.so: %s" % compiled)
+        if compiled:
+            shutil.copyfile(compiled[0],
+                            os.path.join(self.build_lib, "_testfence", "_native.abi3.so"))
 
 
 class BuildScripts(build_scripts):

@@ -229,7 +229,7 @@ void tf_free(void *p);
  * events EVENTS names only, only in the interpreter INTERPRETER (a callable of one interpreter
  * must not run in another), with tracing off around the call, as CPython runs the hooks of
  * sys.addaudithook; until CPython drops it, as it clears the interpreter at exit. The Python
- * calls it makes, found by the caller in the running Python (ctypes.pythonapi): */
+ * calls it makes, found by the caller in the running Python (dlsym, ctypes.pythonapi): */
 typedef struct tf_python_api {
     void *(*call_function)(void *callable, const char *format, ...); /* PyObject_CallFunction */
     void (*dec_ref)(void *object);                                   /* Py_DecRef */

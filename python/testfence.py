@@ -1,5 +1,5 @@
 """testfence for plain `pytest`: the test process fences itself (Landlock, through
-libtestfence.so with ctypes), so no test can write outside the project's tests/.
+libtestfence.so), so no test can write outside the project's tests/.
 
 Enable it in pyproject.toml with ``addopts = "-p testfence"`` under
 ``[tool.pytest.ini_options]``, or install it (``make install``) and pytest loads it

@@ -175,21 +175,25 @@ class Binding:
         fn = self._shim_fn(h, "testfence_shim_attach", ctypes.c_int, [ctypes.c_char_p])
         return None if fn is None else fn(conf)
 
-    _callback = None  # the ctypes function the shim calls, kept for good: a thread may be in it
+    # The ctypes functions the shim was given, the last one the one in use: each kept for
+    # good, as a thread may be in it (or the shim still hold it), as _native keeps its own.
+    _callbacks = []
 
     def shim_frames(self, h, fields):
         fn = self._shim_fn(h, "testfence_shim_frames", ctypes.c_int, [_FRAMES_FN])
         if fn is None:
             return None
-        if Binding._callback is None or Binding._callback.fields is not fields:
-            Binding._callback = _frames_callback(fields)
-        return fn(Binding._callback.fn)
+        if not Binding._callbacks or Binding._callbacks[-1].fields is not fields:
+            Binding._callbacks.append(_frames_callback(fields))
+        return fn(Binding._callbacks[-1].fn)
 
     def shim_frames_off(self, h):
         fn = self._shim_fn(h, "testfence_shim_frames_off", ctypes.c_int, [_FRAMES_FN])
-        if fn is None or Binding._callback is None:
+        if fn is None:
             return None
-        return fn(Binding._callback.fn)
+        if not Binding._callbacks:
+            return -1  # nothing registered, as the shim answers for a function not its own
+        return fn(Binding._callbacks[-1].fn)
 
 
 class _PythonApi(ctypes.Structure):
@@ -212,10 +216,13 @@ class _frames_callback:
         self.fields = fields
 
         def call(buf, cap):
-            data = fields(sys._getframe(1))
-            if not data or len(data) >= cap:
+            try:  # f_back: None on a thread running no Python code, as _native passes it
+                data = fields(sys._getframe().f_back)
+                if not data or len(data) >= cap:
+                    return 0
+                ctypes.memmove(buf, data, len(data))
+                return len(data)
+            except BaseException:  # fields catches its own; ctypes would print the rest
                 return 0
-            ctypes.memmove(buf, data, len(data))
-            return len(data)
 
         self.fn = _FRAMES_FN(call)

@@ -106,15 +106,21 @@ def _library_candidates():
 
 
 def _compiled():
-    """The compiled binding (_native), or None: not built here, or ctypes asked for."""
+    """The compiled binding (_native), or None: not built here, ctypes asked for, or a Python
+    that cannot load a stable-ABI module (PyPy; a free-threaded CPython, whose objects are laid
+    out otherwise: its loader would not refuse the file, loaded by its path)."""
     if os.environ.get(ENV_BINDING) == "ctypes":
         return None
+    import importlib.machinery, importlib.util
+    if ".abi3.so" not in importlib.machinery.EXTENSION_SUFFIXES:
+        return None
     given = os.environ.get(ENV_LIBRARY)
+    # Beside TESTFENCE_LIBRARY only when it names a directory: a bare name is the loader's to
+    # find, and its dirname, the working directory, is no place to load code from.
     for d in [os.path.dirname(os.path.abspath(__file__))] + (
-            [os.path.dirname(os.path.abspath(given))] if given else []):
+            [os.path.dirname(os.path.abspath(given))] if given and os.path.dirname(given) else []):
         path = os.path.join(d, NATIVE_NAME)
         if os.path.exists(path):
-            import importlib.machinery, importlib.util
             loader = importlib.machinery.ExtensionFileLoader("_testfence._native", path)
             spec = importlib.util.spec_from_file_location("_testfence._native", path,
                                                           loader=loader)

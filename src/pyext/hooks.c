@@ -100,7 +100,9 @@ PyObject *pyext_audit_filter_add(PyObject *args, __typeof__(tf_audit_filter_set)
     void *fn;
     memcpy(&fn, &filter, sizeof fn);
     if (add(fn, as_data) < 0) {
-        PyErr_Clear(); /* an earlier hook refused it: the caller asks sys.addaudithook next */
+        if (!PyErr_ExceptionMatches(PyExc_Exception))
+            return NULL; /* KeyboardInterrupt, SystemExit: not ours to drop */
+        PyErr_Clear();   /* an earlier hook refused it: the caller asks sys.addaudithook next */
         Py_RETURN_FALSE;
     }
     Py_RETURN_TRUE;

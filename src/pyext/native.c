@@ -19,7 +19,8 @@ PyMODINIT_FUNC PyInit__native(void);
 /* The library's calls this module makes, each typed by include/testfence.h's prototype. */
 #define TF_CALLS(X)                                                                                \
     X(tf_api_version)                                                                              \
-    X(tf_open) X(tf_close) X(tf_error) X(tf_error_kind) X(tf_warning) X(tf_load) X(tf_set_outputs) \
+    X(tf_open)                                                                                     \
+    X(tf_close) X(tf_error) X(tf_error_kind) X(tf_warning) X(tf_load) X(tf_set_outputs)            \
         X(tf_check) X(tf_prepare) X(tf_fence) X(tf_attach) X(tf_root) X(tf_config_source)          \
             X(tf_workspace) X(tf_tmp) X(tf_output) X(tf_pytest_cache) X(tf_shim) X(tf_fence_dir)   \
                 X(tf_landlock_abi) X(tf_set_backend) X(tf_policy_entry) X(tf_env_count)            \
@@ -46,6 +47,10 @@ static PyObject *bytes_or_none(const char *s)
 /* O& converters: a session handle (an int); pyext_opt_bytes, pyext_bytes: hooks.c. */
 static int to_session(PyObject *o, void *out)
 {
+    if (o == Py_None) {
+        PyErr_SetString(PyExc_ValueError, "no session (closed?)");
+        return 0;
+    }
     void *p = PyLong_AsVoidPtr(o);
     if (!p && PyErr_Occurred())
         return 0;

@@ -296,10 +296,11 @@ EOF
     assert_outside_unchanged
 }
 
-@test "a write from another thread names that thread's line; the exception a test is handling survives the shim's asking" {
+@test "a write from another thread names that thread's line, one from a thread without Python code is reported; the exception a test is handling survives the shim's asking" {
     # The shim asks the frames on the thread whose write was refused, which may hold no GIL
     # (os.open releases it): the binding takes it, and leaves the thread as it was.
     cat >tests/test_thread.py <<'EOF'
+import _thread
 import os
 import sys
 import threading
@@ -327,6 +328,26 @@ def test_while_handling():
     except KeyError:
         clobber("presets.toml")
         print("PENDING", sys.exc_info()[0].__name__)
+
+
+def test_from_a_thread_without_python_code():
+    # The thread runs os.open itself: no Python frame on it when the shim asks. Its
+    # PermissionError goes to sys.unraisablehook, on that thread, once open has returned; so
+    # would anything the binding raised and dropped while the shim asked.
+    done, seen = threading.Event(), []
+
+    def unraisable(u):
+        seen.append(type(u.exc_value).__name__)
+        if isinstance(u.exc_value, PermissionError):
+            done.set()
+
+    hook, sys.unraisablehook = sys.unraisablehook, unraisable
+    try:
+        _thread.start_new_thread(os.open, (str(ROOT / "personas.toml"), os.O_WRONLY | os.O_CREAT))
+        assert done.wait(60)
+    finally:
+        sys.unraisablehook = hook
+    print("UNRAISABLE", seen)
 EOF
     rm conftest.py
     fingerprint >"$BATS_TEST_TMPDIR/before"
@@ -338,7 +359,12 @@ EOF
     expect_output_has "at $t:$(line_of $t 'os.open(ROOT / name') in clobber"
     expect_output_has "at $t:$(line_of $t 'os.open(ROOT / name') in clobber, from $t:$(line_of $t 'clobber("presets.toml")')"
     expect_output_has "PENDING KeyError"
-    expect_output_has "2 failed"
+    # reported, with no line (none of the project's on that thread), and nothing printed by
+    # the binding for the frame it could not find
+    expect_output_has "tests/test_thread.py::test_from_a_thread_without_python_code: 1 blocked write"
+    expect_output_has "$P/personas.toml (EACCES)"
+    expect_output_has "UNRAISABLE ['PermissionError']"
+    expect_output_has "3 failed"
     assert_outside_unchanged
 }
 
