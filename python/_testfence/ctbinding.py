@@ -175,17 +175,19 @@ class Binding:
         fn = self._shim_fn(h, "testfence_shim_attach", ctypes.c_int, [ctypes.c_char_p])
         return None if fn is None else fn(conf)
 
-    # The ctypes functions the shim was given, the last one the one in use: each kept for
-    # good, as a thread may be in it (or the shim still hold it), as _native keeps its own.
+    # The ctypes function the shim was given, kept for good: a thread may be in it.
     _callbacks = []
 
     def shim_frames(self, h, fields):
         fn = self._shim_fn(h, "testfence_shim_frames", ctypes.c_int, [_FRAMES_FN])
         if fn is None:
             return None
-        if not Binding._callbacks or Binding._callbacks[-1].fields is not fields:
+        # The first FIELDS keeps its place, as in _native: another is refused.
+        if Binding._callbacks and Binding._callbacks[0].fields is not fields:
+            return -1
+        if not Binding._callbacks:
             Binding._callbacks.append(_frames_callback(fields))
-        return fn(Binding._callbacks[-1].fn)
+        return fn(Binding._callbacks[0].fn)
 
     def shim_frames_off(self, h):
         fn = self._shim_fn(h, "testfence_shim_frames_off", ctypes.c_int, [_FRAMES_FN])
@@ -193,7 +195,7 @@ class Binding:
             return None
         if not Binding._callbacks:
             return -1  # nothing registered, as the shim answers for a function not its own
-        return fn(Binding._callbacks[-1].fn)
+        return fn(Binding._callbacks[0].fn)
 
 
 class _PythonApi(ctypes.Structure):

@@ -33,6 +33,11 @@ ENV_BINDING = "TESTFENCE_BINDING"
 NATIVE_NAME = "_native.abi3.so"
 
 
+# The version of the compiled binding's calls this file makes (src/pyext/native.c's
+# PYEXT_BINDING_VERSION): a stale _native.abi3.so is refused, saying so.
+BINDING_VERSION = 1
+
+
 SHIM_NAME = "libtestfence_preload.so"
 
 
@@ -129,6 +134,14 @@ def _compiled():
                 loader.exec_module(module)
             except ImportError:
                 return None  # another OS's or architecture's build: ctypes does it
+            except Exception as e:
+                raise FenceError("cannot load the plugin's compiled binding %s (%s); install "
+                                 "the plugin again, or set %s=ctypes" % (path, e, ENV_BINDING))
+            if getattr(module, "BINDING_VERSION", None) != BINDING_VERSION:
+                raise FenceError("%s is another version's compiled binding (%s, this plugin's is "
+                                 "%d); install the plugin again, or set %s=ctypes" % (
+                                     path, getattr(module, "BINDING_VERSION", "none"),
+                                     BINDING_VERSION, ENV_BINDING))
             return module
     return None
 

@@ -271,8 +271,8 @@ def _load_library_for(backend):
         # The plan (root, config, writable set, workspace, env) comes from libtestfence
         # (libtestfence.dll on Windows, libtestfence.dylib on macOS: docs/platforms.md).
         # Without it, fail closed, saying so.
-        raise FenceError("the python backend needs the run's plan, and %s; on %s the plan "
-                         "cannot be had without it (docs/platforms.md)" % (e, sys.platform))
+        which = "the python backend" if backend == "python" else "either backend"
+        raise FenceError("%s; %s needs it for the run's plan (docs/platforms.md)" % (e, which))
 
 
 def _fenced(s, opt, backend):

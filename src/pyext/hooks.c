@@ -227,8 +227,13 @@ PyObject *py_shim_frames(PyObject *self, PyObject *args)
         return PyErr_Occurred() ? NULL : Py_BuildValue("");
     int (*fn)(int (*)(char *, int));
     memcpy(&fn, &p, sizeof p);
-    if (callable != frames_callable) {
-        Py_INCREF(callable); /* the one before stays referenced: a thread may be in it */
+    /* The first callable keeps its place, as the shim keeps its first function: a test that
+     * gives another (to put lines of its choosing in records) is refused, as the shim
+     * refuses its own function. Kept for the process's life: a thread may be in it. */
+    if (frames_callable && callable != frames_callable)
+        return PyLong_FromLong(-1);
+    if (!frames_callable) {
+        Py_INCREF(callable);
         frames_callable = callable;
     }
     return PyLong_FromLong(fn(frames_call));

@@ -21,7 +21,8 @@ PyObject *pyext_audit_filter_add(PyObject *args, __typeof__(tf_audit_filter_set)
 /* shim_open(path or None) -> handle or None; the others take that handle, and return None
  * where the shim has no such call: shim_patchable(h), shim_patch(h, conf), shim_rescan(h),
  * shim_attach(h, conf), shim_frames(h, fields), shim_frames_off(h); FIELDS(frame) -> bytes:
- * where a write the shim refused on this thread came from (where.py). */
+ * where a write the shim refused on this thread came from (where.py); the first FIELDS given
+ * is the only one (another: -1). */
 PyObject *py_shim_open(PyObject *self, PyObject *args);
 PyObject *py_shim_patchable(PyObject *self, PyObject *args);
 PyObject *py_shim_patch(PyObject *self, PyObject *args);

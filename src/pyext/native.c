@@ -16,13 +16,18 @@
 
 PyMODINIT_FUNC PyInit__native(void);
 
+/* The calls and their Python forms, as native.py (BINDING_VERSION there) expects them: one
+ * more whenever either changes. */
+#define PYEXT_BINDING_VERSION 1
+
 /* The library's calls this module makes, each typed by include/testfence.h's prototype. */
 #define TF_CALLS(X)                                                                                \
     X(tf_api_version)                                                                              \
     X(tf_open)                                                                                     \
-    X(tf_close) X(tf_error) X(tf_error_kind) X(tf_warning) X(tf_load) X(tf_set_outputs)            \
-        X(tf_check) X(tf_prepare) X(tf_fence) X(tf_attach) X(tf_root) X(tf_config_source)          \
-            X(tf_workspace) X(tf_tmp) X(tf_output) X(tf_pytest_cache) X(tf_shim) X(tf_fence_dir)   \
+    X(tf_close)                                                                                    \
+    X(tf_error) X(tf_error_kind) X(tf_warning) X(tf_load) X(tf_set_outputs) X(tf_check)            \
+        X(tf_prepare) X(tf_fence) X(tf_attach) X(tf_root) X(tf_config_source) X(tf_workspace)      \
+            X(tf_tmp) X(tf_output) X(tf_pytest_cache) X(tf_shim) X(tf_fence_dir)                   \
                 X(tf_landlock_abi) X(tf_set_backend) X(tf_policy_entry) X(tf_env_count)            \
                     X(tf_env_name) X(tf_env_value) X(tf_path_check_at) X(tf_files_inside)          \
                         X(tf_fenced) X(tf_record_at) X(tf_test_split) X(tf_ioctl_class)            \
@@ -466,5 +471,11 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT,
 
 PyMODINIT_FUNC PyInit__native(void)
 {
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+    /* native.py's check that this file is its own version's (a stale one is refused). */
+    if (m && PyModule_AddIntConstant(m, "BINDING_VERSION", PYEXT_BINDING_VERSION) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

@@ -137,3 +137,62 @@ def test_bad_arguments_raise_not_crash(tmp_path):
         """, tmp_path)
     assert out.split() == ["ValueError", "ValueError", "TypeError", "TypeError", "TypeError",
                            "ValueError", "TypeError", "ValueError"]
+
+
+def test_the_first_frames_function_keeps_its_place(tmp_path):
+    # A test that hands the shim a function of its own (to put lines of its choosing in the
+    # records) is refused, through either binding, as the shim refuses one given directly.
+    code = """
+        from _testfence import native
+        lib = native._load_library()
+        shim = native.Shim.open(lib, %r)
+        mine, theirs = (lambda frame: b""), (lambda frame: b"x")
+        print(shim.frames(mine), shim.frames(theirs), shim.frames(mine), shim.frames_off(),
+              shim.frames(theirs), shim.frames(mine))
+        """ % os.path.join(os.path.dirname(LIB), "libtestfence_preload.so").encode()
+    assert child(code, tmp_path) == "0 -1 0 0 -1 0"
+    assert child(code, tmp_path, TESTFENCE_BINDING="ctypes") == "0 -1 0 0 -1 0"
+
+
+STALE = """
+#define Py_LIMITED_API 0x03090000
+#include <Python.h>
+PyMODINIT_FUNC PyInit__native(void);
+static struct PyModuleDef def = {PyModuleDef_HEAD_INIT, "_testfence._native", NULL, -1, NULL,
+                                 NULL, NULL, NULL, NULL};
+PyMODINIT_FUNC PyInit__native(void)
+{
+    PyObject *m = PyModule_Create(&def);
+    if (m && %s)
+        return NULL;
+    return m;
+}
+"""
+
+
+@pytest.mark.parametrize("init, says", [
+    ("PyModule_AddIntConstant(m, \"BINDING_VERSION\", 0) < 0",
+     "is another version's compiled binding (0, this plugin's is 1)"),
+    ("!PyErr_Format(PyExc_RuntimeError, \"init failed\")",
+     "cannot load the plugin's compiled binding"),
+])
+def test_a_stale_or_broken_module_stops_saying_which(tmp_path, init, says):
+    # Built for this system but not this plugin's (an older install's) or failing as it
+    # starts: the plugin stops, naming the file; it does not go on half-bound.
+    import sysconfig
+    if not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")):
+        pytest.skip("no Python.h (python3-dev)")
+    shutil.copy(LIB, tmp_path / "libtestfence.so")
+    (tmp_path / "stale.c").write_text(STALE % init)
+    subprocess.run(["cc", "-shared", "-fPIC", "-I" + sysconfig.get_paths()["include"], "-o",
+                    str(tmp_path / "_native.abi3.so"), str(tmp_path / "stale.c")], check=True)
+    out = child("""
+        from _testfence import native
+        try:
+            native._load_library()
+        except native.FenceError as e:
+            print("FenceError:", e)
+        """, tmp_path, TESTFENCE_LIBRARY=str(tmp_path / "libtestfence.so"))
+    assert out.startswith("FenceError: ") and says in out, out
+    assert str(tmp_path / "_native.abi3.so") in out
+    assert "TESTFENCE_BINDING=ctypes" in out
