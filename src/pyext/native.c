@@ -9,6 +9,7 @@
 #include <Python.h>
 
 #include <dlfcn.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "hooks.h"
@@ -25,16 +26,17 @@ PyMODINIT_FUNC PyInit__native(void);
     X(tf_api_version)                                                                              \
     X(tf_open)                                                                                     \
     X(tf_close)                                                                                    \
-    X(tf_error) X(tf_error_kind) X(tf_warning) X(tf_load) X(tf_set_outputs) X(tf_check)            \
-        X(tf_prepare) X(tf_fence) X(tf_attach) X(tf_root) X(tf_config_source) X(tf_workspace)      \
-            X(tf_tmp) X(tf_output) X(tf_pytest_cache) X(tf_shim) X(tf_fence_dir)                   \
-                X(tf_landlock_abi) X(tf_set_backend) X(tf_policy_entry) X(tf_env_count)            \
-                    X(tf_env_name) X(tf_env_value) X(tf_path_check_at) X(tf_files_inside)          \
-                        X(tf_fenced) X(tf_record_at) X(tf_test_split) X(tf_ioctl_class)            \
-                            X(tf_fails_first) X(tf_violations_load) X(tf_violation_str)            \
-                                X(tf_violation_line) X(tf_violation_int) X(tf_summary)             \
-                                    X(tf_status) X(tf_end_tmp) X(tf_planted) X(tf_free)            \
-                                        X(tf_audit_filter_set) X(tf_audit_filter)
+    X(tf_error)                                                                                    \
+    X(tf_error_kind) X(tf_warning) X(tf_load) X(tf_set_outputs) X(tf_check) X(tf_prepare)          \
+        X(tf_fence) X(tf_attach) X(tf_root) X(tf_config_source) X(tf_workspace) X(tf_tmp)          \
+            X(tf_output) X(tf_pytest_cache) X(tf_shim) X(tf_fence_dir) X(tf_landlock_abi)          \
+                X(tf_set_backend) X(tf_policy_entry) X(tf_env_count) X(tf_env_name)                \
+                    X(tf_env_value) X(tf_path_check_at) X(tf_files_inside) X(tf_fenced)            \
+                        X(tf_record_at) X(tf_test_split) X(tf_ioctl_class) X(tf_fails_first)       \
+                            X(tf_violations_load) X(tf_violation_str) X(tf_violation_line)         \
+                                X(tf_violation_int) X(tf_summary) X(tf_status) X(tf_end_tmp)       \
+                                    X(tf_planted) X(tf_free) X(tf_audit_filter_set)                \
+                                        X(tf_audit_filter)
 
 #define TF_FIELD(name) __typeof__(name) *name;
 static struct {
@@ -73,6 +75,21 @@ static PyObject *need_library(void)
     return NULL;
 }
 
+/* ARGS parsed by FORMAT (PyArg_ParseTuple's) once the library is loaded: 1, or 0 with
+ * Python's error set. */
+static int parse(PyObject *args, const char *format, ...)
+{
+    if (!lib.handle) {
+        need_library();
+        return 0;
+    }
+    va_list va;
+    va_start(va, format);
+    int ok = PyArg_VaParse(args, format, va);
+    va_end(va);
+    return ok;
+}
+
 /* open_library(path): load libtestfence from PATH (once a process). None, or OSError with
  * what is missing. */
 static PyObject *py_open_library(PyObject *self, PyObject *args)
@@ -107,9 +124,7 @@ static PyObject *py_open_library(PyObject *self, PyObject *args)
     {                                                                                              \
         tf_session *s;                                                                             \
         (void)self;                                                                                \
-        if (!lib.handle)                                                                           \
-            return need_library();                                                                 \
-        if (!PyArg_ParseTuple(args, "O&", to_session, &s))                                         \
+        if (!parse(args, "O&", to_session, &s))                                                    \
             return NULL;                                                                           \
         return PyLong_FromLong((long)lib.name(s));                                                 \
     }
@@ -118,9 +133,7 @@ static PyObject *py_open_library(PyObject *self, PyObject *args)
     {                                                                                              \
         tf_session *s;                                                                             \
         (void)self;                                                                                \
-        if (!lib.handle)                                                                           \
-            return need_library();                                                                 \
-        if (!PyArg_ParseTuple(args, "O&", to_session, &s))                                         \
+        if (!parse(args, "O&", to_session, &s))                                                    \
             return NULL;                                                                           \
         return bytes_or_none(lib.name(s));                                                         \
     }
@@ -131,9 +144,7 @@ static PyObject *py_open_library(PyObject *self, PyObject *args)
         tf_session *s;                                                                             \
         int v;                                                                                     \
         (void)self;                                                                                \
-        if (!lib.handle)                                                                           \
-            return need_library();                                                                 \
-        if (!PyArg_ParseTuple(args, "O&i", to_session, &s, &v))                                    \
+        if (!parse(args, "O&i", to_session, &s, &v))                                               \
             return NULL;                                                                           \
         return PyLong_FromLong(lib.name(s, v));                                                    \
     }
@@ -143,9 +154,7 @@ static PyObject *py_open_library(PyObject *self, PyObject *args)
         tf_session *s;                                                                             \
         Py_ssize_t i;                                                                              \
         (void)self;                                                                                \
-        if (!lib.handle)                                                                           \
-            return need_library();                                                                 \
-        if (!PyArg_ParseTuple(args, "O&n", to_session, &s, &i))                                    \
+        if (!parse(args, "O&n", to_session, &s, &i))                                               \
             return NULL;                                                                           \
         if (i < 0)                                                                                 \
             Py_RETURN_NONE;                                                                        \
@@ -200,9 +209,7 @@ static PyObject *py_tf_close(PyObject *self, PyObject *args)
 {
     tf_session *s;
     (void)self;
-    if (!lib.handle)
-        return need_library();
-    if (!PyArg_ParseTuple(args, "O&", to_session, &s))
+    if (!parse(args, "O&", to_session, &s))
         return NULL;
     lib.tf_close(s);
     Py_RETURN_NONE;
@@ -213,9 +220,7 @@ static PyObject *py_tf_attach(PyObject *self, PyObject *args)
     tf_session *s;
     const char *ws;
     (void)self;
-    if (!lib.handle)
-        return need_library();
-    if (!PyArg_ParseTuple(args, "O&O&", to_session, &s, pyext_opt_bytes, &ws))
+    if (!parse(args, "O&O&", to_session, &s, pyext_opt_bytes, &ws))
         return NULL;
     return PyLong_FromLong(lib.tf_attach(s, ws));
 }
@@ -226,9 +231,7 @@ static PyObject *py_tf_violation_str(PyObject *self, PyObject *args)
     Py_ssize_t i;
     const char *field;
     (void)self;
-    if (!lib.handle)
-        return need_library();
-    if (!PyArg_ParseTuple(args, "O&nO&", to_session, &s, &i, pyext_bytes, &field))
+    if (!parse(args, "O&nO&", to_session, &s, &i, pyext_bytes, &field))
         return NULL;
     return bytes_or_none(i < 0 ? NULL : lib.tf_violation_str(s, (size_t)i, field));
 }
@@ -239,9 +242,7 @@ static PyObject *py_tf_violation_int(PyObject *self, PyObject *args)
     Py_ssize_t i;
     const char *field;
     (void)self;
-    if (!lib.handle)
-        return need_library();
-    if (!PyArg_ParseTuple(args, "O&nO&", to_session, &s, &i, pyext_bytes, &field))
+    if (!parse(args, "O&nO&", to_session, &s, &i, pyext_bytes, &field))
         return NULL;
     return PyLong_FromLong(i < 0 ? -1 : lib.tf_violation_int(s, (size_t)i, field));
 }
@@ -250,9 +251,7 @@ static PyObject *py_tf_ioctl_class(PyObject *self, PyObject *args)
 {
     unsigned long request;
     (void)self;
-    if (!lib.handle)
-        return need_library();
-    if (!PyArg_ParseTuple(args, "k", &request))
+    if (!parse(args, "k", &request))
         return NULL;
     return PyLong_FromLong(lib.tf_ioctl_class(request));
 }
@@ -262,10 +261,8 @@ static PyObject *py_tf_fails_first(PyObject *self, PyObject *args)
     const char *op, *resolved, *source;
     int flags, dirfd;
     (void)self;
-    if (!lib.handle)
-        return need_library();
-    if (!PyArg_ParseTuple(args, "O&iO&iO&", pyext_bytes, &op, &flags, pyext_opt_bytes, &resolved,
-                          &dirfd, pyext_opt_bytes, &source))
+    if (!parse(args, "O&iO&iO&", pyext_bytes, &op, &flags, pyext_opt_bytes, &resolved, &dirfd,
+               pyext_opt_bytes, &source))
         return NULL;
     return PyLong_FromLong(lib.tf_fails_first(op, flags, resolved, dirfd, source));
 }
@@ -277,13 +274,10 @@ static PyObject *py_tf_record_at(PyObject *self, PyObject *args)
     int err, by_us;
     long src_line, test_line;
     (void)self;
-    if (!lib.handle)
-        return need_library();
-    if (!PyArg_ParseTuple(args, "O&O&O&O&iiO&O&O&lO&O&l", to_session, &s, pyext_bytes, &op,
-                          pyext_opt_bytes, &path, pyext_opt_bytes, &resolved, &err, &by_us,
-                          pyext_opt_bytes, &test, pyext_opt_bytes, &phase, pyext_opt_bytes,
-                          &src_file, &src_line, pyext_opt_bytes, &src_func, pyext_opt_bytes,
-                          &test_file, &test_line))
+    if (!parse(args, "O&O&O&O&iiO&O&O&lO&O&l", to_session, &s, pyext_bytes, &op, pyext_opt_bytes,
+               &path, pyext_opt_bytes, &resolved, &err, &by_us, pyext_opt_bytes, &test,
+               pyext_opt_bytes, &phase, pyext_opt_bytes, &src_file, &src_line, pyext_opt_bytes,
+               &src_func, pyext_opt_bytes, &test_file, &test_line))
         return NULL;
     return PyLong_FromLong(lib.tf_record_at(s, op, path, resolved, err, by_us, test, phase,
                                             src_file, src_line, src_func, test_file, test_line));
@@ -296,9 +290,7 @@ static PyObject *with_strings(PyObject *args, int outputs)
     tf_session *s;
     PyObject *list;
     Py_ssize_t n;
-    if (!lib.handle)
-        return need_library();
-    if (!PyArg_ParseTuple(args, "O&O", to_session, &s, &list))
+    if (!parse(args, "O&O", to_session, &s, &list))
         return NULL;
     const char **a = pyext_string_array(list, &n);
     if (!a)
@@ -328,9 +320,7 @@ static PyObject *py_policy_entry(PyObject *self, PyObject *args)
     Py_ssize_t i;
     int kind = 0;
     (void)self;
-    if (!lib.handle)
-        return need_library();
-    if (!PyArg_ParseTuple(args, "O&n", to_session, &s, &i))
+    if (!parse(args, "O&n", to_session, &s, &i))
         return NULL;
     const char *p = i < 0 ? NULL : lib.tf_policy_entry(s, (size_t)i, &kind);
     return Py_BuildValue("(Ni)", bytes_or_none(p), kind);
@@ -344,9 +334,7 @@ static PyObject *py_path_check_at(PyObject *self, PyObject *args)
     const char *path;
     char resolved[4096] = "";
     (void)self;
-    if (!lib.handle)
-        return need_library();
-    if (!PyArg_ParseTuple(args, "O&iO&i", to_session, &s, &dirfd, pyext_bytes, &path, &flags))
+    if (!parse(args, "O&iO&i", to_session, &s, &dirfd, pyext_bytes, &path, &flags))
         return NULL;
     int rc = lib.tf_path_check_at(s, dirfd, path, flags, resolved, sizeof resolved);
     resolved[sizeof resolved - 1] = '\0';
@@ -360,9 +348,7 @@ static PyObject *py_files_inside(PyObject *self, PyObject *args)
     const char *paths;
     Py_ssize_t len, n;
     (void)self;
-    if (!lib.handle)
-        return need_library();
-    if (!PyArg_ParseTuple(args, "O&y#n", to_session, &s, &paths, &len, &n))
+    if (!parse(args, "O&y#n", to_session, &s, &paths, &len, &n))
         return NULL;
     if (n < 0)
         return PyErr_Format(PyExc_ValueError, "a count below 0");
@@ -381,9 +367,7 @@ static PyObject *py_test_split(PyObject *self, PyObject *args)
     const char *value;
     size_t n = 0;
     (void)self;
-    if (!lib.handle)
-        return need_library();
-    if (!PyArg_ParseTuple(args, "O&", pyext_opt_bytes, &value))
+    if (!parse(args, "O&", pyext_opt_bytes, &value))
         return NULL;
     const char *phase = lib.tf_test_split(value, &n);
     return Py_BuildValue("(nN)", (Py_ssize_t)n, bytes_or_none(phase));
@@ -404,9 +388,7 @@ static PyObject *py_planted(PyObject *self, PyObject *args)
     tf_session *s;
     int count = 0;
     (void)self;
-    if (!lib.handle)
-        return need_library();
-    if (!PyArg_ParseTuple(args, "O&", to_session, &s))
+    if (!parse(args, "O&", to_session, &s))
         return NULL;
     char *p = lib.tf_planted(s, &count);
     return Py_BuildValue("(iN)", count, taken_text(p));
@@ -418,9 +400,7 @@ static PyObject *py_summary(PyObject *self, PyObject *args)
     tf_session *s;
     int status;
     (void)self;
-    if (!lib.handle)
-        return need_library();
-    if (!PyArg_ParseTuple(args, "O&i", to_session, &s, &status))
+    if (!parse(args, "O&i", to_session, &s, &status))
         return NULL;
     return taken_text(lib.tf_summary(s, status));
 }
