@@ -4,7 +4,7 @@
 # for the library, a session opened and closed, the process's own scope opened as the shim's
 # handle, and the audit filter added: (A) through the build's compiled binding
 # (_native.abi3.so beside libtestfence.so, src/pyext/), (B) with TESTFENCE_BINDING=ctypes
-# (ctbinding.py: `import ctypes` and 45 prototypes). RUNS rounds interleaved; the minimum and
+# (ctbinding.py: `import ctypes` and 43 prototypes). RUNS rounds interleaved; the minimum and
 # median of each, in µs. The plugin's other calls cost the same either way but for the
 # conversions each ctypes call makes.
 # usage: bench/native_import.sh [BUILD_DIR]   (RUNS, default 30)

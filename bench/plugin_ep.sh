@@ -53,9 +53,11 @@ if [ "${VS:-bare}" = ctypes ]; then
         { echo "bench/plugin_ep.sh: VS=ctypes: no $build/_native.abi3.so to compare with (python3-dev)" >&2; exit 1; }
     echo "A: pytest with the plugin (entry point), compiled binding; B: the same through ctypes"
     vs="env TESTFENCE_BINDING=ctypes $py -m pytest -q $blocks"
+    a=(env TESTFENCE_BINDING= "$py") # both through env: its start is in both
 else
     echo "A: pytest with the plugin (entry point); B: the same with -p no:testfence"
     vs="$py -m pytest -q $blocks -p no:testfence"
+    a=("$py")
 fi
 # shellcheck disable=SC2086  # the blocks are words
-$py "$src/bench/pair.py" -n "${N:-100}" --warmup 5 --vs "$vs" -- $py -m pytest -q $blocks
+$py "$src/bench/pair.py" -n "${N:-100}" --warmup 5 --vs "$vs" -- "${a[@]}" -m pytest -q $blocks

@@ -8,7 +8,7 @@ groups=("$@")
 [ ${#groups[@]} -gt 0 ] || groups=(build test)
 
 declare -A pkgs=(
-    [build]="gcc make cmake pkg-config libc6-dev python3"
+    [build]="gcc make cmake pkg-config libc6-dev python3 python3-dev"
     [test]="bats busybox-static python3 python3-dev python3-jsonschema python3-pytest python3-pytest-xdist python3-pytest-cov python3-pytest-benchmark util-linux procps git liburing-dev sqlite3 attr e2fsprogs libpython3.11-testsuite"
     [bench]="hyperfine bubblewrap libpython3.11-testsuite python3.11 libtree-sitter-dev nodejs npm ca-certificates"
     [fuzz]="clang libclang-rt-14-dev"

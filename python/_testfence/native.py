@@ -117,7 +117,8 @@ def _compiled():
     if os.environ.get(ENV_BINDING) == "ctypes":
         return None
     import importlib.machinery, importlib.util
-    if ".abi3.so" not in importlib.machinery.EXTENSION_SUFFIXES:
+    # Built for 3.9's stable ABI: an older Python also takes the suffix, not the module.
+    if sys.version_info < (3, 9) or ".abi3.so" not in importlib.machinery.EXTENSION_SUFFIXES:
         return None
     given = os.environ.get(ENV_LIBRARY)
     # Beside TESTFENCE_LIBRARY only when it names a directory: a bare name is the loader's to

@@ -28,7 +28,7 @@ def child(code, cwd, **env):
     error)."""
     e = dict(os.environ, **env)
     if "TESTFENCE_BINDING" not in env:
-        e.pop("TESTFENCE_BINDING", None)  # ctest's lib/native-ctypes sets it for the others
+        e.pop("TESTFENCE_BINDING", None)  # the caller's choice is the case's to make
     script = "import sys\nsys.path.insert(0, %r)\n" % PYTHON_DIR + textwrap.dedent(code)
     p = subprocess.run([sys.executable, "-c", script], cwd=str(cwd), env=e, capture_output=True,
                        text=True, timeout=60)

@@ -214,3 +214,25 @@ def test_a_refusing_hook_leaves_the_filter_out(tmp_path):
                        text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     assert p.stdout.split("\n")[:2] == ["False", "[] True"]
+
+
+def test_a_hook_raising_keyboardinterrupt_is_not_dropped(tmp_path):
+    # An earlier hook raising KeyboardInterrupt as the filter is added (a Ctrl-C at that
+    # moment): it reaches the caller, through either binding, rather than being taken for
+    # "refused" and dropped.
+    script = PRELUDE + textwrap.dedent("""
+        def interrupt(event, args):
+            if event == "sys.addaudithook":
+                raise KeyboardInterrupt
+        sys.addaudithook(interrupt)
+        lib = native._load_library()
+        try:
+            print(audithook.add_filtered(lib, lambda event, args: None, audithook._ANY_WATCHED))
+        except KeyboardInterrupt:
+            print("KeyboardInterrupt")
+        """)
+    python = os.environ.get("PYAUDIT_PYTHON") or sys.executable
+    p = subprocess.run([python, "-c", script], cwd=str(tmp_path), capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "KeyboardInterrupt"

@@ -296,7 +296,7 @@ EOF
     assert_outside_unchanged
 }
 
-@test "a write from another thread names that thread's line, one from a thread without Python code is reported; the exception a test is handling survives the shim's asking" {
+@test "a write from another thread names that thread's line, one from a thread without Python code is reported; the exception a test is handling is still its own after" {
     # The shim asks the frames on the thread whose write was refused, which may hold no GIL
     # (os.open releases it): the binding takes it, and leaves the thread as it was.
     cat >tests/test_thread.py <<'EOF'
