@@ -61,10 +61,12 @@ wine_run() {
     "$WINE_RUN" --merged "$@"
 }
 
-# win: testfence.exe with ARGS under wine. win_once: the same for a command that changes what
-# it is given (init, clean, suggest --apply): not run again (wine_run.sh says why).
+# win: testfence.exe with ARGS under wine. It says why whenever it fails (on stderr, or
+# audit's findings on stdout), so a failure with nothing printed is wine's and is run again
+# (--retry-silent). win_once: the same for a command that changes what it is given (init,
+# clean, suggest --apply): not run again (wine_run.sh says why).
 win() {
-    wine_run "$EXE" "$@"
+    wine_run --retry-silent "$EXE" "$@"
 }
 win_once() {
     wine_run --once "$EXE" "$@"

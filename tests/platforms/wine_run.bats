@@ -137,6 +137,15 @@ with open(sys.argv[1], "w") as f:
     [ "$output" = "no fd 3" ]
 }
 
+@test "with --retry-silent, a failure that printed anything (audit's findings on stdout) is not run again" {
+    fake_wine 0
+    run "$RUNNER" --retry-silent sh -c 'echo "tests/t.py:3: finding"; exit 1'
+    [ "$status" -eq 1 ]
+    [ "$output" = "tests/t.py:3: finding" ]
+    [ "$(tries)" -eq 1 ]
+    [ ! -e "$WINE_RUN_LOG" ]
+}
+
 @test "a silent failure is run again only with --retry-silent; stdin given to each try" {
     fake_wine 1
     FAIL_AS=silent run "$RUNNER" sh -c 'exit 0'

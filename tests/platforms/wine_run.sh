@@ -8,9 +8,10 @@
 # - wine's loader asserting as wine exits ("Inconsistency detected by ld.so: dl-fini.c: 87:
 #   _dl_fini: Assertion ... failed!", status 127; 2026-12-07, testfence.exe audit): the
 #   program had printed all it had to, but its exit status is lost;
-# - with --retry-silent, a failure with nothing on stderr (status 1; the TOML decoder on
-#   one of 210 valid cases, testfence.exe audit on one of 82 golden cases): wine did not
-#   start the program. Only for programs that always say why they fail.
+# - with --retry-silent, a failure with nothing printed at all (status 1; the TOML decoder on
+#   one of 210 valid cases, testfence.exe audit on one of 82 golden cases and on a config
+#   error, 2026-12-08): wine did not start the program. Only for programs that always say
+#   why they fail (an audit's findings on stdout are said: not run again).
 # A retry is sound only for a command whose outcome is the same when it runs twice (audit,
 # doctor, explain, a run): a command that changes what it is given (init, clean, suggest
 # --apply) is started with --once, so that wine's failure fails the test rather than a second
@@ -61,7 +62,7 @@ while :; do
     why=
     if [ $rc -ne 0 ] && grep -q 'Inconsistency detected by ld\.so: ' "$dir/err"; then
         why="status $rc, wine's loader failed at exit"
-    elif [ $silent -eq 1 ] && [ $rc -ne 0 ] && [ ! -s "$dir/err" ]; then
+    elif [ $silent -eq 1 ] && [ $rc -ne 0 ] && [ ! -s "$dir/err" ] && [ ! -s "$dir/out" ]; then
         why="status $rc, nothing said"
     fi
     [ -n "$why" ] || break
