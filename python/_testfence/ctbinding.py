@@ -154,8 +154,8 @@ class Binding:
 
     @staticmethod
     def _shim_fn(h, name, res, args):
-        fn = getattr(h, name, None)
-        if fn is not None:
+        fn = getattr(h, name, None)  # CDLL keeps it: typed once (rescan runs every phase)
+        if fn is not None and fn.argtypes is None:
             fn.restype, fn.argtypes = res, args
         return fn
 
@@ -176,26 +176,25 @@ class Binding:
         return None if fn is None else fn(conf)
 
     # The ctypes function the shim was given, kept for good: a thread may be in it.
-    _callbacks = []
+    _callback = None
 
     def shim_frames(self, h, fields):
         fn = self._shim_fn(h, "testfence_shim_frames", ctypes.c_int, [_FRAMES_FN])
         if fn is None:
             return None
-        # The first FIELDS keeps its place, as in _native: another is refused.
-        if Binding._callbacks and Binding._callbacks[0].fields is not fields:
-            return -1
-        if not Binding._callbacks:
-            Binding._callbacks.append(_frames_callback(fields))
-        return fn(Binding._callbacks[0].fn)
+        if Binding._callback is None:
+            Binding._callback = _frames_callback(fields)
+        elif Binding._callback.fields is not fields:
+            return -1  # the first FIELDS keeps its place, as in _native
+        return fn(Binding._callback.fn)
 
     def shim_frames_off(self, h):
         fn = self._shim_fn(h, "testfence_shim_frames_off", ctypes.c_int, [_FRAMES_FN])
         if fn is None:
             return None
-        if not Binding._callbacks:
+        if Binding._callback is None:
             return -1  # nothing registered, as the shim answers for a function not its own
-        return fn(Binding._callbacks[0].fn)
+        return fn(Binding._callback.fn)
 
 
 class _PythonApi(ctypes.Structure):

@@ -268,6 +268,8 @@ class Session:
         resolved by the library as the kernel would: verdict 1 writable, 0 outside the writable
         set, 2 outside but harmless tool state (refused, never reported), None when it cannot
         be told."""
+        if b"\0" in path:  # C would judge the path up to the NUL, another one: not told
+            return None, os.fsdecode(path.split(b"\0")[0])
         rc, resolved = self.lib.path_check_at(self.h, dirfd, path, flags)
         return (None if rc < 0 else rc), _s(resolved)
 

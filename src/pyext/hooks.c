@@ -20,8 +20,13 @@ int pyext_opt_bytes(PyObject *o, void *out)
         PyErr_SetString(PyExc_TypeError, "bytes or None expected");
         return 0;
     }
-    *(const char **)out = PyBytes_AsString(o);
-    return *(const char **)out != NULL;
+    /* With no length asked for, a NUL inside is a ValueError: C would see a shorter string
+     * than the one given, and judge another path. */
+    char *s;
+    if (PyBytes_AsStringAndSize(o, &s, NULL) < 0)
+        return 0;
+    *(const char **)out = s;
+    return 1;
 }
 
 int pyext_bytes(PyObject *o, void *out)

@@ -5,7 +5,7 @@
 
 #include "testfence.h"
 
-/* O& converters: bytes or None (NULL); bytes only. */
+/* O& converters: bytes or None (NULL); bytes only. Bytes holding a NUL are a ValueError. */
 int pyext_opt_bytes(PyObject *o, void *out);
 int pyext_bytes(PyObject *o, void *out);
 

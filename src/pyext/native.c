@@ -27,16 +27,17 @@ PyMODINIT_FUNC PyInit__native(void);
     X(tf_open)                                                                                     \
     X(tf_close)                                                                                    \
     X(tf_error)                                                                                    \
-    X(tf_error_kind) X(tf_warning) X(tf_load) X(tf_set_outputs) X(tf_check) X(tf_prepare)          \
-        X(tf_fence) X(tf_attach) X(tf_root) X(tf_config_source) X(tf_workspace) X(tf_tmp)          \
-            X(tf_output) X(tf_pytest_cache) X(tf_shim) X(tf_fence_dir) X(tf_landlock_abi)          \
-                X(tf_set_backend) X(tf_policy_entry) X(tf_env_count) X(tf_env_name)                \
-                    X(tf_env_value) X(tf_path_check_at) X(tf_files_inside) X(tf_fenced)            \
-                        X(tf_record_at) X(tf_test_split) X(tf_ioctl_class) X(tf_fails_first)       \
-                            X(tf_violations_load) X(tf_violation_str) X(tf_violation_line)         \
-                                X(tf_violation_int) X(tf_summary) X(tf_status) X(tf_end_tmp)       \
-                                    X(tf_planted) X(tf_free) X(tf_audit_filter_set)                \
-                                        X(tf_audit_filter)
+    X(tf_error_kind)                                                                               \
+    X(tf_warning)                                                                                  \
+    X(tf_load) X(tf_set_outputs) X(tf_check) X(tf_prepare) X(tf_fence) X(tf_attach) X(tf_root)     \
+        X(tf_config_source) X(tf_workspace) X(tf_tmp) X(tf_output) X(tf_pytest_cache) X(tf_shim)   \
+            X(tf_fence_dir) X(tf_landlock_abi) X(tf_set_backend) X(tf_policy_entry)                \
+                X(tf_env_count) X(tf_env_name) X(tf_env_value) X(tf_path_check_at)                 \
+                    X(tf_files_inside) X(tf_fenced) X(tf_record_at) X(tf_test_split)               \
+                        X(tf_ioctl_class) X(tf_fails_first) X(tf_violations_load)                  \
+                            X(tf_violation_str) X(tf_violation_line) X(tf_violation_int)           \
+                                X(tf_summary) X(tf_status) X(tf_end_tmp) X(tf_planted) X(tf_free)  \
+                                    X(tf_audit_filter_set) X(tf_audit_filter)
 
 #define TF_FIELD(name) __typeof__(name) *name;
 static struct {
@@ -225,26 +226,30 @@ static PyObject *py_tf_attach(PyObject *self, PyObject *args)
     return PyLong_FromLong(lib.tf_attach(s, ws));
 }
 
-static PyObject *py_tf_violation_str(PyObject *self, PyObject *args)
+/* tf_violation_str(session, i, field) -> bytes or None; tf_violation_int -> int (-1:
+ * unknown). */
+static PyObject *violation_field(PyObject *args, int as_int)
 {
     tf_session *s;
     Py_ssize_t i;
     const char *field;
-    (void)self;
     if (!parse(args, "O&nO&", to_session, &s, &i, pyext_bytes, &field))
         return NULL;
+    if (as_int)
+        return PyLong_FromLong(i < 0 ? -1 : lib.tf_violation_int(s, (size_t)i, field));
     return bytes_or_none(i < 0 ? NULL : lib.tf_violation_str(s, (size_t)i, field));
+}
+
+static PyObject *py_tf_violation_str(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return violation_field(args, 0);
 }
 
 static PyObject *py_tf_violation_int(PyObject *self, PyObject *args)
 {
-    tf_session *s;
-    Py_ssize_t i;
-    const char *field;
     (void)self;
-    if (!parse(args, "O&nO&", to_session, &s, &i, pyext_bytes, &field))
-        return NULL;
-    return PyLong_FromLong(i < 0 ? -1 : lib.tf_violation_int(s, (size_t)i, field));
+    return violation_field(args, 1);
 }
 
 static PyObject *py_tf_ioctl_class(PyObject *self, PyObject *args)

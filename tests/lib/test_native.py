@@ -87,6 +87,8 @@ out["env"] = sorted(n for n, _ in s.env())
 out["check_in"] = s.path_check_at(native.AT_FDCWD, b"tests/x.txt", 0)
 out["check_out"] = s.path_check_at(native.AT_FDCWD, b"config.toml", 0)
 out["check_missing_dir"] = s.path_check_at(native.AT_FDCWD, b"no/such/dir/f", 0)
+# a NUL inside: C would judge the path before it (tests/x), so nothing is told
+out["check_nul"] = s.path_check_at(native.AT_FDCWD, b"tests/x\\0/../../config.toml", 0)
 out["inside"] = s.files_inside([root + "/tests/a.py", root + "/a.py", "/etc/passwd"])
 out["inside_none"] = s.files_inside([])
 out["split"] = [s.test_split(v) for v in (b"tests/t.py::test_x (call)", b"tests/t.py::x", b"")]
@@ -112,6 +114,7 @@ def test_both_bindings_answer_alike(tmp_path):
     through_ctypes = json.loads(child(CALLS, tmp_path, TESTFENCE_BINDING="ctypes"))
     assert compiled == through_ctypes
     assert compiled["check_in"][0] == 1 and compiled["check_out"][0] == 0
+    assert compiled["check_nul"][0] is None
     assert compiled["inside"] == [True, False, False] and compiled["inside_none"] == []
     assert compiled["split"][0] == ["tests/t.py::test_x", "call"]
     assert compiled["ioctl"][0] == 1  # TIOCSTI
@@ -127,7 +130,8 @@ def test_bad_arguments_raise_not_crash(tmp_path):
         for call in (lambda: lib.tf_check(None), lambda: lib.tf_check(0),
                      lambda: lib.tf_root("str, not bytes"), lambda: lib.load_allow(h, [None]),
                      lambda: lib.load_allow(h, ("a tuple",)), lambda: lib.files_inside(h, b"", -1),
-                     lambda: lib.shim_patch(None, b"x"), lambda: lib.shim_frames_off(0)):
+                     lambda: lib.shim_patch(None, b"x"), lambda: lib.shim_frames_off(0),
+                     lambda: lib.path_check_at(h, -100, b"tests/x\\0/../../c.toml", 0)):
             try:
                 call()
                 print("accepted")
@@ -136,7 +140,7 @@ def test_bad_arguments_raise_not_crash(tmp_path):
         lib.tf_close(h)
         """, tmp_path)
     assert out.split() == ["ValueError", "ValueError", "TypeError", "TypeError", "TypeError",
-                           "ValueError", "TypeError", "ValueError"]
+                           "ValueError", "TypeError", "ValueError", "ValueError"]
 
 
 def test_the_first_frames_function_keeps_its_place(tmp_path):
